@@ -1,0 +1,178 @@
+package io.flowtrace.core.flow;
+
+import io.flowtrace.core.pcap.DecodeStatus;
+import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.core.tcp.AnalyzerConfig;
+import io.flowtrace.core.tcp.TcpEventSink;
+import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.IntFunction;
+
+/**
+ * Routes decoded packets to per-connection analysers, for offline analysis of a whole capture:
+ * finds the flow by its canonical key without allocating (a primitive open-addressing table),
+ * decides who the client is, starts a new flow instance on port reuse, and ends flows that go
+ * idle so memory stays bounded by the number of live connections. The Flink job does the same with
+ * keyed state and timers; both use {@link FlowInstances} for the instance rules.
+ */
+public final class FlowTracker {
+    /** Receives every flow instance once, when it ends (closed and lingered, idle, replaced, or flushed). */
+    @FunctionalInterface
+    public interface FlowListener {
+        void onFlow(FlowKey key, long instance, TcpFlowAnalyzer flow);
+    }
+
+    private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
+
+    private final AnalyzerConfig config;
+    private final FlowListener listener;
+    private final IntFunction<String> vantageOfInterface;
+    private final IntFunction<TcpEventSink> eventsForFlow;
+    private final PacketKeyTable table = new PacketKeyTable();
+    private long lastSweepNanos = Long.MIN_VALUE;
+    private long latestNanos = Long.MIN_VALUE;
+    private long flowsStarted;
+
+    public FlowTracker(AnalyzerConfig config, IntFunction<String> vantageOfInterface, FlowListener listener) {
+        this(config, vantageOfInterface, listener, ignored -> TcpEventSink.NONE);
+    }
+
+    public FlowTracker(AnalyzerConfig config, IntFunction<String> vantageOfInterface, FlowListener listener,
+            IntFunction<TcpEventSink> eventsForFlow) {
+        this.config = config;
+        this.listener = listener;
+        this.vantageOfInterface = vantageOfInterface;
+        this.eventsForFlow = eventsForFlow;
+    }
+
+    /** Feeds one packet; packets whose status is not TCP are ignored. */
+    public void onPacket(DecodedPacket p) {
+        if (p.status != DecodeStatus.TCP) {
+            return;
+        }
+        long t = p.timestampNanos;
+        if (t > latestNanos) {
+            latestNanos = t;
+        }
+        FlowEntry e = (FlowEntry) table.get(p);
+        if (e != null && FlowInstances.startsNewInstance(e.flow, p, e.lastSeenNanos, config)) {
+            listener.onFlow(e.key, e.instance, e.flow);
+            e.flow = newAnalyzer(e.key, p, ++e.instance);
+        } else if (e == null) {
+            FlowKey key = FlowKey.of(vantageOfInterface.apply(p.interfaceId),
+                    new Endpoint(Arrays.copyOf(p.srcAddr, p.addrLength), p.srcPort),
+                    new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort));
+            e = new FlowEntry(key, p.interfaceId);
+            e.flow = newAnalyzer(key, p, 0);
+            table.put(p, e);
+        }
+        e.lastSeenNanos = Math.max(e.lastSeenNanos, t);
+        e.flow.onPacket(p);
+        if (t - lastSweepNanos >= SWEEP_INTERVAL_NANOS) {
+            sweep(t);
+            lastSweepNanos = t;
+        }
+    }
+
+    private TcpFlowAnalyzer newAnalyzer(FlowKey key, DecodedPacket p, long instance) {
+        flowsStarted++;
+        FlowInstances.Roles roles = FlowInstances.roles(p);
+        return new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config,
+                eventsForFlow.apply((int) Math.min(Integer.MAX_VALUE, flowsStarted)));
+    }
+
+    /** Ends flows idle past their timeout at capture time {@code now}. */
+    private void sweep(long now) {
+        List<FlowEntry> expired = new ArrayList<>();
+        table.forEachValue(v -> {
+            FlowEntry e = (FlowEntry) v;
+            if (FlowInstances.expired(e.flow, e.lastSeenNanos, now, config)) {
+                expired.add(e);
+            }
+        });
+        for (FlowEntry e : expired) {
+            table.remove(e);
+            if (!e.flow.closed()) {
+                e.flow.expire();
+            }
+            listener.onFlow(e.key, e.instance, e.flow);
+        }
+    }
+
+    /** End of input: every flow still held is reported with its current end state (open, fin, rst). */
+    public void flush() {
+        List<FlowEntry> all = new ArrayList<>();
+        table.forEachValue(v -> all.add((FlowEntry) v));
+        all.sort((a, b) -> Long.compare(a.flow.firstSeenNanos(), b.flow.firstSeenNanos()));
+        for (FlowEntry e : all) {
+            listener.onFlow(e.key, e.instance, e.flow);
+        }
+        table.clear();
+    }
+
+    public int liveFlows() {
+        return table.size();
+    }
+
+    public long flowsStarted() {
+        return flowsStarted;
+    }
+
+    static final class FlowEntry implements PacketKeyTable.Keyed {
+        final FlowKey key;
+        TcpFlowAnalyzer flow;
+        long instance;
+        long lastSeenNanos = Long.MIN_VALUE;
+        // primitive copy of the key for the table
+        final long a0;
+        final long a1;
+        final long b0;
+        final long b1;
+        final int ports;
+        final int meta;
+
+        FlowEntry(FlowKey key, int interfaceId) {
+            this.key = key;
+            long[] lo = PacketKeyTable.words(key.low().address());
+            long[] hi = PacketKeyTable.words(key.high().address());
+            a0 = lo[0];
+            a1 = lo[1];
+            b0 = hi[0];
+            b1 = hi[1];
+            ports = (key.low().port() << 16) | key.high().port();
+            meta = PacketKeyTable.meta(key.low().address().length, interfaceId);
+        }
+
+        @Override
+        public long a0() {
+            return a0;
+        }
+
+        @Override
+        public long a1() {
+            return a1;
+        }
+
+        @Override
+        public long b0() {
+            return b0;
+        }
+
+        @Override
+        public long b1() {
+            return b1;
+        }
+
+        @Override
+        public int ports() {
+            return ports;
+        }
+
+        @Override
+        public int meta() {
+            return meta;
+        }
+    }
+}

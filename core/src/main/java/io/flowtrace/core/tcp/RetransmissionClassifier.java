@@ -1,0 +1,205 @@
+package io.flowtrace.core.tcp;
+
+import io.flowtrace.core.pcap.DecodedPacket;
+
+/**
+ * The data half of every packet: new data, capture gaps, and every segment that covers sequence
+ * space already sent, sorted into retransmission classes, reordering, network duplicates, window
+ * probes and keep-alives. The rules follow tshark (packet-tcp.c) and tstat (Mellia et al., "Passive
+ * analysis of TCP anomalies", 2008) and mirror the sender's recovery states in Linux
+ * (tcp_set_ca_state: Open, Recovery, Loss); docs/metrics.md states them in full.
+ */
+final class RetransmissionClassifier {
+    private final AnalyzerConfig config;
+    private final TcpEventSink events;
+
+    RetransmissionClassifier(AnalyzerConfig config, TcpEventSink events) {
+        this.config = config;
+        this.events = events;
+    }
+
+    /**
+     * @param start relative offset of the first byte of sequence space the segment occupies
+     * @param end one past its last (FIN included)
+     * @param reorderWindowNanos hole-fill age below which a hole fill is reordering
+     */
+    void onSegment(DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos,
+            long reorderWindowNanos) {
+        int len = p.payloadLength;
+        s.lastSegmentKeepAlive = false;
+        s.lastSegmentZeroWindowProbe = false;
+        if (end <= start) {
+            if (len == 0 && s.sentAnything && s.ackSeen && start == s.ackedUpTo - 1) {
+                // Linux probes with seq = snd_una - 1 and no data (tcp_xmit_probe_skb): a window probe
+                // when the peer's window is closed, a keep-alive otherwise.
+                if (s.peerWindowBytes == 0) {
+                    s.stats.windowProbes++;
+                    s.lastSegmentZeroWindowProbe = true;
+                } else {
+                    s.stats.keepAlives++;
+                    s.lastSegmentKeepAlive = true;
+                }
+            }
+            return;
+        }
+        if (!s.sentAnything) {
+            s.sentAnything = true;
+            s.nextSeq = start;
+            if (!s.ackSeen) {
+                s.ackedUpTo = start;
+            }
+        }
+        if (len <= 1 && start == s.nextSeq - 1 && (p.flags & (DecodedPacket.SYN | DecodedPacket.FIN)) == 0) {
+            s.stats.keepAlives++; // tshark: seglen ≤ 1 at nextseq − 1
+            s.lastSegmentKeepAlive = true;
+            return;
+        }
+        if (len == 1 && s.peerWindowBytes == 0 && start >= s.nextSeq - 1) {
+            s.stats.windowProbes++; // one byte into a closed window (RFC 9293 §3.8.6.1)
+            s.lastSegmentZeroWindowProbe = true;
+            if (start >= s.nextSeq) {
+                s.unacked.append(start, end, nanos, p.ipId);
+                s.nextSeq = end;
+                s.stats.uniqueBytes += len;
+            }
+            return;
+        }
+        if (start >= s.nextSeq) {
+            newData(p, s, fromClient, start, end, nanos);
+            return;
+        }
+        long below = Math.min(end, s.nextSeq);
+        resent(p, s, fromClient, start, below, nanos, reorderWindowNanos);
+        if (end > s.nextSeq) {
+            long extra = end - s.nextSeq;
+            s.unacked.append(s.nextSeq, end, nanos, p.ipId);
+            s.nextSeq = end;
+            s.stats.uniqueBytes += Math.min(extra, len);
+        }
+    }
+
+    private void newData(DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos) {
+        if (start > s.nextSeq) {
+            s.stats.lostSegments++; // tshark: "previous segment not captured"
+            events.accept(new TcpEvent.LostSegment(nanos, fromClient, s.nextSeq, start));
+        }
+        s.unacked.append(start, end, nanos, p.ipId);
+        s.nextSeq = end;
+        s.stats.uniqueBytes += p.payloadLength;
+    }
+
+    private void resent(DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos,
+            long reorderWindowNanos) {
+        SegmentQueue q = s.unacked;
+        int len = p.payloadLength;
+        if (s.ackSeen && end <= s.ackedUpTo) {
+            count(s, fromClient, RetransmissionClass.SPURIOUS, start, len, nanos, -1, 0);
+            return;
+        }
+        int i = q.floor(start);
+        if (i >= 0 && q.start(i) == start && q.end(i) >= end && p.ipId >= 0 && q.ipId(i) == p.ipId
+                && p.ipVersion == 4) {
+            s.stats.networkDuplicates++; // same IP id: the network (or the capture) duplicated it
+            return;
+        }
+        boolean seen = (i >= 0 && q.end(i) > start) || (s.ackSeen && start < s.ackedUpTo);
+        if (!seen) {
+            // a hole the capture never saw: reordering if it arrives soon after the hole opened,
+            // otherwise a retransmission whose original was lost before the capture point
+            long holeAge = i + 1 < q.size() ? nanos - q.firstSent(i + 1) : 0;
+            if (holeAge < reorderWindowNanos) {
+                s.stats.reorderedPackets++;
+                s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 1);
+                events.accept(new TcpEvent.Reordering(nanos, fromClient, start, len, holeAge));
+                return;
+            }
+            RetransmissionClass c = classify(s, start, end, nanos);
+            s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 2);
+            count(s, fromClient, c, start, len, nanos, holeAge, 2);
+            return;
+        }
+        long sinceOriginal = i >= 0 ? nanos - q.firstSent(i) : -1;
+        int transmission = i >= 0 ? q.transmissions(i) + 1 : 2;
+        RetransmissionClass c = classify(s, start, end, nanos);
+        s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 2);
+        count(s, fromClient, c, start, len, nanos, sinceOriginal, transmission);
+    }
+
+    /**
+     * Records a transmission over [start, end): held segments it overlaps are marked sent again;
+     * gaps between them (never seen) become new segments with {@code tx} transmissions.
+     *
+     * @return bytes of the range that had never been seen
+     */
+    private static long fill(SegmentQueue q, long start, long end, long nanos, int ipId, int tx) {
+        long unseen = 0;
+        long at = start;
+        int i = q.floor(at);
+        if (i >= 0 && q.end(i) <= at) {
+            i++;
+        } else if (i < 0) {
+            i = 0;
+        }
+        while (at < end) {
+            if (i < q.size() && q.start(i) <= at) {
+                q.retransmitted(i, nanos, ipId);
+                at = q.end(i);
+                i++;
+                continue;
+            }
+            long gapEnd = i < q.size() ? Math.min(end, q.start(i)) : end;
+            q.insert(i, at, gapEnd, nanos, ipId, tx);
+            unseen += gapEnd - at;
+            at = gapEnd;
+            i++;
+        }
+        return unseen;
+    }
+
+    /** Which recovery mechanism sent this, from the sender's inferred state and timing. */
+    private RetransmissionClass classify(SenderState s, long start, long end, long nanos) {
+        SegmentQueue q = s.unacked;
+        long anchor = Math.max(s.lastAckAdvanceNanos, s.lastRetransmitNanos);
+        if (q.size() > 0 && q.start(0) >= s.ackedUpTo) {
+            anchor = Math.max(anchor, q.firstSent(0)); // RTO timer armed when the head went out
+        }
+        long stalled = nanos - anchor;
+        boolean rtoLike = stalled >= s.rtoEstimate(config.minRtoNanos());
+        s.lastRetransmitNanos = nanos;
+        if (s.recovery != SenderState.Recovery.OPEN && s.ackedUpTo >= s.recoveryPoint) {
+            s.recovery = SenderState.Recovery.OPEN;
+        }
+        if (s.recovery != SenderState.Recovery.OPEN && start < s.recoveryPoint) {
+            if (rtoLike) {
+                enter(s, SenderState.Recovery.LOSS); // RTO during recovery, or a backed-off RTO
+                return RetransmissionClass.RTO;
+            }
+            return s.recovery == SenderState.Recovery.LOSS ? RetransmissionClass.RTO : RetransmissionClass.FAST;
+        }
+        if (rtoLike) {
+            enter(s, SenderState.Recovery.LOSS);
+            return RetransmissionClass.RTO;
+        }
+        if (s.peerDupAcks > 0 || s.peerSacking) {
+            enter(s, SenderState.Recovery.RECOVERY);
+            return RetransmissionClass.FAST;
+        }
+        if (end >= s.nextSeq) {
+            return RetransmissionClass.TLP; // RFC 8985 §7.3: probe with the last segment sent
+        }
+        return RetransmissionClass.OTHER;
+    }
+
+    private static void enter(SenderState s, SenderState.Recovery state) {
+        s.recovery = state;
+        s.recoveryPoint = s.nextSeq;
+    }
+
+    private void count(SenderState s, boolean fromClient, RetransmissionClass c, long seq, int len, long nanos,
+            long sinceOriginal, int transmission) {
+        s.stats.retransmittedPackets++;
+        s.stats.retransmittedBytes += len;
+        s.stats.retransmits[c.ordinal()]++;
+        events.accept(new TcpEvent.Retransmission(nanos, fromClient, c, seq, len, sinceOriginal, transmission));
+    }
+}

@@ -1,0 +1,98 @@
+package io.flowtrace.core.tcp;
+
+import io.flowtrace.core.flow.SequenceUnwrapper;
+
+/**
+ * Everything the analyser tracks about one side as a data sender: its sequence space, what it has
+ * sent and not yet had ACKed, what the peer ACKed and SACKed, and where it stands in loss recovery.
+ * Sequence values here are 64-bit offsets relative to the ISN (the SYN is at 0, data from 1).
+ */
+final class SenderState {
+    enum Recovery { OPEN, RECOVERY, LOSS }
+
+    final DirectionStats stats = new DirectionStats();
+    final SequenceUnwrapper seq = new SequenceUnwrapper();
+    final SegmentQueue unacked = new SegmentQueue();
+    final TimestampRtt timestamps = new TimestampRtt();
+
+    /** Unwrapped value of the ISN (or of the first sequence number seen, without a SYN). */
+    long isn;
+    boolean synSeen;
+    /** Relative offset one past the highest byte (or SYN/FIN) sent: snd_nxt as seen. */
+    long nextSeq;
+    boolean sentAnything;
+    /** Highest cumulative ACK from the peer (relative to this side's ISN). */
+    long ackedUpTo;
+    boolean ackSeen;
+    long lastAckAdvanceNanos;
+    /** Time of the last ACK of any kind from the peer. */
+    long lastPeerAckNanos = -1;
+    /** Duplicate ACKs the peer sent for {@link #ackedUpTo}, and when the last came. */
+    int peerDupAcks;
+    long lastPeerDupAckNanos;
+    /** The peer's last ACK carried SACK blocks above the cumulative ACK. */
+    boolean peerSacking;
+    /** Receive window the peer advertised, in bytes (scaled once both SYNs agreed on scaling). */
+    long peerWindowBytes = -1;
+
+    /** Own window scale from this side's SYN; -1 if it did not offer one. */
+    int windowScale = -1;
+    boolean scalingAgreed;
+
+    /** Loss-recovery episode inferred from what the sender does (mirrors tcp_set_ca_state). */
+    Recovery recovery = Recovery.OPEN;
+    /** The episode ends when the cumulative ACK reaches this (RFC 6582 "recover"). */
+    long recoveryPoint;
+    long lastRetransmitNanos = -1;
+
+    /** For tshark-compatible dup-ACK detection on the ACKs this side sends. */
+    long lastRawAck = -1;
+    int lastRawWindow = -1;
+    long rawNextSeq = -1;
+    boolean lastSegmentKeepAlive;
+    boolean lastSegmentZeroWindowProbe;
+
+    long finSeq = -1;
+
+    /** RFC 6298 §2 smoothed RTT and variance of this side's data→ACK samples; 0 before the first. */
+    long srttNanos;
+    long rttvarNanos;
+
+    void addRttSample(long r) {
+        stats.rtt.add(r);
+        if (srttNanos == 0) {
+            srttNanos = r;
+            rttvarNanos = r / 2;
+        } else {
+            rttvarNanos = (3 * rttvarNanos + Math.abs(srttNanos - r)) / 4;
+            srttNanos = (7 * srttNanos + r) / 8;
+        }
+    }
+
+    /** The RTO this sender would compute (RFC 6298 §2.3), floored by {@code minRto}. */
+    long rtoEstimate(long minRto) {
+        return Math.max(minRto, srttNanos + 4 * rttvarNanos);
+    }
+
+    /** Relative offset of a raw 32-bit sequence number sent by this side. */
+    long relative(long seq32) {
+        return seq.unwrap(seq32) - isn;
+    }
+
+    /** Relative offset of a raw 32-bit ACK/SACK value the peer sent about this side's data. */
+    long relativeAck(long ack32) {
+        return seq.peek(ack32) - isn;
+    }
+
+    void startAt(long seq32, boolean isSyn) {
+        seq.start(seq32);
+        isn = seq.last();
+        synSeen = isSyn;
+        nextSeq = 0;
+    }
+
+    long inFlight() {
+        long f = nextSeq - Math.max(ackedUpTo, 0) - unacked.sackedBytes();
+        return Math.max(f, 0);
+    }
+}

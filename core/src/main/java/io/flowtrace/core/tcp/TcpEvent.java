@@ -1,0 +1,28 @@
+package io.flowtrace.core.tcp;
+
+/**
+ * Something worth a row of its own in the event stream. Times are capture times in
+ * nanoseconds since the epoch; sequence numbers are relative to the sender's ISN.
+ */
+public sealed interface TcpEvent {
+    long timeNanos();
+
+    /** True when the client sent the segment the event is about. */
+    boolean fromClient();
+
+    record Retransmission(long timeNanos, boolean fromClient, RetransmissionClass retransmissionClass, long seq,
+            int bytes, long sinceOriginalNanos, int transmission) implements TcpEvent {
+    }
+
+    record Reordering(long timeNanos, boolean fromClient, long seq, int bytes, long holeAgeNanos) implements TcpEvent {
+    }
+
+    record LostSegment(long timeNanos, boolean fromClient, long expectedSeq, long seenSeq) implements TcpEvent {
+    }
+
+    record ZeroWindow(long timeNanos, boolean fromClient) implements TcpEvent {
+    }
+
+    record SynRetransmission(long timeNanos, boolean fromClient, int attempt, long gapNanos) implements TcpEvent {
+    }
+}

@@ -1,0 +1,9 @@
+package io.flowtrace.core.tcp;
+
+/** Receives the analyser's events as they happen. */
+@FunctionalInterface
+public interface TcpEventSink {
+    void accept(TcpEvent event);
+
+    TcpEventSink NONE = event -> { };
+}

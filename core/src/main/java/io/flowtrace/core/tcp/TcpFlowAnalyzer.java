@@ -1,0 +1,225 @@
+package io.flowtrace.core.tcp;
+
+import io.flowtrace.core.flow.Endpoint;
+import io.flowtrace.core.pcap.DecodedPacket;
+import java.util.Arrays;
+
+/**
+ * Analyses one TCP connection instance, packet by packet, in capture order. Composes the
+ * detectors (handshake, ACK processing, retransmission classification, timestamp RTT) over two
+ * {@link SenderState}s, one per side. No Flink, no I/O: the offline CLI, the benchmarks and the
+ * Flink operator all drive this same class.
+ */
+public final class TcpFlowAnalyzer {
+    private final AnalyzerConfig config;
+    private final TcpEventSink events;
+    private final Endpoint client;
+    private final Endpoint server;
+    private final boolean clientGuessed;
+    private final SenderState fromClient = new SenderState();
+    private final SenderState fromServer = new SenderState();
+    private final SetupStats setup = new SetupStats();
+    private final HandshakeTracker handshake = new HandshakeTracker(setup);
+    private final AckProcessor acks = new AckProcessor();
+    private final RetransmissionClassifier retransmissions;
+    private long firstSeenNanos = -1;
+    private long lastSeenNanos = -1;
+    private FlowEnd flowEnd = FlowEnd.OPEN;
+    private boolean finFromClient;
+    private boolean finFromServer;
+
+    /**
+     * @param client the side that sent the first SYN (or the guess, see {@code clientGuessed})
+     * @param clientGuessed true when no SYN was seen and the client was guessed from the ports
+     */
+    public TcpFlowAnalyzer(Endpoint client, Endpoint server, boolean clientGuessed, AnalyzerConfig config,
+            TcpEventSink events) {
+        this.client = client;
+        this.server = server;
+        this.clientGuessed = clientGuessed;
+        this.config = config;
+        this.events = events;
+        this.retransmissions = new RetransmissionClassifier(config, events);
+    }
+
+    /** True when the packet was sent by this flow's client. */
+    public boolean isFromClient(DecodedPacket p) {
+        return p.srcPort == client.port() && p.dstPort == server.port()
+                && Arrays.equals(p.srcAddr, 0, p.addrLength, client.address(), 0, client.address().length)
+                && Arrays.equals(p.dstAddr, 0, p.addrLength, server.address(), 0, server.address().length);
+    }
+
+    public void onPacket(DecodedPacket p) {
+        onPacket(p, isFromClient(p));
+    }
+
+    public void onPacket(DecodedPacket p, boolean fromClientSide) {
+        long t = p.timestampNanos;
+        if (firstSeenNanos < 0) {
+            firstSeenNanos = t;
+        }
+        lastSeenNanos = Math.max(lastSeenNanos, t);
+        SenderState s = fromClientSide ? fromClient : fromServer;
+        SenderState r = fromClientSide ? fromServer : fromClient;
+        s.stats.packets++;
+        boolean syn = p.hasFlag(DecodedPacket.SYN);
+        boolean fin = p.hasFlag(DecodedPacket.FIN);
+        if (syn) {
+            onSyn(p, s, r, fromClientSide, t);
+        } else if (!s.seq.started()) {
+            s.startAt(p.seq, false);
+        }
+        if (fromClientSide && p.hasFlag(DecodedPacket.ACK) && !syn) {
+            handshake.onClientAck(p.ack, t);
+        }
+        acks.onPacket(p, s, r, t);
+
+        long rel = s.relative(p.seq);
+        long start = syn ? rel + 1 : rel;
+        long dataEnd = start + p.payloadLength;
+        long end = dataEnd + (fin ? 1 : 0);
+        if (p.payloadLength > 0) {
+            DirectionStats st = s.stats;
+            st.dataPackets++;
+            st.dataBytes += p.payloadLength;
+            st.maxSegmentBytes = Math.max(st.maxSegmentBytes, p.payloadLength);
+            if (st.firstDataNanos < 0) {
+                st.firstDataNanos = t;
+            }
+            st.lastDataNanos = t;
+        }
+        retransmissions.onSegment(p, s, fromClientSide, start, end, t, reorderWindowNanos());
+        if (p.payloadLength > 0) {
+            s.stats.maxInFlightBytes = Math.max(s.stats.maxInFlightBytes, s.inFlight());
+        }
+        trackRawNextSeq(p, s, syn, fin);
+        if (p.hasTimestamps()) {
+            s.timestamps.sent(p.tsVal, t);
+            if (p.hasFlag(DecodedPacket.ACK) && p.tsEcr != 0) {
+                long sample = r.timestamps.echoed(p.tsEcr, t);
+                if (sample >= 0) {
+                    r.stats.tsRtt.add(sample);
+                }
+            }
+        }
+        if (fin) {
+            if (fromClientSide) {
+                finFromClient = true;
+            } else {
+                finFromServer = true;
+            }
+            if (flowEnd != FlowEnd.RST) {
+                flowEnd = FlowEnd.FIN;
+            }
+        }
+        if (p.hasFlag(DecodedPacket.RST)) {
+            flowEnd = FlowEnd.RST;
+        }
+        s.stats.stateOverflows = s.unacked.overflowDrops();
+    }
+
+    private void onSyn(DecodedPacket p, SenderState s, SenderState r, boolean fromClientSide, long t) {
+        boolean synAck = p.hasFlag(DecodedPacket.ACK);
+        if (fromClientSide && !synAck) {
+            boolean again = handshake.onSyn(p.seq, t);
+            if (!again || !s.seq.started() || ((s.seq.peek(p.seq) - s.isn) != 0)) {
+                s.startAt(p.seq, true); // new ISN on a retried SYN: re-base the sequence space
+                s.sentAnything = false;
+            }
+        } else {
+            handshake.onSynAck(p.seq, t);
+            if (!s.seq.started() || !s.synSeen || s.seq.peek(p.seq) - s.isn != 0) {
+                s.startAt(p.seq, true);
+                s.sentAnything = false;
+            }
+        }
+        if (p.mss >= 0) {
+            s.stats.mss = p.mss;
+        }
+        s.windowScale = p.windowScale;
+        boolean agreed = fromClient.windowScale >= 0 && fromServer.windowScale >= 0;
+        fromClient.scalingAgreed = agreed;
+        fromServer.scalingAgreed = agreed;
+        // The SYN occupies [0, 1). It is not queued: its retransmissions are counted in setup, and
+        // SYN→SYN-ACK timing is the handshake RTT, not a data RTT sample.
+        if (!s.sentAnything) {
+            s.sentAnything = true;
+            s.nextSeq = 1;
+        }
+    }
+
+    private static void trackRawNextSeq(DecodedPacket p, SenderState s, boolean syn, boolean fin) {
+        long adv = p.payloadLength + (syn ? 1 : 0) + (fin ? 1 : 0);
+        if (adv == 0 && s.rawNextSeq >= 0) {
+            return;
+        }
+        long next = (p.seq + adv) & 0xffffffffL;
+        if (s.rawNextSeq < 0 || (int) (next - s.rawNextSeq) > 0) {
+            s.rawNextSeq = next;
+        }
+    }
+
+    /** Hole fills younger than this are reordering: half the path RTT (tstat), floored, or tshark's 3 ms. */
+    private long reorderWindowNanos() {
+        long rtt = setup.handshakeRttNanos;
+        if (rtt <= 0) {
+            return config.defaultReorderWindowNanos();
+        }
+        return Math.max(rtt / 2, config.minReorderWindowNanos());
+    }
+
+    public void expire() {
+        if (flowEnd == FlowEnd.OPEN) {
+            flowEnd = FlowEnd.IDLE;
+        }
+    }
+
+    public Endpoint client() {
+        return client;
+    }
+
+    public Endpoint server() {
+        return server;
+    }
+
+    public boolean clientGuessed() {
+        return clientGuessed;
+    }
+
+    public DirectionStats clientToServer() {
+        return fromClient.stats;
+    }
+
+    public DirectionStats serverToClient() {
+        return fromServer.stats;
+    }
+
+    public SetupStats setup() {
+        return setup;
+    }
+
+    public long firstSeenNanos() {
+        return firstSeenNanos;
+    }
+
+    public long lastSeenNanos() {
+        return lastSeenNanos;
+    }
+
+    public FlowEnd end() {
+        return flowEnd;
+    }
+
+    public boolean closed() {
+        return flowEnd == FlowEnd.RST || (finFromClient && finFromServer);
+    }
+
+    public boolean established() {
+        return setup.established;
+    }
+
+    /** The client's ISN from its last SYN, or -1 (used to tell a retried SYN from port reuse). */
+    public long clientIsn() {
+        return handshake.clientIsn();
+    }
+}
