@@ -3,7 +3,7 @@ package io.flowtrace.core.flow;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
-import io.flowtrace.core.tcp.TcpEventSink;
+import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -29,18 +29,18 @@ public final class FlowTracker {
     private final AnalyzerConfig config;
     private final FlowListener listener;
     private final IntFunction<String> vantageOfInterface;
-    private final IntFunction<TcpEventSink> eventsForFlow;
+    private final TcpEventSinkFactory eventsForFlow;
     private final PacketKeyTable table = new PacketKeyTable();
     private long lastSweepNanos = Long.MIN_VALUE;
     private long latestNanos = Long.MIN_VALUE;
     private long flowsStarted;
 
     public FlowTracker(AnalyzerConfig config, IntFunction<String> vantageOfInterface, FlowListener listener) {
-        this(config, vantageOfInterface, listener, ignored -> TcpEventSink.NONE);
+        this(config, vantageOfInterface, listener, TcpEventSinkFactory.NONE);
     }
 
     public FlowTracker(AnalyzerConfig config, IntFunction<String> vantageOfInterface, FlowListener listener,
-            IntFunction<TcpEventSink> eventsForFlow) {
+            TcpEventSinkFactory eventsForFlow) {
         this.config = config;
         this.listener = listener;
         this.vantageOfInterface = vantageOfInterface;
@@ -80,7 +80,7 @@ public final class FlowTracker {
         flowsStarted++;
         FlowInstances.Roles roles = FlowInstances.roles(p);
         return new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config,
-                eventsForFlow.apply((int) Math.min(Integer.MAX_VALUE, flowsStarted)));
+                eventsForFlow.forFlow(key, instance));
     }
 
     /** Ends flows idle past their timeout at capture time {@code now}. */

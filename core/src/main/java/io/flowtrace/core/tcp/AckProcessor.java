@@ -47,8 +47,9 @@ final class AckProcessor {
     private static void advance(SenderState sender, long ackRel, long nanos) {
         sender.unacked.ackTo(ackRel);
         SegmentQueue q = sender.unacked;
-        if (q.lastAckedTransmissions == 1 && q.lastAckedEnd == ackRel) {
-            // Karn: only an ACK that exactly covers a segment sent once is an unambiguous sample
+        if (q.lastAckedTransmissions == 1 && q.lastAckedEnd == ackRel && !q.ackCoveredAmbiguous) {
+            // Karn (RFC 6298 §3): no sample from an ACK that covers a retransmitted segment; and an
+            // ACK that only catches up over SACKed data says nothing about when that data arrived
             long sample = nanos - q.lastAckedSent;
             if (sample >= 0) {
                 sender.addRttSample(sample);

@@ -33,6 +33,8 @@ final class SegmentQueue {
     /** Transmissions of that segment, 0 when the ACK covered no whole segment. */
     int lastAckedTransmissions;
     long lastAckedEnd;
+    /** Some segment the ACK covered was sent more than once, or had been SACKed before (its delivery time is unknown). */
+    boolean ackCoveredAmbiguous;
 
     private int p(int i) {
         return (head + i) & mask;
@@ -143,9 +145,11 @@ final class SegmentQueue {
     /** Removes everything below the cumulative ACK; a segment the ACK cuts is trimmed. */
     void ackTo(long ack) {
         lastAckedTransmissions = 0;
+        ackCoveredAmbiguous = false;
         int n = 0;
         while (n < size && end[p(n)] <= ack) {
             int q = p(n);
+            ackCoveredAmbiguous |= transmissions[q] > 1 || sacked[q];
             lastAckedSent = lastSent[q];
             lastAckedTransmissions = transmissions[q];
             lastAckedEnd = end[q];

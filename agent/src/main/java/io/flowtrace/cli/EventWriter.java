@@ -1,0 +1,73 @@
+package io.flowtrace.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.tcp.TcpEvent;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+
+/** Writes TCP events as JSON Lines ({@code "event": kind}); docs/metrics.md lists the kinds. */
+final class EventWriter {
+    private final JsonGenerator json;
+    private final OutputStream out;
+
+    EventWriter(OutputStream out) throws IOException {
+        this.out = out;
+        this.json = new JsonFactory().createGenerator(out);
+        json.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+    }
+
+    void write(FlowKey key, long instance, String client, TcpEvent e) {
+        try {
+            json.writeStartObject();
+            json.writeStringField("event", kind(e));
+            json.writeObjectFieldStart("flow");
+            json.writeStringField("client", client);
+            json.writeStringField("vantage", key.vantage());
+            json.writeNumberField("instance", instance);
+            json.writeEndObject();
+            json.writeNumberField("time_us", Math.floorDiv(e.timeNanos(), 1000));
+            json.writeStringField("direction", e.fromClient() ? "c2s" : "s2c");
+            if (e instanceof TcpEvent.Retransmission r) {
+                json.writeStringField("class", r.retransmissionClass().jsonName());
+                json.writeNumberField("seq", r.seq());
+                json.writeNumberField("bytes", r.bytes());
+                json.writeNumberField("since_original_us", r.sinceOriginalNanos() < 0 ? -1 : r.sinceOriginalNanos() / 1000);
+                json.writeNumberField("transmission", r.transmission());
+            } else if (e instanceof TcpEvent.Reordering r) {
+                json.writeNumberField("seq", r.seq());
+                json.writeNumberField("bytes", r.bytes());
+                json.writeNumberField("hole_age_us", r.holeAgeNanos() / 1000);
+            } else if (e instanceof TcpEvent.LostSegment l) {
+                json.writeNumberField("expected_seq", l.expectedSeq());
+                json.writeNumberField("seen_seq", l.seenSeq());
+            } else if (e instanceof TcpEvent.SynRetransmission sr) {
+                json.writeNumberField("attempt", sr.attempt());
+                json.writeNumberField("gap_us", sr.gapNanos() / 1000);
+            }
+            json.writeEndObject();
+            json.flush();
+            out.write('\n');
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    static String kind(TcpEvent e) {
+        if (e instanceof TcpEvent.Retransmission) {
+            return "retransmission";
+        }
+        if (e instanceof TcpEvent.Reordering) {
+            return "reordering";
+        }
+        if (e instanceof TcpEvent.LostSegment) {
+            return "lost_segment";
+        }
+        if (e instanceof TcpEvent.ZeroWindow) {
+            return "zero_window";
+        }
+        return "syn_retransmission";
+    }
+}

@@ -1,0 +1,23 @@
+package io.flowtrace.core.analysis;
+
+import io.flowtrace.core.pcap.DecodeStatus;
+
+/** What reading one capture amounted to: records read, how each decoded, errors recovered. */
+public final class CaptureSummary {
+    public long records;
+    public long bytesRead;
+    public final long[] byStatus = new long[DecodeStatus.values().length];
+    public long formatErrors;
+    public long flows;
+    public String format = "";
+    /** Set when reading stopped on an unrecoverable error. */
+    public String fatalError;
+
+    public long count(DecodeStatus s) {
+        return byStatus[s.ordinal()];
+    }
+
+    public long tcpPackets() {
+        return count(DecodeStatus.TCP);
+    }
+}
