@@ -267,6 +267,8 @@ public final class PacketDecoder {
             if (p + len > end) {
                 if (!cut) {
                     out.badOptions = true;
+                } else {
+                    decodeCutOption(b, p, end, kind, out);
                 }
                 return;
             }
@@ -309,6 +311,23 @@ public final class PacketDecoder {
                 default -> { } // MPTCP, TFO, MD5, ...: skipped by length
             }
             p += len;
+        }
+    }
+
+    /**
+     * The snap length cut this option: keep the fields that are wholly captured (a TSval whose
+     * TSecr is missing, the complete SACK blocks), as tshark does.
+     */
+    private static void decodeCutOption(byte[] b, int p, int end, int kind, DecodedPacket out) {
+        if (kind == 8 && p + 6 <= end) {
+            out.tsVal = u32(b, p + 2);
+        } else if (kind == 5) {
+            int n = Math.min((end - p - 2) / 8, DecodedPacket.MAX_SACK_BLOCKS);
+            for (int i = 0; i < n; i++) {
+                out.sackLeft[i] = u32(b, p + 2 + 8 * i);
+                out.sackRight[i] = u32(b, p + 6 + 8 * i);
+            }
+            out.sackCount = Math.max(n, 0);
         }
     }
 
