@@ -39,4 +39,60 @@ public final class DirectionStats {
     public long retransmits(RetransmissionClass c) {
         return retransmits[c.ordinal()];
     }
+
+    void write(java.io.DataOutput out) throws java.io.IOException {
+        long[] scalars = {packets, dataPackets, dataBytes, uniqueBytes, retransmittedPackets, retransmittedBytes,
+            reorderedPackets, networkDuplicates, windowProbes, keepAlives, lostSegments, ackedUnseen, dupAcks,
+            zeroWindows, dsacks, maxInFlightBytes, firstDataNanos, lastDataNanos, stateOverflows};
+        out.writeByte(scalars.length);
+        for (long v : scalars) {
+            Varints.write(out, v);
+        }
+        out.writeByte(retransmits.length);
+        for (long v : retransmits) {
+            Varints.write(out, v);
+        }
+        Varints.write(out, mss);
+        Varints.write(out, maxSegmentBytes);
+        rtt.write(out);
+        tsRtt.write(out);
+    }
+
+    void read(java.io.DataInput in) throws java.io.IOException {
+        long[] v = new long[in.readByte()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = Varints.read(in);
+        }
+        int k = 0;
+        packets = v[k++];
+        dataPackets = v[k++];
+        dataBytes = v[k++];
+        uniqueBytes = v[k++];
+        retransmittedPackets = v[k++];
+        retransmittedBytes = v[k++];
+        reorderedPackets = v[k++];
+        networkDuplicates = v[k++];
+        windowProbes = v[k++];
+        keepAlives = v[k++];
+        lostSegments = v[k++];
+        ackedUnseen = v[k++];
+        dupAcks = v[k++];
+        zeroWindows = v[k++];
+        dsacks = v[k++];
+        maxInFlightBytes = v[k++];
+        firstDataNanos = v[k++];
+        lastDataNanos = v[k++];
+        stateOverflows = v[k];
+        int classes = in.readByte();
+        for (int i = 0; i < classes; i++) {
+            long c = Varints.read(in);
+            if (i < retransmits.length) {
+                retransmits[i] = c;
+            }
+        }
+        mss = (int) Varints.read(in);
+        maxSegmentBytes = (int) Varints.read(in);
+        rtt.read(in);
+        tsRtt.read(in);
+    }
 }

@@ -68,4 +68,16 @@ final class HandshakeTracker {
     long clientIsn() {
         return clientIsn;
     }
+
+    void write(java.io.DataOutput out) throws java.io.IOException {
+        Varints.write(out, clientIsn);
+        Varints.write(out, serverIsn);
+        Varints.write(out, firstSynAckAfterLastSyn);
+    }
+
+    void read(java.io.DataInput in) throws java.io.IOException {
+        clientIsn = Varints.read(in);
+        serverIsn = Varints.read(in);
+        firstSynAckAfterLastSyn = Varints.read(in);
+    }
 }

@@ -11,10 +11,14 @@ import io.flowtrace.core.pcap.DecodedPacket;
  */
 final class RetransmissionClassifier {
     private final AnalyzerConfig config;
-    private final TcpEventSink events;
+    private TcpEventSink events;
 
     RetransmissionClassifier(AnalyzerConfig config, TcpEventSink events) {
         this.config = config;
+        this.events = events;
+    }
+
+    void setEvents(TcpEventSink events) {
         this.events = events;
     }
 

@@ -54,4 +54,20 @@ public final class RunningStats {
     public double m2() {
         return m2;
     }
+
+    void write(java.io.DataOutput out) throws java.io.IOException {
+        Varints.write(out, count);
+        Varints.write(out, min);
+        Varints.write(out, max);
+        out.writeDouble(mean);
+        out.writeDouble(m2);
+    }
+
+    void read(java.io.DataInput in) throws java.io.IOException {
+        count = Varints.read(in);
+        min = Varints.read(in);
+        max = Varints.read(in);
+        mean = in.readDouble();
+        m2 = in.readDouble();
+    }
 }

@@ -13,17 +13,18 @@ package io.flowtrace.core.tcp;
 final class SegmentQueue {
     /** Hard cap on segments held; beyond it the oldest is dropped and counted (bounded state). */
     static final int MAX_SEGMENTS = 1 << 15;
+    private static final int INITIAL = 4;
 
-    private long[] start = new long[16];
-    private long[] end = new long[16];
-    private long[] firstSent = new long[16];
-    private long[] lastSent = new long[16];
-    private int[] transmissions = new int[16];
-    private int[] ipId = new int[16];
-    private boolean[] sacked = new boolean[16];
+    private long[] start = new long[INITIAL];
+    private long[] end = new long[INITIAL];
+    private long[] firstSent = new long[INITIAL];
+    private long[] lastSent = new long[INITIAL];
+    private int[] transmissions = new int[INITIAL];
+    private int[] ipId = new int[INITIAL];
+    private boolean[] sacked = new boolean[INITIAL];
     /** Physical index of logical 0; capacity is a power of two, so physical = (head + i) & mask. */
     private int head;
-    private int mask = 15;
+    private int mask = INITIAL - 1;
     private int size;
     private long sackedBytes;
     private long overflowDrops;
@@ -222,5 +223,53 @@ final class SegmentQueue {
     /** Approximate heap bytes held by this queue (for the state-size budget). */
     long retainedBytes() {
         return 16 + 7L * 16 + (long) start.length * (8 * 4 + 4 * 2 + 1);
+    }
+
+    void write(java.io.DataOutput out) throws java.io.IOException {
+        Varints.write(out, size);
+        Varints.write(out, sackedBytes);
+        Varints.write(out, overflowDrops);
+        for (int i = 0; i < size; i++) {
+            int q = p(i);
+            Varints.write(out, start[q]);
+            Varints.write(out, end[q]);
+            Varints.write(out, firstSent[q]);
+            Varints.write(out, lastSent[q]);
+            Varints.write(out, transmissions[q]);
+            Varints.write(out, ipId[q]);
+            out.writeBoolean(sacked[q]);
+        }
+    }
+
+    void read(java.io.DataInput in) throws java.io.IOException {
+        int n = (int) Varints.read(in);
+        if (n < 0 || n > MAX_SEGMENTS) {
+            throw new java.io.IOException("corrupt flow state: " + n + " segments");
+        }
+        sackedBytes = Varints.read(in);
+        overflowDrops = Varints.read(in);
+        int cap = INITIAL;
+        while (cap < n) {
+            cap *= 2;
+        }
+        start = new long[cap];
+        end = new long[cap];
+        firstSent = new long[cap];
+        lastSent = new long[cap];
+        transmissions = new int[cap];
+        ipId = new int[cap];
+        sacked = new boolean[cap];
+        head = 0;
+        mask = cap - 1;
+        size = n;
+        for (int i = 0; i < n; i++) {
+            start[i] = Varints.read(in);
+            end[i] = Varints.read(in);
+            firstSent[i] = Varints.read(in);
+            lastSent[i] = Varints.read(in);
+            transmissions[i] = (int) Varints.read(in);
+            ipId[i] = (int) Varints.read(in);
+            sacked[i] = in.readBoolean();
+        }
     }
 }

@@ -95,4 +95,58 @@ final class SenderState {
         long f = nextSeq - Math.max(ackedUpTo, 0) - unacked.sackedBytes();
         return Math.max(f, 0);
     }
+
+    void write(java.io.DataOutput out) throws java.io.IOException {
+        stats.write(out);
+        Varints.write(out, seq.last());
+        out.writeBoolean(seq.started());
+        unacked.write(out);
+        timestamps.write(out);
+        long[] longs = {isn, nextSeq, ackedUpTo, lastAckAdvanceNanos, lastPeerAckNanos, lastPeerDupAckNanos,
+            peerWindowBytes, recoveryPoint, lastRetransmitNanos, lastRawAck, rawNextSeq, finSeq, srttNanos, rttvarNanos};
+        for (long v : longs) {
+            Varints.write(out, v);
+        }
+        Varints.write(out, peerDupAcks);
+        Varints.write(out, windowScale);
+        Varints.write(out, lastRawWindow);
+        out.writeByte(recovery.ordinal());
+        int bits = (synSeen ? 1 : 0) | (sentAnything ? 2 : 0) | (ackSeen ? 4 : 0) | (peerSacking ? 8 : 0)
+                | (scalingAgreed ? 16 : 0) | (lastSegmentKeepAlive ? 32 : 0) | (lastSegmentZeroWindowProbe ? 64 : 0);
+        out.writeByte(bits);
+    }
+
+    void read(java.io.DataInput in) throws java.io.IOException {
+        stats.read(in);
+        long last = Varints.read(in);
+        seq.restore(last, in.readBoolean());
+        unacked.read(in);
+        timestamps.read(in);
+        isn = Varints.read(in);
+        nextSeq = Varints.read(in);
+        ackedUpTo = Varints.read(in);
+        lastAckAdvanceNanos = Varints.read(in);
+        lastPeerAckNanos = Varints.read(in);
+        lastPeerDupAckNanos = Varints.read(in);
+        peerWindowBytes = Varints.read(in);
+        recoveryPoint = Varints.read(in);
+        lastRetransmitNanos = Varints.read(in);
+        lastRawAck = Varints.read(in);
+        rawNextSeq = Varints.read(in);
+        finSeq = Varints.read(in);
+        srttNanos = Varints.read(in);
+        rttvarNanos = Varints.read(in);
+        peerDupAcks = (int) Varints.read(in);
+        windowScale = (int) Varints.read(in);
+        lastRawWindow = (int) Varints.read(in);
+        recovery = Recovery.values()[in.readByte()];
+        int bits = in.readByte();
+        synSeen = (bits & 1) != 0;
+        sentAnything = (bits & 2) != 0;
+        ackSeen = (bits & 4) != 0;
+        peerSacking = (bits & 8) != 0;
+        scalingAgreed = (bits & 16) != 0;
+        lastSegmentKeepAlive = (bits & 32) != 0;
+        lastSegmentZeroWindowProbe = (bits & 64) != 0;
+    }
 }

@@ -20,4 +20,44 @@ public final class SetupStats {
     public long firstSynAckNanos = -1;
     public long lastSynAckNanos = -1;
     public boolean established;
+
+    void write(java.io.DataOutput out) throws java.io.IOException {
+        Varints.write(out, synRetransmits);
+        Varints.write(out, synAckRetransmits);
+        out.writeByte(synRetransmitGapCount);
+        for (int i = 0; i < synRetransmitGapCount; i++) {
+            Varints.write(out, synRetransmitGapsNanos[i]);
+        }
+        out.writeByte(synAckRetransmitGapCount);
+        for (int i = 0; i < synAckRetransmitGapCount; i++) {
+            Varints.write(out, synAckRetransmitGapsNanos[i]);
+        }
+        Varints.write(out, setupNanos);
+        Varints.write(out, handshakeRttNanos);
+        Varints.write(out, firstSynNanos);
+        Varints.write(out, lastSynNanos);
+        Varints.write(out, firstSynAckNanos);
+        Varints.write(out, lastSynAckNanos);
+        out.writeBoolean(established);
+    }
+
+    void read(java.io.DataInput in) throws java.io.IOException {
+        synRetransmits = (int) Varints.read(in);
+        synAckRetransmits = (int) Varints.read(in);
+        synRetransmitGapCount = Math.min(in.readByte(), MAX_GAPS);
+        for (int i = 0; i < synRetransmitGapCount; i++) {
+            synRetransmitGapsNanos[i] = Varints.read(in);
+        }
+        synAckRetransmitGapCount = Math.min(in.readByte(), MAX_GAPS);
+        for (int i = 0; i < synAckRetransmitGapCount; i++) {
+            synAckRetransmitGapsNanos[i] = Varints.read(in);
+        }
+        setupNanos = Varints.read(in);
+        handshakeRttNanos = Varints.read(in);
+        firstSynNanos = Varints.read(in);
+        lastSynNanos = Varints.read(in);
+        firstSynAckNanos = Varints.read(in);
+        lastSynAckNanos = Varints.read(in);
+        established = in.readBoolean();
+    }
 }

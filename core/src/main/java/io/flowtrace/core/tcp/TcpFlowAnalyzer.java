@@ -12,7 +12,6 @@ import java.util.Arrays;
  */
 public final class TcpFlowAnalyzer {
     private final AnalyzerConfig config;
-    private final TcpEventSink events;
     private final Endpoint client;
     private final Endpoint server;
     private final boolean clientGuessed;
@@ -38,7 +37,6 @@ public final class TcpFlowAnalyzer {
         this.server = server;
         this.clientGuessed = clientGuessed;
         this.config = config;
-        this.events = events;
         this.retransmissions = new RetransmissionClassifier(config, events);
     }
 
@@ -221,5 +219,58 @@ public final class TcpFlowAnalyzer {
     /** The client's ISN from its last SYN, or -1 (used to tell a retried SYN from port reuse). */
     public long clientIsn() {
         return handshake.clientIsn();
+    }
+
+    /** Where events go from now on (the Flink operator sets its collector before each element). */
+    public void setEventSink(TcpEventSink events) {
+        retransmissions.setEvents(events);
+    }
+
+    void write(java.io.DataOutput out) throws java.io.IOException {
+        writeEndpoint(client, out);
+        writeEndpoint(server, out);
+        out.writeBoolean(clientGuessed);
+        fromClient.write(out);
+        fromServer.write(out);
+        setup.write(out);
+        handshake.write(out);
+        Varints.write(out, firstSeenNanos);
+        Varints.write(out, lastSeenNanos);
+        out.writeByte(flowEnd.ordinal());
+        out.writeByte((finFromClient ? 1 : 0) | (finFromServer ? 2 : 0));
+    }
+
+    static TcpFlowAnalyzer read(java.io.DataInput in, AnalyzerConfig config, TcpEventSink events)
+            throws java.io.IOException {
+        Endpoint client = readEndpoint(in);
+        Endpoint server = readEndpoint(in);
+        TcpFlowAnalyzer f = new TcpFlowAnalyzer(client, server, in.readBoolean(), config, events);
+        f.fromClient.read(in);
+        f.fromServer.read(in);
+        f.setup.read(in);
+        f.handshake.read(in);
+        f.firstSeenNanos = Varints.read(in);
+        f.lastSeenNanos = Varints.read(in);
+        f.flowEnd = FlowEnd.values()[in.readByte()];
+        int fins = in.readByte();
+        f.finFromClient = (fins & 1) != 0;
+        f.finFromServer = (fins & 2) != 0;
+        return f;
+    }
+
+    private static void writeEndpoint(Endpoint e, java.io.DataOutput out) throws java.io.IOException {
+        out.writeByte(e.address().length);
+        out.write(e.address());
+        out.writeShort(e.port());
+    }
+
+    private static Endpoint readEndpoint(java.io.DataInput in) throws java.io.IOException {
+        int len = in.readByte();
+        if (len != 4 && len != 16) {
+            throw new java.io.IOException("corrupt flow state: address length " + len);
+        }
+        byte[] a = new byte[len];
+        in.readFully(a);
+        return new Endpoint(a, in.readUnsignedShort());
     }
 }

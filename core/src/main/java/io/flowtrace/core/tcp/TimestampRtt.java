@@ -9,8 +9,9 @@ package io.flowtrace.core.tcp;
  */
 final class TimestampRtt {
     private static final int CAPACITY = 256;
-    private final long[] tsVal = new long[CAPACITY];
-    private final long[] seenAt = new long[CAPACITY];
+    /** Grows to CAPACITY on demand: an idle flow keeps a few bytes, a busy one at most 4 KiB. */
+    private long[] tsVal = new long[4];
+    private long[] seenAt = new long[4];
     private int head;
     private int size;
     private long lastVal = -1;
@@ -24,11 +25,14 @@ final class TimestampRtt {
             return; // older than the newest (reordered or retransmitted): keep the first sighting only
         }
         lastVal = val;
-        if (size == CAPACITY) {
-            head = (head + 1) % CAPACITY;
+        if (size == tsVal.length && size < CAPACITY) {
+            grow();
+        }
+        if (size == tsVal.length) {
+            head = (head + 1) % tsVal.length;
             size--;
         }
-        int at = (head + size) % CAPACITY;
+        int at = (head + size) % tsVal.length;
         tsVal[at] = val;
         seenAt[at] = nanos;
         size++;
@@ -45,17 +49,58 @@ final class TimestampRtt {
             long v = tsVal[head];
             if (v == ecr) {
                 long sample = nanos - seenAt[head];
-                head = (head + 1) % CAPACITY;
+                head = (head + 1) % tsVal.length;
                 size--;
                 return sample >= 0 ? sample : -1;
             }
             if (((ecr - v) & 0xffffffffL) < 0x80000000L) { // v is before ecr in 32-bit serial order
-                head = (head + 1) % CAPACITY;
+                head = (head + 1) % tsVal.length;
                 size--;
             } else {
                 return -1;
             }
         }
         return -1;
+    }
+
+    private void grow() {
+        long[] v = new long[tsVal.length * 2];
+        long[] t = new long[tsVal.length * 2];
+        for (int i = 0; i < size; i++) {
+            v[i] = tsVal[(head + i) % tsVal.length];
+            t[i] = seenAt[(head + i) % tsVal.length];
+        }
+        tsVal = v;
+        seenAt = t;
+        head = 0;
+    }
+
+    void write(java.io.DataOutput out) throws java.io.IOException {
+        Varints.write(out, lastVal);
+        out.writeShort(size);
+        for (int i = 0; i < size; i++) {
+            Varints.write(out, tsVal[(head + i) % tsVal.length]);
+            Varints.write(out, seenAt[(head + i) % tsVal.length]);
+        }
+    }
+
+    void read(java.io.DataInput in) throws java.io.IOException {
+        lastVal = Varints.read(in);
+        int n = in.readShort();
+        if (n < 0 || n > CAPACITY) {
+            throw new java.io.IOException("corrupt flow state: " + n + " pending timestamps");
+        }
+        int cap = 4;
+        while (cap < n) {
+            cap *= 2;
+        }
+        tsVal = new long[cap];
+        seenAt = new long[cap];
+        head = 0;
+        size = n;
+        for (int i = 0; i < n; i++) {
+            tsVal[i] = Varints.read(in);
+            seenAt[i] = Varints.read(in);
+        }
     }
 }

@@ -1,0 +1,95 @@
+package io.flowtrace.core.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flowtrace.core.flow.FlowInstances;
+import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.pcap.CaptureReader;
+import io.flowtrace.core.pcap.CaptureRecord;
+import io.flowtrace.core.pcap.DecodeStatus;
+import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.core.pcap.PacketDecoder;
+import io.flowtrace.core.report.FlowReport;
+import io.flowtrace.core.testing.FlatReport;
+import io.flowtrace.core.testing.TestData;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Snapshot and restore must be invisible: analysing a real capture while serialising and
+ * restoring every flow's state after every few packets (what a Flink checkpoint, a RocksDB
+ * access or a savepoint restore does) gives exactly the report of an uninterrupted analysis.
+ */
+class FlowStateCodecTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"decoding/tcp4-sack.pcap", "decoding/tcp6-sack.pcap", "decoding/tcp4-snap64.pcap"})
+    void restoringStateMidFlowChangesNothing(String capture) throws Exception {
+        List<Map<String, Object>> plain = analyse(capture, Integer.MAX_VALUE);
+        List<Map<String, Object>> restored = analyse(capture, 7);
+        assertThat(plain).isNotEmpty();
+        assertThat(restored).isEqualTo(plain);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"decoding/tcp4-sack.pcap"})
+    void anIdleFlowCostsLessThanOneKibibyteOfSerialisedState(String capture) throws Exception {
+        List<TcpFlowAnalyzer> flows = new ArrayList<>();
+        run(capture, Integer.MAX_VALUE, flows);
+        for (TcpFlowAnalyzer f : flows) {
+            assertThat(FlowStateCodec.toBytes(f).length).isLessThan(1024);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void refusesAnUnknownStateVersion() {
+        assertThatThrownBy(() -> FlowStateCodec.fromBytes(new byte[] {99, 0, 0}, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE))
+                .hasMessageContaining("unknown flow state version 99");
+    }
+
+    private static List<Map<String, Object>> analyse(String capture, int restoreEvery) throws Exception {
+        List<TcpFlowAnalyzer> flows = new ArrayList<>();
+        run(capture, restoreEvery, flows);
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (TcpFlowAnalyzer f : flows) {
+            FlatReport r = new FlatReport();
+            FlowReport.visit(new FlowKey("test", f.client(), f.server()), 0, f, r);
+            out.add(r.fields);
+        }
+        return out;
+    }
+
+    /** One analyser per 4-tuple (these captures have no port reuse), restored through the codec every N packets. */
+    private static void run(String capture, int restoreEvery, List<TcpFlowAnalyzer> flows) throws Exception {
+        java.util.Map<String, TcpFlowAnalyzer> byKey = new java.util.LinkedHashMap<>();
+        java.util.Map<String, Integer> counts = new java.util.HashMap<>();
+        try (InputStream in = Files.newInputStream(TestData.file(capture)); CaptureReader reader = CaptureReader.open(in)) {
+            CaptureRecord rec = new CaptureRecord();
+            DecodedPacket p = new DecodedPacket();
+            PacketDecoder decoder = new PacketDecoder();
+            while (reader.next(rec)) {
+                if (decoder.decode(rec, p) != DecodeStatus.TCP) {
+                    continue;
+                }
+                FlowInstances.Roles roles = FlowInstances.roles(p);
+                String key = roles.client().compareTo(roles.server()) < 0 ? roles.client() + "|" + roles.server()
+                        : roles.server() + "|" + roles.client();
+                TcpFlowAnalyzer f = byKey.computeIfAbsent(key, k -> new TcpFlowAnalyzer(roles.client(), roles.server(),
+                        roles.guessed(), AnalyzerConfig.DEFAULTS, TcpEventSink.NONE));
+                f.onPacket(p);
+                int n = counts.merge(key, 1, Integer::sum);
+                if (n % restoreEvery == 0) {
+                    byKey.put(key, FlowStateCodec.fromBytes(FlowStateCodec.toBytes(f), AnalyzerConfig.DEFAULTS,
+                            TcpEventSink.NONE));
+                }
+            }
+        }
+        flows.addAll(byKey.values());
+    }
+}
