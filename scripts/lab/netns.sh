@@ -4,7 +4,7 @@
 # Source this file (". scripts/lab/netns.sh"), then call:
 #
 #   lab_setup [--rate R] [--burst B] [--limit L] [--loss PERMILLE] [--loss-dir fwd|both]
-#             [--rps pin|nopin] [--offloads on|off]
+#             [--syn-loss PERMILLE] [--rps pin|nopin] [--offloads on|off]
 #       Builds three namespaces joined by two veth pairs (all traffic stays inside them):
 #
 #         ft-client [c0] 10.77.1.2/24 fd77:1::2/64
@@ -19,6 +19,8 @@
 #       --loss N       nft "numgen random mod 1000 < N drop" in the router's forward chain (0 = none)
 #       --loss-dir D   fwd  = only client->server packets (in on r0) are dropped (default)
 #                      both = every forwarded packet in either direction is dropped with that chance
+#       --syn-loss N   an extra rule before it: TCP segments with SYN set (SYN and SYN-ACK) are
+#                      dropped with chance N/1000 (same direction scope as --loss-dir)
 #       --rps pin|nopin  pin = rx-0/rps_cpus=1 on every veth (one CPU, no veth reordering; default)
 #       --offloads off|on  off = ethtool -K tso/gso/gro/tx off and gso_max_segs 1 on every veth (default)
 #       Also sets net.ipv4.tcp_no_metrics_save=1 in client and server (no cached ssthresh),
@@ -106,6 +108,7 @@ _lab_ns_base() {   # ns
 
 lab_setup() {
     LAB_RATE=none LAB_BURST=16k LAB_LIMIT=100k LAB_LOSS=0 LAB_LOSS_DIR=fwd LAB_RPS=pin LAB_OFFLOADS=off
+    LAB_SYN_LOSS=0
     while [ $# -gt 0 ]; do
         case $1 in
             --rate) LAB_RATE=$2; shift 2 ;;
@@ -113,6 +116,7 @@ lab_setup() {
             --limit) LAB_LIMIT=$2; shift 2 ;;
             --loss) LAB_LOSS=$2; shift 2 ;;
             --loss-dir) LAB_LOSS_DIR=$2; shift 2 ;;
+            --syn-loss) LAB_SYN_LOSS=$2; shift 2 ;;
             --rps) LAB_RPS=$2; shift 2 ;;
             --offloads) LAB_OFFLOADS=$2; shift 2 ;;
             *) echo "lab_setup: unknown option $1" >&2; return 2 ;;
@@ -153,14 +157,18 @@ lab_setup() {
         ip netns exec "$R" tc qdisc replace dev "$LAB_IF_ROUTER_S" root tbf \
             rate "$LAB_RATE" burst "$LAB_BURST" limit "$LAB_LIMIT"
     fi
-    if [ "$LAB_LOSS" -gt 0 ]; then
-        local match=""
+    if [ "$LAB_LOSS" -gt 0 ] || [ "$LAB_SYN_LOSS" -gt 0 ]; then
+        local match="" synrule="" lossrule=""
         [ "$LAB_LOSS_DIR" = fwd ] && match="iifname \"$LAB_IF_ROUTER_C\""
+        [ "$LAB_SYN_LOSS" -gt 0 ] &&
+            synrule="$match tcp flags & syn == syn numgen random mod 1000 < $LAB_SYN_LOSS counter drop"
+        [ "$LAB_LOSS" -gt 0 ] && lossrule="$match numgen random mod 1000 < $LAB_LOSS counter drop"
         ip netns exec "$R" nft -f - <<EOF
 table inet ftlab {
     chain lossy {
         type filter hook forward priority 0; policy accept;
-        $match numgen random mod 1000 < $LAB_LOSS counter drop
+        $synrule
+        $lossrule
     }
 }
 EOF
@@ -169,12 +177,12 @@ EOF
     ip netns exec "$C" ping -c1 -W2 -q "$LAB_SERVER4" >/dev/null 2>&1 || true
     ip netns exec "$C" ping -6 -c1 -W2 -q "$LAB_SERVER6" >/dev/null 2>&1 || true
     ip netns exec "$S" ping -c1 -W2 -q "$LAB_CLIENT4" >/dev/null 2>&1 || true
-    lab_log "topology up: rate=$LAB_RATE burst=$LAB_BURST limit=$LAB_LIMIT loss=${LAB_LOSS}/1000 ($LAB_LOSS_DIR) rps=$LAB_RPS offloads=$LAB_OFFLOADS"
+    lab_log "topology up: rate=$LAB_RATE burst=$LAB_BURST limit=$LAB_LIMIT loss=${LAB_LOSS}/1000 syn-loss=${LAB_SYN_LOSS}/1000 ($LAB_LOSS_DIR) rps=$LAB_RPS offloads=$LAB_OFFLOADS"
 }
 
-lab_nft_counter() {   # packets dropped so far by the loss rule (0 if no rule)
+lab_nft_counter() {   # packets dropped so far by the loss rules (sum; 0 if none)
     ip netns exec "$LAB_NS_ROUTER" nft list table inet ftlab 2>/dev/null |
-        sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | head -1
+        sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | awk '{s+=$1} END{print s+0}'
 }
 
 # lab_capture NS IFACE FILE [tcpdump options...]: start tcpdump (--immediate-mode, -U) in the

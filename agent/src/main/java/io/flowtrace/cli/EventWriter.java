@@ -32,6 +32,7 @@ final class EventWriter {
             json.writeStringField("direction", e.fromClient() ? "c2s" : "s2c");
             if (e instanceof TcpEvent.Retransmission r) {
                 json.writeStringField("class", r.retransmissionClass().jsonName());
+                json.writeStringField("trigger", r.trigger().jsonName());
                 json.writeNumberField("seq", r.seq());
                 json.writeNumberField("bytes", r.bytes());
                 json.writeNumberField("since_original_us", r.sinceOriginalNanos() < 0 ? -1 : r.sinceOriginalNanos() / 1000);

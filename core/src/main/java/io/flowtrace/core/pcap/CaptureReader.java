@@ -31,6 +31,7 @@ public interface CaptureReader extends Closeable {
      * @throws CaptureFormatException when the stream starts with neither
      */
     static CaptureReader open(InputStream in, CaptureErrorListener errors) throws IOException, CaptureFormatException {
+        in = gunzipIfCompressed(in);
         ByteSource src = new ByteSource(in, 1 << 16);
         if (src.ensure(4) < 4) {
             throw new CaptureFormatException("empty or too short to be a capture file", 0, 0, false);
@@ -48,5 +49,18 @@ public interface CaptureReader extends Closeable {
 
     static CaptureReader open(InputStream in) throws IOException, CaptureFormatException {
         return open(in, CaptureErrorListener.IGNORE);
+    }
+
+    /** Captures are often stored gzip-compressed (tcpdump -w - | gzip); read them as tshark does. */
+    private static InputStream gunzipIfCompressed(InputStream in) throws IOException {
+        java.io.BufferedInputStream buffered = new java.io.BufferedInputStream(in, 1 << 16);
+        buffered.mark(2);
+        int b0 = buffered.read();
+        int b1 = buffered.read();
+        buffered.reset();
+        if (b0 == 0x1f && b1 == 0x8b) {
+            return new java.util.zip.GZIPInputStream(buffered, 1 << 16);
+        }
+        return buffered;
     }
 }

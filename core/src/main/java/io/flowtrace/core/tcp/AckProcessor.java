@@ -34,9 +34,15 @@ final class AckProcessor {
         } else if (ackRel == sender.ackedUpTo && pure && sender.nextSeq > ackRel) {
             sender.peerDupAcks++;
             sender.lastPeerDupAckNanos = nanos;
+            if (sender.firstLossSignalNanos < 0) {
+                sender.firstLossSignalNanos = nanos;
+            }
         }
         sender.lastPeerAckNanos = nanos;
         readSack(p, acker, sender, ackRel);
+        if (sender.peerSacking && sender.firstLossSignalNanos < 0) {
+            sender.firstLossSignalNanos = nanos;
+        }
         long window = p.window;
         if ((flags & DecodedPacket.SYN) == 0 && acker.scalingAgreed && acker.windowScale > 0) {
             window <<= Math.min(acker.windowScale, 14); // RFC 7323 §2.3: shifts above 14 are treated as 14
@@ -59,6 +65,7 @@ final class AckProcessor {
         sender.ackSeen = true;
         sender.lastAckAdvanceNanos = nanos;
         sender.peerDupAcks = 0;
+        sender.firstLossSignalNanos = -1;
         if (sender.recovery != SenderState.Recovery.OPEN && ackRel >= sender.recoveryPoint) {
             sender.recovery = SenderState.Recovery.OPEN;
         }

@@ -97,7 +97,9 @@ final class RetransmissionClassifier {
         SegmentQueue q = s.unacked;
         int len = p.payloadLength;
         if (s.ackSeen && end <= s.ackedUpTo) {
-            count(s, fromClient, RetransmissionClass.SPURIOUS, start, len, nanos, -1, 0);
+            // already ACKed: spurious, but it still tells us which recovery the sender is in
+            RetransmissionClass trigger = classify(s, start, end, nanos);
+            count(s, fromClient, RetransmissionClass.SPURIOUS, trigger, start, len, nanos, -1, 0);
             return;
         }
         int i = q.floor(start);
@@ -108,10 +110,8 @@ final class RetransmissionClassifier {
         }
         boolean seen = (i >= 0 && q.end(i) > start) || (s.ackSeen && start < s.ackedUpTo);
         if (!seen) {
-            // a hole the capture never saw: reordering if it arrives soon after the hole opened,
-            // otherwise a retransmission whose original was lost before the capture point
             long holeAge = i + 1 < q.size() ? nanos - q.firstSent(i + 1) : 0;
-            if (holeAge < reorderWindowNanos) {
+            if (isLateOriginal(p, s, q, i, nanos, holeAge, reorderWindowNanos)) {
                 s.stats.reorderedPackets++;
                 s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 1);
                 events.accept(new TcpEvent.Reordering(nanos, fromClient, start, len, holeAge));
@@ -119,14 +119,35 @@ final class RetransmissionClassifier {
             }
             RetransmissionClass c = classify(s, start, end, nanos);
             s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 2);
-            count(s, fromClient, c, start, len, nanos, holeAge, 2);
+            count(s, fromClient, c, c, start, len, nanos, holeAge, 2);
             return;
         }
         long sinceOriginal = i >= 0 ? nanos - q.firstSent(i) : -1;
         int transmission = i >= 0 ? q.transmissions(i) + 1 : 2;
         RetransmissionClass c = classify(s, start, end, nanos);
         s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 2);
-        count(s, fromClient, c, start, len, nanos, sinceOriginal, transmission);
+        count(s, fromClient, c, c, start, len, nanos, sinceOriginal, transmission);
+    }
+
+    /**
+     * A segment filling a hole the capture never saw is either the original arriving late
+     * (reordering) or a retransmission whose original was lost before the capture point. With
+     * sequential IPv4 ids the id says which: an original was sent before the segment that opened
+     * the hole, a retransmission after it. Otherwise timing decides: a retransmission needs the
+     * receiver's dup ACK or SACK to have passed here and half a round trip more; a fill sooner than
+     * that (or, with no loss signal at all, younger than the reorder window) is reordering (tstat's
+     * rule, Mellia et al. 2008).
+     */
+    private static boolean isLateOriginal(DecodedPacket p, SenderState s, SegmentQueue q, int i, long nanos,
+            long holeAge, long reorderWindowNanos) {
+        if (p.ipVersion == 4 && p.ipId >= 0 && s.ipIdsSequential() && i + 1 < q.size() && q.ipId(i + 1) >= 0) {
+            int delta = (p.ipId - q.ipId(i + 1)) & 0xffff;
+            return delta == 0 || delta > 0x7fff;
+        }
+        if (s.firstLossSignalNanos >= 0) {
+            return nanos - s.firstLossSignalNanos < reorderWindowNanos / 2;
+        }
+        return holeAge < reorderWindowNanos;
     }
 
     /**
@@ -199,11 +220,15 @@ final class RetransmissionClassifier {
         s.recoveryPoint = s.nextSeq;
     }
 
-    private void count(SenderState s, boolean fromClient, RetransmissionClass c, long seq, int len, long nanos,
-            long sinceOriginal, int transmission) {
+    /**
+     * @param c the class counted (SPURIOUS when the data was already ACKed)
+     * @param trigger the recovery mechanism that sent it (never SPURIOUS)
+     */
+    private void count(SenderState s, boolean fromClient, RetransmissionClass c, RetransmissionClass trigger, long seq,
+            int len, long nanos, long sinceOriginal, int transmission) {
         s.stats.retransmittedPackets++;
         s.stats.retransmittedBytes += len;
         s.stats.retransmits[c.ordinal()]++;
-        events.accept(new TcpEvent.Retransmission(nanos, fromClient, c, seq, len, sinceOriginal, transmission));
+        events.accept(new TcpEvent.Retransmission(nanos, fromClient, c, trigger, seq, len, sinceOriginal, transmission));
     }
 }

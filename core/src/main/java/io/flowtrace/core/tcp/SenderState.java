@@ -32,6 +32,8 @@ final class SenderState {
     long lastPeerDupAckNanos;
     /** The peer's last ACK carried SACK blocks above the cumulative ACK. */
     boolean peerSacking;
+    /** When the peer first signalled a hole (dup ACK or SACK) since the cumulative ACK last moved; -1 if not. */
+    long firstLossSignalNanos = -1;
     /** Receive window the peer advertised, in bytes (scaled once both SYNs agreed on scaling). */
     long peerWindowBytes = -1;
 
@@ -53,6 +55,34 @@ final class SenderState {
     boolean lastSegmentZeroWindowProbe;
 
     long finSeq = -1;
+
+    /**
+     * Whether this sender numbers IPv4 ids sequentially (Linux does per socket for DF traffic; so
+     * do Windows and the BSDs with a global counter): then a segment's id tells when it was sent,
+     * which separates a late original from a retransmission. Scored on every packet.
+     */
+    int lastIpId = -1;
+    int ipIdSequential;
+    int ipIdOther;
+
+    void observeIpId(int id) {
+        if (id < 0) {
+            return;
+        }
+        if (lastIpId >= 0) {
+            int delta = (id - lastIpId) & 0xffff;
+            if (delta >= 1 && delta <= 64) {
+                ipIdSequential++;
+            } else {
+                ipIdOther++;
+            }
+        }
+        lastIpId = id;
+    }
+
+    boolean ipIdsSequential() {
+        return ipIdSequential >= 4 && ipIdSequential >= 4 * ipIdOther;
+    }
 
     /** RFC 6298 §2 smoothed RTT and variance of this side's data→ACK samples; 0 before the first. */
     long srttNanos;
@@ -103,10 +133,14 @@ final class SenderState {
         unacked.write(out);
         timestamps.write(out);
         long[] longs = {isn, nextSeq, ackedUpTo, lastAckAdvanceNanos, lastPeerAckNanos, lastPeerDupAckNanos,
-            peerWindowBytes, recoveryPoint, lastRetransmitNanos, lastRawAck, rawNextSeq, finSeq, srttNanos, rttvarNanos};
+            peerWindowBytes, recoveryPoint, lastRetransmitNanos, lastRawAck, rawNextSeq, finSeq, srttNanos, rttvarNanos,
+            firstLossSignalNanos};
         for (long v : longs) {
             Varints.write(out, v);
         }
+        Varints.write(out, lastIpId);
+        Varints.write(out, ipIdSequential);
+        Varints.write(out, ipIdOther);
         Varints.write(out, peerDupAcks);
         Varints.write(out, windowScale);
         Varints.write(out, lastRawWindow);
@@ -136,6 +170,10 @@ final class SenderState {
         finSeq = Varints.read(in);
         srttNanos = Varints.read(in);
         rttvarNanos = Varints.read(in);
+        firstLossSignalNanos = Varints.read(in);
+        lastIpId = (int) Varints.read(in);
+        ipIdSequential = (int) Varints.read(in);
+        ipIdOther = (int) Varints.read(in);
         peerDupAcks = (int) Varints.read(in);
         windowScale = (int) Varints.read(in);
         lastRawWindow = (int) Varints.read(in);

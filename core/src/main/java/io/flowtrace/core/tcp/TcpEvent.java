@@ -10,8 +10,14 @@ public sealed interface TcpEvent {
     /** True when the client sent the segment the event is about. */
     boolean fromClient();
 
-    record Retransmission(long timeNanos, boolean fromClient, RetransmissionClass retransmissionClass, long seq,
-            int bytes, long sinceOriginalNanos, int transmission) implements TcpEvent {
+    /**
+     * @param retransmissionClass the class counted in the flow's summary (SPURIOUS when already ACKed)
+     * @param trigger the recovery mechanism that sent it (RTO, FAST, TLP or OTHER), even when spurious
+     * @param transmission 2 for the first retransmission of this data, 3 for the next, ...
+     */
+    record Retransmission(long timeNanos, boolean fromClient, RetransmissionClass retransmissionClass,
+            RetransmissionClass trigger, long seq, int bytes, long sinceOriginalNanos, int transmission)
+            implements TcpEvent {
     }
 
     record Reordering(long timeNanos, boolean fromClient, long seq, int bytes, long holeAgeNanos) implements TcpEvent {

@@ -60,6 +60,9 @@ public final class TcpFlowAnalyzer {
         SenderState s = fromClientSide ? fromClient : fromServer;
         SenderState r = fromClientSide ? fromServer : fromClient;
         s.stats.packets++;
+        if (p.ipVersion == 4) {
+            s.observeIpId(p.ipId);
+        }
         boolean syn = p.hasFlag(DecodedPacket.SYN);
         boolean fin = p.hasFlag(DecodedPacket.FIN);
         if (syn) {
@@ -157,13 +160,16 @@ public final class TcpFlowAnalyzer {
         }
     }
 
-    /** Hole fills younger than this are reordering: half the path RTT (tstat), floored, or tshark's 3 ms. */
+    /**
+     * The path's round trip as far as this flow knows it (handshake RTT, else tshark's 3 ms default):
+     * hole fills are judged against it.
+     */
     private long reorderWindowNanos() {
         long rtt = setup.handshakeRttNanos;
         if (rtt <= 0) {
             return config.defaultReorderWindowNanos();
         }
-        return Math.max(rtt / 2, config.minReorderWindowNanos());
+        return Math.max(rtt, config.minReorderWindowNanos());
     }
 
     public void expire() {

@@ -132,14 +132,39 @@ class TcpFlowAnalyzerTest {
         assertThat(classes()).containsExactly(RetransmissionClass.SPURIOUS);
     }
 
+    private void dataWithId(long micros, int index, int ipId) {
+        tcp.client(micros).seq(C + 1 + 100L * index).ack(S + 1).len(100).ipId(ipId).send();
+    }
+
     @Test
-    void tellsReorderingFromLossAtTheReceiverVantage() {
-        tcp.handshake(0, 10_000, C, S); // handshake RTT 10 ms → reorder window 5 ms
-        data(20_000, 0);
-        data(20_002, 2); // segment 1 missing from the capture here
-        data(20_050, 1); // arrives 48 µs later: reordered
-        data(20_100, 4); // segment 3 missing
-        data(45_000, 3); // 25 ms later: retransmitted after a loss upstream
+    void tellsReorderingFromLossAtTheReceiverVantageByTheSendersIpIds() {
+        tcp.handshake(0, 10_000, C, S);
+        // the sender numbers its packets 100, 101, ... (sequential ids are learnt from the first few);
+        // this capture misses ids 106 and 108
+        for (int i = 0; i < 5; i++) {
+            dataWithId(20_000 + i, i, 100 + i);
+        }
+        dataWithId(20_010, 6, 107); // segment 5 (id 106) missing here
+        dataWithId(20_011, 7, 108);
+        dataWithId(20_050, 5, 106); // id older than segment 6's: the original, late
+        dataWithId(20_100, 9, 110); // segment 8 (id 109) missing
+        dataWithId(20_120, 8, 111); // id newer than segment 9's: a retransmission, however soon
+        DirectionStats c2s = flow.clientToServer();
+        assertThat(c2s.lostSegments).isEqualTo(2);
+        assertThat(c2s.reorderedPackets).isEqualTo(1);
+        assertThat(c2s.retransmittedPackets).isEqualTo(1);
+        assertThat(c2s.uniqueBytes).isEqualTo(1000);
+    }
+
+    @Test
+    void tellsReorderingFromLossByTimingWhenIpIdsSayNothing() {
+        tcp.handshake(0, 10_000, C, S); // handshake RTT 10 ms
+        dataWithId(20_000, 0, -1);
+        dataWithId(20_002, 2, -1); // segment 1 missing from the capture here
+        dataWithId(20_050, 1, -1); // 48 µs later, no SACK yet: reordered
+        dataWithId(20_100, 4, -1); // segment 3 missing
+        tcp.server(20_200).seq(S + 1).ack(C + 301).sack(C + 401, C + 501).send(); // receiver signals the hole
+        dataWithId(30_000, 3, -1); // ≈ one RTT after the SACK: retransmitted after a loss upstream
         DirectionStats c2s = flow.clientToServer();
         assertThat(c2s.lostSegments).isEqualTo(2);
         assertThat(c2s.reorderedPackets).isEqualTo(1);

@@ -1,0 +1,45 @@
+package io.flowtrace.agent.conntrack;
+
+import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.KernelFeatures;
+import org.junit.jupiter.api.Test;
+
+import java.io.Reader;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ConntrackEventsProcessTest {
+
+    @Test
+    void deliversEveryRecordedTextEventAndReportsBadLinesWithoutStopping() throws Exception {
+        Path text = Path.of("..", "testdata", "conntrack", "v4_plain.events.txt");
+        List<ConntrackEvent> events = new ArrayList<>();
+        List<Exception> errors = new ArrayList<>();
+        ConntrackEventSink sink = new ConntrackEventSink() {
+            @Override
+            public void event(ConntrackEvent e) {
+                events.add(e);
+            }
+
+            @Override
+            public void malformed(Exception e) {
+                errors.add(e);
+            }
+        };
+        String content = Files.readString(text) + "not a conntrack line\n";
+        long lines;
+        try (Reader r = new StringReader(content)) {
+            lines = new ConntrackEventsProcess(KernelFeatures.stock()).read(r, sink);
+        }
+        long recorded = Files.readAllLines(text).size();
+        assertThat(lines).isEqualTo(recorded + 1);
+        assertThat(events).hasSize((int) recorded);
+        assertThat(errors).hasSize(1);
+        assertThat(errors.get(0).getMessage()).startsWith("line " + (recorded + 1));
+    }
+}

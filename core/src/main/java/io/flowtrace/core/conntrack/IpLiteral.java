@@ -1,0 +1,41 @@
+package io.flowtrace.core.conntrack;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/** Numeric IPv4/IPv6 text to network-order bytes, never touching DNS (InetAddress would for names). */
+final class IpLiteral {
+    private IpLiteral() {
+    }
+
+    static byte[] parse(String s) {
+        if (s.indexOf(':') >= 0) {
+            // A string with ':' is always taken as an IPv6 literal by InetAddress: no name lookup.
+            try {
+                byte[] b = InetAddress.getByName(s).getAddress();
+                if (b.length == 16) {
+                    return b;
+                }
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException("bad IPv6 address '" + s + "'", e);
+            }
+            throw new IllegalArgumentException("bad IPv6 address '" + s + "'");
+        }
+        String[] p = s.split("\\.", -1);
+        if (p.length != 4) {
+            throw new IllegalArgumentException("bad IPv4 address '" + s + "'");
+        }
+        byte[] b = new byte[4];
+        for (int i = 0; i < 4; i++) {
+            if (p[i].isEmpty() || p[i].length() > 3 || !p[i].chars().allMatch(Character::isDigit)) {
+                throw new IllegalArgumentException("bad IPv4 address '" + s + "'");
+            }
+            int v = Integer.parseInt(p[i]);
+            if (v > 255) {
+                throw new IllegalArgumentException("bad IPv4 address '" + s + "'");
+            }
+            b[i] = (byte) v;
+        }
+        return b;
+    }
+}

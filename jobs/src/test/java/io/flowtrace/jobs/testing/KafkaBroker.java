@@ -1,0 +1,206 @@
+package io.flowtrace.jobs.testing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.server.common.MetadataVersion;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real single-node KRaft Kafka (combined broker + controller) in the test JVM, from Kafka's own
+ * KafkaClusterTestKit. Register it with {@code @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();}
+ * and create every topic, sink topics included, before a job uses it.
+ */
+public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
+
+    private KafkaClusterTestKit cluster;
+    private Admin admin;
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        start();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        close();
+    }
+
+    /** Starts the broker; beforeAll calls it, call it yourself only outside JUnit (e.g. a demo). */
+    public void start() throws Exception {
+        if (cluster != null) {
+            return;
+        }
+        long started = System.nanoTime();
+        TestKitNodes nodes = new TestKitNodes.Builder()
+                .setCombined(true)
+                .setNumBrokerNodes(1)
+                .setNumControllerNodes(1)
+                // The test kit defaults to the latest *testing* metadata version, which enables
+                // unreleased features; a production broker runs the latest production version.
+                .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
+                .build();
+        KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
+        // One broker cannot host the default replication factor 3 of the internal topics: without
+        // these, offset commits on checkpoints and transactions stall. Values must be strings,
+        // an Integer fails the config validation.
+        brokerConfig().forEach(builder::setConfigProp);
+        cluster = builder.build();
+        cluster.format();
+        cluster.startup();
+        cluster.waitForReadyBrokers();
+        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+        // The first group-coordinator lookup creates __consumer_offsets; do it now, so that a job's
+        // first offset commit does not fail with CoordinatorNotAvailableException.
+        admin.listConsumerGroupOffsets("flowtrace-warm-up").partitionsToOffsetAndMetadata().get();
+        LOG.info("Kafka (KRaft) ready at {} in {} ms", bootstrapServers(), (System.nanoTime() - started) / 1_000_000);
+    }
+
+    public void close() throws Exception {
+        if (admin != null) {
+            admin.close(Duration.ofSeconds(5));
+            admin = null;
+        }
+        if (cluster != null) {
+            cluster.close();
+            cluster = null;
+        }
+    }
+
+    public String bootstrapServers() {
+        requireStarted();
+        return cluster.bootstrapServers();
+    }
+
+    /** Creates topics with the given partition count and replication factor 1; waits until they exist. */
+    public void createTopics(int partitions, String... names) {
+        requireStarted();
+        List<NewTopic> topics = new ArrayList<>();
+        for (String name : names) {
+            topics.add(new NewTopic(name, partitions, (short) 1));
+        }
+        try {
+            admin.createTopics(topics).all().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted creating topics " + List.of(names), e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot create topics " + List.of(names), e.getCause());
+        }
+    }
+
+    public void createTopic(String name, int partitions) {
+        createTopics(partitions, name);
+    }
+
+    /** Client properties with bootstrap.servers set; add your own on top. */
+    public Properties clientProperties() {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return props;
+    }
+
+    /** An idempotent byte[] producer (acks=all); the caller closes it. */
+    public KafkaProducer<byte[], byte[]> newProducer() {
+        Properties props = clientProperties();
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /**
+     * Every committed record of the topic, read with isolation.level=read_committed from the
+     * beginning up to the last stable offset of each partition, in partition then offset order.
+     * Records of aborted or still-open transactions are not returned.
+     */
+    public List<ConsumerRecord<byte[], byte[]>> readCommitted(String topic) {
+        return readAll(topic, IsolationLevel.READ_COMMITTED);
+    }
+
+    /** Every record up to the high watermark, aborted transactional records included. */
+    public List<ConsumerRecord<byte[], byte[]>> readUncommitted(String topic) {
+        return readAll(topic, IsolationLevel.READ_UNCOMMITTED);
+    }
+
+    private List<ConsumerRecord<byte[], byte[]>> readAll(String topic, IsolationLevel isolation) {
+        Properties props = clientProperties();
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, READ_TIMEOUT).stream()
+                    .map(p -> new TopicPartition(topic, p.partition()))
+                    .sorted((a, b) -> Integer.compare(a.partition(), b.partition()))
+                    .collect(Collectors.toList());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            // With read_committed, endOffsets is the last stable offset.
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, READ_TIMEOUT);
+            List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+            long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+            while (!reached(consumer, end)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("timed out reading " + topic + " up to " + end);
+                }
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+            records.sort((a, b) -> a.partition() != b.partition()
+                    ? Integer.compare(a.partition(), b.partition())
+                    : Long.compare(a.offset(), b.offset()));
+            return records;
+        }
+    }
+
+    private static boolean reached(KafkaConsumer<?, ?> consumer, Map<TopicPartition, Long> end) {
+        Collection<TopicPartition> partitions = end.keySet();
+        for (TopicPartition partition : partitions) {
+            if (consumer.position(partition) < end.get(partition)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Map<String, String> brokerConfig() {
+        return Map.of(
+                "offsets.topic.replication.factor", "1",
+                "offsets.topic.num.partitions", "1",
+                "transaction.state.log.replication.factor", "1",
+                "transaction.state.log.min.isr", "1",
+                "transaction.state.log.num.partitions", "1",
+                "group.initial.rebalance.delay.ms", "0");
+    }
+
+    private void requireStarted() {
+        if (cluster == null) {
+            throw new IllegalStateException("KafkaBroker not started: register it with @RegisterExtension on a static field");
+        }
+    }
+}

@@ -1,0 +1,103 @@
+# shellcheck shell=bash
+# scripts/lab/tcpcase.sh - one TCP capture case with kernel truth; used by capture-tcp.sh and
+# capture-long-lossy.sh. Source after netns.sh and ktrace.sh; set OUT (output dir), WORK (scratch
+# dir), HERE (scripts/), and optionally COMPRESS=0 (default 1: gzip pcaps and TSVs).
+#
+#   case_begin NAME PORT lab_setup-options...   topology, counters "before", tcpdump -s 128 on the
+#                                               client veth (sender) and server veth (receiver),
+#                                               tracefs on PORT
+#   case_end                                    stop all, then write into OUT:
+#       NAME.{sender,receiver}.pcap[.gz]  NAME.{sender,receiver}.tshark.tsv[.gz]
+#       NAME.{sender,receiver}.tcptrace.txt (gzipped as .txt.gz when over 200 kB)
+#       NAME.kernel.json  NAME.counters.json  and a line in OUT/summary.json
+#   iperf_server PORT / iperf_client ADDR PORT opts...   iperf3 -s -1 in the server namespace,
+#                                               iperf3 -c --repeating-payload in the client one
+#                                               (IPERF_PREFIX / IPERF_SERVER_PREFIX: e.g. taskset)
+
+TCP_FIELDS="frame.number frame.time_epoch ip.src ipv6.src tcp.srcport ip.dst ipv6.dst tcp.dstport
+tcp.seq_raw tcp.ack_raw tcp.len tcp.flags tcp.window_size_value
+tcp.analysis.retransmission tcp.analysis.fast_retransmission tcp.analysis.spurious_retransmission
+tcp.analysis.out_of_order tcp.analysis.lost_segment tcp.analysis.duplicate_ack
+tcp.analysis.zero_window tcp.analysis.zero_window_probe tcp.analysis.keep_alive tcp.analysis.ack_rtt"
+
+tshark_tcp() {   # PCAP TSV
+    local args=() x
+    for x in $TCP_FIELDS; do args+=(-e "$x"); done
+    tshark -r "$1" -n -T fields -E header=y -E separator=/t -E occurrence=f "${args[@]}" > "$2" 2>/dev/null
+}
+
+snap_counters() {   # before|after
+    local when=$1 ns
+    for ns in client server router; do
+        lab_ns "$ns" cat /proc/net/snmp /proc/net/netstat > "$WORK/snap/$ns.$when"
+    done
+    cat /proc/net/softnet_stat > "$WORK/snap/softnet.$when"
+    if [ "$when" = after ]; then
+        lab_ns router tc -s qdisc show > "$WORK/snap/router.tc.after"
+        lab_nft_counter > "$WORK/snap/router.nft.after" || true
+    fi
+}
+
+# case_begin NAME PORT lab_setup-options...
+case_begin() {
+    CASE=$1 PORT=$2; shift 2
+    echo "=================== $CASE (server port $PORT)"
+    rm -rf "$WORK/snap"; mkdir -p "$WORK/snap"
+    lab_setup "$@"
+    SERVER4=$LAB_SERVER4
+    snap_counters before
+    lab_capture client c0 "$WORK/$CASE.sender.pcap" -s 128; CAP_S=$LAB_CAP_PID
+    lab_capture server s0 "$WORK/$CASE.receiver.pcap" -s 128; CAP_R=$LAB_CAP_PID
+    ktrace_start "$PORT" "$WORK/$CASE.trace.txt"
+    CASE_T0=$(date +%s.%N)
+}
+
+case_end() {
+    sleep 0.5
+    ktrace_stop
+    lab_stop_capture "$CAP_S" "$CAP_R"
+    snap_counters after
+    lab_teardown
+    local f=$OUT/$CASE
+    python3 "$HERE/lab/counters.py" "$WORK/snap" --case "$CASE" --out "$f.counters.json"
+    python3 "$HERE/lab/kernel_truth.py" "$WORK/$CASE.trace.txt" --case "$CASE" --server-port "$PORT" \
+        --sender client --out "$f.kernel.json"
+    local v
+    for v in sender receiver; do
+        tshark_tcp "$WORK/$CASE.$v.pcap" "$WORK/$CASE.$v.tshark.tsv"
+        tcptrace -l -r -n "$WORK/$CASE.$v.pcap" > "$f.$v.tcptrace.txt" 2>&1 || true
+        sed -i "s|$WORK/||" "$f.$v.tcptrace.txt"
+    done
+    python3 "$HERE/lab/verify_truth.py" "$f.kernel.json" "$WORK/$CASE.sender.tshark.tsv" \
+        "$WORK/$CASE.receiver.tshark.tsv" 2>/dev/null
+    for v in sender receiver; do
+        rm -f "$f.$v.pcap" "$f.$v.pcap.gz" "$f.$v.tshark.tsv" "$f.$v.tshark.tsv.gz" "$f.$v.tcptrace.txt.gz"
+        if [ "${COMPRESS:-1}" = 1 ]; then
+            gzip -9nc "$WORK/$CASE.$v.pcap" > "$f.$v.pcap.gz"
+            gzip -9nc "$WORK/$CASE.$v.tshark.tsv" > "$f.$v.tshark.tsv.gz"
+        else
+            cp "$WORK/$CASE.$v.pcap" "$f.$v.pcap"
+            cp "$WORK/$CASE.$v.tshark.tsv" "$f.$v.tshark.tsv"
+        fi
+        if [ "$(stat -c %s "$f.$v.tcptrace.txt")" -gt 200000 ]; then
+            gzip -9nf "$f.$v.tcptrace.txt"
+        fi
+    done
+    python3 "$HERE/lab/summarize.py" "$OUT" | grep "^$CASE " || true
+    rm -f "$WORK/$CASE".*
+}
+
+iperf_server() {   # PORT
+    lab_bg server ${IPERF_SERVER_PREFIX:-} iperf3 -s -1 -p "$1"
+    IPERF_PID=$LAB_BG_PID
+    sleep 0.5
+}
+
+iperf_client() {   # ADDR PORT iperf3-options...
+    local addr=$1 port=$2; shift 2
+    lab_ns client ${IPERF_PREFIX:-} iperf3 -c "$addr" -p "$port" --repeating-payload "$@" > "$WORK/iperf.txt" 2>&1 ||
+        { cat "$WORK/iperf.txt"; return 1; }
+    grep -E 'sender|receiver' "$WORK/iperf.txt" | sed 's/^/  iperf3: /'
+    wait "$IPERF_PID" 2>/dev/null || true
+}
+
