@@ -98,7 +98,7 @@ final class RetransmissionClassifier {
         int len = p.payloadLength;
         if (s.ackSeen && end <= s.ackedUpTo) {
             // already ACKed: spurious, but it still tells us which recovery the sender is in
-            RetransmissionClass trigger = classify(s, start, end, nanos);
+            RetransmissionClass trigger = classify(s, start, end, nanos, priorTransmissions(q, start));
             count(s, fromClient, RetransmissionClass.SPURIOUS, trigger, start, len, nanos, -1, 0);
             return;
         }
@@ -117,14 +117,14 @@ final class RetransmissionClassifier {
                 events.accept(new TcpEvent.Reordering(nanos, fromClient, start, len, holeAge));
                 return;
             }
-            RetransmissionClass c = classify(s, start, end, nanos);
+            RetransmissionClass c = classify(s, start, end, nanos, 1);
             s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 2);
             count(s, fromClient, c, c, start, len, nanos, holeAge, 2);
             return;
         }
         long sinceOriginal = i >= 0 ? nanos - q.firstSent(i) : -1;
         int transmission = i >= 0 ? q.transmissions(i) + 1 : 2;
-        RetransmissionClass c = classify(s, start, end, nanos);
+        RetransmissionClass c = classify(s, start, end, nanos, transmission - 1);
         s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 2);
         count(s, fromClient, c, c, start, len, nanos, sinceOriginal, transmission);
     }
@@ -181,8 +181,17 @@ final class RetransmissionClassifier {
         return unseen;
     }
 
-    /** Which recovery mechanism sent this, from the sender's inferred state and timing. */
-    private RetransmissionClass classify(SenderState s, long start, long end, long nanos) {
+    private static int priorTransmissions(SegmentQueue q, long start) {
+        int i = q.floor(start);
+        return i >= 0 && q.end(i) > start ? q.transmissions(i) : 1;
+    }
+
+    /**
+     * Which recovery mechanism sent this, from the sender's inferred state and timing.
+     *
+     * @param priorTransmissions how often this data went out before (1 for a first retransmission)
+     */
+    private RetransmissionClass classify(SenderState s, long start, long end, long nanos, int priorTransmissions) {
         SegmentQueue q = s.unacked;
         long anchor = Math.max(s.lastAckAdvanceNanos, s.lastRetransmitNanos);
         if (q.size() > 0 && q.start(0) >= s.ackedUpTo) {
@@ -201,18 +210,23 @@ final class RetransmissionClassifier {
             }
             return s.recovery == SenderState.Recovery.LOSS ? RetransmissionClass.RTO : RetransmissionClass.FAST;
         }
+        boolean lossSignal = s.peerDupAcks > 0 || s.peerSacking;
+        if (lossSignal && !rtoLike) {
+            enter(s, SenderState.Recovery.RECOVERY);
+            return RetransmissionClass.FAST;
+        }
+        boolean tail = end >= s.nextSeq;
+        if (tail && !lossSignal && priorTransmissions <= 1) {
+            // RFC 8985 §7.3: the probe resends the last segment, once, before any RTO. With a single
+            // segment out, Linux's PTO is about as long as the RTO (tcp_schedule_loss_probe adds
+            // TCP_RTO_MIN), so a long wait alone does not make it an RTO.
+            return RetransmissionClass.TLP;
+        }
         if (rtoLike) {
             enter(s, SenderState.Recovery.LOSS);
             return RetransmissionClass.RTO;
         }
-        if (s.peerDupAcks > 0 || s.peerSacking) {
-            enter(s, SenderState.Recovery.RECOVERY);
-            return RetransmissionClass.FAST;
-        }
-        if (end >= s.nextSeq) {
-            return RetransmissionClass.TLP; // RFC 8985 §7.3: probe with the last segment sent
-        }
-        return RetransmissionClass.OTHER;
+        return tail ? RetransmissionClass.TLP : RetransmissionClass.OTHER;
     }
 
     private static void enter(SenderState s, SenderState.Recovery state) {

@@ -253,8 +253,11 @@ class TcpFlowAnalyzerTest {
     void countsARetransmittedFinButNotSynRetransmitsAsDataRetransmissions() {
         tcp.handshake(0, 1000, C, S);
         tcp.client(2000).seq(C + 1).ack(S + 1).flags(FIN).send();
-        tcp.client(300_000).seq(C + 1).ack(S + 1).flags(FIN).send();
-        assertThat(flow.clientToServer().retransmittedPackets).isEqualTo(1);
-        assertThat(classes()).containsExactly(RetransmissionClass.RTO);
+        // RFC 8985: the lone tail segment is probed once (Linux's PTO with one segment out is
+        // about TCP_RTO_MIN, so ~200 ms); when the probe is lost too, the RTO resends it again
+        tcp.client(230_000).seq(C + 1).ack(S + 1).flags(FIN).send();
+        tcp.client(700_000).seq(C + 1).ack(S + 1).flags(FIN).send();
+        assertThat(flow.clientToServer().retransmittedPackets).isEqualTo(2);
+        assertThat(classes()).containsExactly(RetransmissionClass.TLP, RetransmissionClass.RTO);
     }
 }

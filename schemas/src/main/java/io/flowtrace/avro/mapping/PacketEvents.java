@@ -1,0 +1,165 @@
+package io.flowtrace.avro.mapping;
+
+import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.SackBlock;
+import io.flowtrace.avro.Vantage;
+import io.flowtrace.core.flow.Endpoint;
+import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.pcap.DecodeStatus;
+import io.flowtrace.core.pcap.DecodedPacket;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Between core's {@link DecodedPacket} and the {@link PacketEvent} contract: the agents encode
+ * with it, the job decodes and validates with it, so both ends agree on every field.
+ */
+public final class PacketEvents {
+    /** Capture times outside [2000-01-01, 2100-01-01) are corrupt, not clock skew. */
+    static final long MIN_TIME_NS = 946_684_800_000_000_000L;
+    static final long MAX_TIME_NS = 4_102_444_800_000_000_000L;
+
+    private PacketEvents() {
+    }
+
+    /** The vantage string flows are keyed and reported by: "agent/interface". */
+    public static String vantage(Vantage v) {
+        return v.getAgentId() + "/" + v.getInterfaceName();
+    }
+
+    /** The Kafka record key and Flink key of a packet: its canonical bidirectional flow key. */
+    public static String flowKey(String vantage, DecodedPacket p) {
+        return FlowKey.of(vantage, new Endpoint(Arrays.copyOf(p.srcAddr, p.addrLength), p.srcPort),
+                new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort)).canonical();
+    }
+
+    public static PacketEvent toAvro(DecodedPacket p, Vantage vantage) {
+        List<SackBlock> sacks = new ArrayList<>(p.sackCount);
+        for (int i = 0; i < p.sackCount; i++) {
+            sacks.add(new SackBlock(p.sackLeft[i], p.sackRight[i]));
+        }
+        return PacketEvent.newBuilder()
+                .setCaptureTimeNs(p.timestampNanos)
+                .setVantage(vantage)
+                .setLinkType(p.linkType)
+                .setIpVersion(p.ipVersion)
+                .setSrcAddr(ByteBuffer.wrap(Arrays.copyOf(p.srcAddr, p.addrLength)))
+                .setDstAddr(ByteBuffer.wrap(Arrays.copyOf(p.dstAddr, p.addrLength)))
+                .setSrcPort(p.srcPort)
+                .setDstPort(p.dstPort)
+                .setIpId(p.ipVersion == 4 && p.ipId >= 0 ? p.ipId : null)
+                .setTtl(p.ttl)
+                .setIpTotalLength(p.ipTotalLength)
+                .setTcpFlags(p.flags)
+                .setSeq(p.seq)
+                .setAck(p.ack)
+                .setWindow(p.window)
+                .setPayloadLength(p.payloadLength)
+                .setCapturedLength(p.capturedLength)
+                .setWireLength(p.wireLength)
+                .setMss(p.mss >= 0 ? p.mss : null)
+                .setWindowScale(p.windowScale >= 0 ? p.windowScale : null)
+                .setSackPermitted(p.sackPermitted)
+                .setSackBlocks(sacks)
+                .setTsVal(p.tsVal >= 0 ? p.tsVal : null)
+                .setTsEcr(p.tsVal >= 0 ? p.tsEcr : null)
+                .setTruncated(p.truncation != 0)
+                .build();
+    }
+
+    /**
+     * Why this record cannot be analysed, or null when it can. The job dead-letters records with a
+     * reason rather than let absurd values corrupt flow state.
+     */
+    public static String invalidReason(PacketEvent e) {
+        int v = e.getIpVersion();
+        if (v != 4 && v != 6) {
+            return "ip_version " + v + " is neither 4 nor 6";
+        }
+        int want = v == 4 ? 4 : 16;
+        if (e.getSrcAddr().remaining() != want || e.getDstAddr().remaining() != want) {
+            return "address lengths " + e.getSrcAddr().remaining() + "/" + e.getDstAddr().remaining() + " do not match IPv" + v;
+        }
+        if (outside(e.getSrcPort(), 0, 65535) || outside(e.getDstPort(), 0, 65535)) {
+            return "port out of range: " + e.getSrcPort() + " -> " + e.getDstPort();
+        }
+        if (e.getSeq() < 0 || e.getSeq() > 0xffffffffL || e.getAck() < 0 || e.getAck() > 0xffffffffL) {
+            return "seq/ack outside 32 bits: " + e.getSeq() + "/" + e.getAck();
+        }
+        if (outside(e.getWindow(), 0, 65535)) {
+            return "window " + e.getWindow() + " outside 16 bits";
+        }
+        if (outside(e.getPayloadLength(), 0, 65535) || outside(e.getIpTotalLength(), 0, 1 << 20)) {
+            return "payload length " + e.getPayloadLength() + " / IP length " + e.getIpTotalLength() + " impossible";
+        }
+        if (outside(e.getTcpFlags(), 0, 0x1ff)) {
+            return "tcp flags " + e.getTcpFlags() + " outside 9 bits";
+        }
+        if (e.getSackBlocks().size() > DecodedPacket.MAX_SACK_BLOCKS) {
+            return e.getSackBlocks().size() + " SACK blocks (at most " + DecodedPacket.MAX_SACK_BLOCKS + " fit in a TCP header)";
+        }
+        for (SackBlock b : e.getSackBlocks()) {
+            if (b.getLeft() < 0 || b.getLeft() > 0xffffffffL || b.getRight() < 0 || b.getRight() > 0xffffffffL) {
+                return "SACK edge outside 32 bits";
+            }
+        }
+        if (e.getMss() != null && outside(e.getMss(), 0, 65535)) {
+            return "mss " + e.getMss() + " outside 16 bits";
+        }
+        if (e.getWindowScale() != null && outside(e.getWindowScale(), 0, 255)) {
+            return "window scale " + e.getWindowScale() + " outside 8 bits";
+        }
+        if (e.getCaptureTimeNs() < MIN_TIME_NS || e.getCaptureTimeNs() >= MAX_TIME_NS) {
+            return "capture time " + e.getCaptureTimeNs() + " ns is not between 2000 and 2100";
+        }
+        return null;
+    }
+
+    /** Fills {@code out} from a validated event (see {@link #invalidReason}). */
+    public static void fromAvro(PacketEvent e, DecodedPacket out) {
+        out.status = DecodeStatus.TCP;
+        out.reason = null;
+        out.timestampNanos = e.getCaptureTimeNs();
+        out.interfaceId = 0;
+        out.linkType = e.getLinkType();
+        out.capturedLength = e.getCapturedLength();
+        out.wireLength = e.getWireLength();
+        out.vlanOuter = -1;
+        out.vlanInner = -1;
+        out.ipVersion = e.getIpVersion();
+        out.addrLength = e.getSrcAddr().remaining();
+        e.getSrcAddr().duplicate().get(out.srcAddr, 0, out.addrLength);
+        e.getDstAddr().duplicate().get(out.dstAddr, 0, out.addrLength);
+        out.ipId = e.getIpId() == null ? -1 : e.getIpId();
+        out.ttl = e.getTtl();
+        out.ipTotalLength = e.getIpTotalLength();
+        out.fragmented = false;
+        out.srcPort = e.getSrcPort();
+        out.dstPort = e.getDstPort();
+        out.seq = e.getSeq();
+        out.ack = e.getAck();
+        out.flags = e.getTcpFlags();
+        out.window = e.getWindow();
+        out.payloadLength = e.getPayloadLength();
+        out.tcpHeaderLength = 0;
+        out.mss = e.getMss() == null ? -1 : e.getMss();
+        out.windowScale = e.getWindowScale() == null ? -1 : e.getWindowScale();
+        out.sackPermitted = e.getSackPermitted();
+        List<SackBlock> sacks = e.getSackBlocks();
+        out.sackCount = Math.min(sacks.size(), DecodedPacket.MAX_SACK_BLOCKS);
+        for (int i = 0; i < out.sackCount; i++) {
+            out.sackLeft[i] = sacks.get(i).getLeft();
+            out.sackRight[i] = sacks.get(i).getRight();
+        }
+        out.tsVal = e.getTsVal() == null ? -1 : e.getTsVal();
+        out.tsEcr = e.getTsEcr() == null ? -1 : e.getTsEcr();
+        out.badOptions = false;
+        out.truncation = e.getTruncated() ? DecodedPacket.TRUNCATED_OPTIONS : 0;
+    }
+
+    private static boolean outside(long v, long min, long max) {
+        return v < min || v > max;
+    }
+}
