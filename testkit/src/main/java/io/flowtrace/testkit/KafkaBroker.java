@@ -1,4 +1,4 @@
-package io.flowtrace.jobs.testing;
+package io.flowtrace.testkit;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.flowtrace.jobs.testing;
+package io.flowtrace.testkit;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
