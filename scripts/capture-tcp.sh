@@ -113,9 +113,9 @@ run_reorder() {
     # the veth backlogs of the two CPUs reorder them: DSACKs, spurious retransmissions, undo.
     # (With the tbf or with pacing there was no reordering at all.) 8 MB = ~5.8k data segments.
     # Reordering is stochastic here (about half the runs show none), so the case is repeated, up
-    # to 6 attempts, until the client counted TCPSACKReorder > 0 and TCPDSACKRecv > 0.
+    # to 10 attempts, until the client counted TCPSACKReorder > 0 and TCPDSACKRecv > 0.
     local attempt
-    for attempt in 1 2 3 4 5 6; do
+    for attempt in 1 2 3 4 5 6 7 8 9 10; do
         case_begin reorder 5207 --loss 0 --rps nopin
         IPERF_SERVER_PREFIX="taskset -c 1" iperf_server 5207
         IPERF_PREFIX="taskset -c 0" iperf_client "$LAB_SERVER4" 5207 -n 8M -C cubic

@@ -217,6 +217,7 @@ def main():
     out_flows.sort(key=lambda f: (min([r["t"] for r in f["retransmits"]] +
                                       [c[0] for c in f["cong_states"]] +
                                       ([f["probe"]["cwnd_series"][0][0]] if f["probe"]["cwnd_series"] else []) +
+                                      list(f["destroyed"].values()) +
                                       [9e18]), f["client"]))
     order = ["client", "server", "family", "retransmits_total", "retransmits_by_side",
              "retransmits_by_class", "retransmits_by_kind", "retransmits", "retransmits_failed",

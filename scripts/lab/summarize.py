@@ -27,6 +27,21 @@ def rows(path):
     return None
 
 
+def tcptrace_rexmt(path):
+    """sum of 'rexmt data pkts' over connections, (a->b, b->a); a = the side that sent the SYN"""
+    for p in (path, path + ".gz"):
+        if os.path.exists(p):
+            ab = ba = 0
+            with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f:
+                for line in f:
+                    m = re.match(r"\s*rexmt data pkts:\s+(\d+)\s+rexmt data pkts:\s+(\d+)", line)
+                    if m:
+                        ab += int(m.group(1))
+                        ba += int(m.group(2))
+            return [ab, ba]
+    return None
+
+
 def case_summary(d, c):
     k = json.load(open(f"{d}/{c}.kernel.json"))
     co = json.load(open(f"{d}/{c}.counters.json"))
@@ -57,6 +72,7 @@ def case_summary(d, c):
         "max_abs_dt_us": v.get("max_abs_dt_us"),
         "tshark": v.get("tshark"),
         "kernel_class_vs_tshark_flags": v.get("kernel_class_vs_tshark_flags"),
+        "tcptrace_sender_rexmt_data_pkts_ab_ba": tcptrace_rexmt(f"{d}/{c}.sender.tcptrace.txt"),
         "client_RetransSegs": hc.get("Tcp.RetransSegs"),
         "server_RetransSegs": hs.get("Tcp.RetransSegs"),
         "router_random_drops": co["router"].get("nft_random_drops"),
@@ -76,9 +92,9 @@ def case_summary(d, c):
 def markdown(s):
     out = ["| case | sender pkts | receiver pkts | kernel retransmits (client/server side) | by class | "
            "matched to capture frames (max abs dt) | tshark on sender capture, client→server: retrans / "
-           "fast / spurious / out-of-order | RetransSegs client/server | router random / tbf drops | "
+           "fast / spurious / out-of-order | tcptrace on sender capture: rexmt data pkts a→b | RetransSegs client/server | router random / tbf drops | "
            "slow-start exit of the main flow: cwnd before→after (ca state) | max cwnd |",
-           "|" + "---|" * 11]
+           "|" + "---|" * 12]
     for c, v in s.items():
         t = (v["tshark"] or {}).get("sender_c2s", {})
         sse = v["main_flow"]["slow_start_exit"]
@@ -92,7 +108,8 @@ def markdown(s):
             f"{', '.join(f'{a} {b}' for a, b in sorted(v['kernel_retransmits_by_class'].items())) or '-'} | "
             f"{v['matched']} of {v['kernel_retransmits']} ({v['max_abs_dt_us']} µs) | "
             f"{t.get('retransmission')} / {t.get('fast_retransmission')} / {t.get('spurious_retransmission')} / "
-            f"{t.get('out_of_order')} | {v['client_RetransSegs']}/{v['server_RetransSegs']} | "
+            f"{t.get('out_of_order')} | {(v['tcptrace_sender_rexmt_data_pkts_ab_ba'] or ['-'])[0]} | "
+            f"{v['client_RetransSegs']}/{v['server_RetransSegs']} | "
             f"{v['router_random_drops'] if v['router_random_drops'] is not None else '-'} / "
             f"{v['router_tbf_drops'] if v['router_tbf_drops'] is not None else '-'} | {sse_s} | "
             f"{v['main_flow']['max_snd_cwnd']} |")
@@ -101,7 +118,7 @@ def markdown(s):
     for c, v in s.items():
         f = lambda h: ", ".join(f"{kk.split('.')[1]} {vv}" for kk, vv in h.items())
         out.append(f"| {c} | {f(v['client_counters'])} | {f(v['server_counters'])} |")
-    out += ["", "| case | kernel class → tshark flags on the same frame (sender capture) |", "|---|---|"]
+    out += ["", "| case | kernel class → tshark flags on the matched frame (capture of the retransmitting side) |", "|---|---|"]
     for c, v in s.items():
         xt = v["kernel_class_vs_tshark_flags"] or {}
         out.append(f"| {c} | " + "; ".join(f"{cl}: " + ", ".join(f"{fl} {n}" for fl, n in sorted(m.items()))

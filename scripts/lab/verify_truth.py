@@ -61,21 +61,24 @@ def load(tsv):
 
 
 def retransmitted_segments(rows):
-    """{(src, dst): [row, ...]} of retransmitted segments in capture order"""
+    """{(src, dst, instance): [row, ...]} of retransmitted segments in capture order; instance
+    counts the connections on that tuple (a SYN with a new ISN starts the next one)"""
     state = {}
     out = {}
+    inst = {}
     for r in rows:
-        key = (r["_src"], r["_dst"])
+        tup = (r["_src"], r["_dst"])
         seq = int(r["tcp.seq_raw"])
         ln = int(r["tcp.len"] or 0)
         fl = int(r["tcp.flags"], 16)
         syn, fin = fl & 0x02, fl & 0x01
-        st = state.get(key)
+        st = state.get(tup)
         if syn:
             if st is not None and st["isn"] == seq:
-                out.setdefault(key, []).append(r)
+                out.setdefault(tup + (inst[tup],), []).append(r)
                 continue
-            state[key] = {"isn": seq, "max": (seq + 1 + ln) & 0xFFFFFFFF}
+            inst[tup] = inst.get(tup, -1) + 1
+            state[tup] = {"isn": seq, "max": (seq + 1 + ln) & 0xFFFFFFFF}
             continue
         if st is None:
             continue
@@ -83,7 +86,7 @@ def retransmitted_segments(rows):
             continue
         end = (seq + ln + (1 if fin else 0)) & 0xFFFFFFFF
         if before(seq, st["max"]):
-            out.setdefault(key, []).append(r)
+            out.setdefault(tup + (inst[tup],), []).append(r)
         if before(st["max"], end):
             st["max"] = end
     return out
@@ -115,11 +118,15 @@ def main():
                "matched": 0, "order_mismatches": 0, "max_abs_dt_us": 0, "tshark": {}}
     tot_tshark = {}
     crosstab = {}
+    seen = {}
     for fl in doc["flows"]:
         v = {}
+        # flows are in time order, so the n-th kernel instance of a tuple is its n-th connection
+        n = seen.get((fl["client"], fl["server"]), 0)
+        seen[(fl["client"], fl["server"])] = n + 1
         for side in ("client", "server"):
             capname, segs = caps[side]
-            key = (fl["client"], fl["server"]) if side == "client" else (fl["server"], fl["client"])
+            key = (fl["client"], fl["server"], n) if side == "client" else (fl["server"], fl["client"], n)
             cap = segs.get(key, [])
             kern = [r for r in fl["retransmits"] if r["side"] == side]
             matched, maxdt, first_bad = 0, 0, None
@@ -155,7 +162,7 @@ def main():
         for capn, rows in (("sender", snd), ("receiver", rcv)):
             for name, src, dst in (("c2s", fl["client"], fl["server"]), ("s2c", fl["server"], fl["client"])):
                 tc = tshark_counts(rows, src, dst)
-                v[f"tshark_{capn}_capture_{name}"] = tc
+                v[f"tshark_{capn}_capture_{name}"] = {k: n for k, n in tc.items() if n}  # non-zero only
                 agg = tot_tshark.setdefault(f"{capn}_{name}", {})
                 for k, n in tc.items():
                     agg[k] = agg.get(k, 0) + n

@@ -44,6 +44,19 @@ final class EventWriter {
             } else if (e instanceof TcpEvent.LostSegment l) {
                 json.writeNumberField("expected_seq", l.expectedSeq());
                 json.writeNumberField("seen_seq", l.seenSeq());
+            } else if (e instanceof TcpEvent.Round r) {
+                json.writeNumberField("round", r.index());
+                json.writeNumberField("flight_bytes", r.flightBytes());
+                json.writeNumberField("min_rtt_us", r.minRttNanos() < 0 ? -1 : r.minRttNanos() / 1000.0);
+                json.writeNumberField("delivered_bytes", r.deliveredBytes());
+            } else if (e instanceof TcpEvent.SlowStartExit x) {
+                json.writeStringField("reason", x.reason().jsonName());
+                json.writeNumberField("cwnd_bytes", x.cwndBytes());
+                json.writeNumberField("since_syn_us", x.sinceSynNanos() < 0 ? -1 : x.sinceSynNanos() / 1000);
+            } else if (e instanceof TcpEvent.RtoBackoff b) {
+                json.writeNumberField("seq", b.seq());
+                json.writeNumberField("attempt", b.attempt());
+                json.writeNumberField("gap_us", b.gapNanos() / 1000);
             } else if (e instanceof TcpEvent.SynRetransmission sr) {
                 json.writeNumberField("attempt", sr.attempt());
                 json.writeNumberField("gap_us", sr.gapNanos() / 1000);
@@ -68,6 +81,15 @@ final class EventWriter {
         }
         if (e instanceof TcpEvent.ZeroWindow) {
             return "zero_window";
+        }
+        if (e instanceof TcpEvent.Round) {
+            return "round";
+        }
+        if (e instanceof TcpEvent.SlowStartExit) {
+            return "slow_start_exit";
+        }
+        if (e instanceof TcpEvent.RtoBackoff) {
+            return "rto_backoff";
         }
         return "syn_retransmission";
     }

@@ -5,6 +5,7 @@ import io.flowtrace.core.tcp.DirectionStats;
 import io.flowtrace.core.tcp.RetransmissionClass;
 import io.flowtrace.core.tcp.RunningStats;
 import io.flowtrace.core.tcp.SetupStats;
+import io.flowtrace.core.tcp.SlowStartStats;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 
 /**
@@ -28,11 +29,14 @@ public final class FlowReport {
         v.string("end", flow.end().jsonName());
         visitSetup(flow.setup(), v);
         long durationNanos = flow.lastSeenNanos() - flow.firstSeenNanos();
+        long origin = flow.setup().firstSynNanos >= 0 ? flow.setup().firstSynNanos : flow.firstSeenNanos();
         v.beginObject("c2s");
         visitDirection(flow.clientToServer(), durationNanos, v);
+        visitSlowStart(flow.slowStart(true), flow.senderMss(true), origin, flow.clientToServer(), v);
         v.endObject();
         v.beginObject("s2c");
         visitDirection(flow.serverToClient(), durationNanos, v);
+        visitSlowStart(flow.slowStart(false), flow.senderMss(false), origin, flow.serverToClient(), v);
         v.endObject();
     }
 
@@ -83,6 +87,37 @@ public final class FlowReport {
         v.integer("max_segment_bytes", d.maxSegmentBytes);
         v.decimal("throughput_bps", durationNanos > 0 ? d.uniqueBytes * 8e9 / durationNanos : 0.0);
         v.integer("state_overflows", d.stateOverflows);
+    }
+
+    private static void visitSlowStart(SlowStartStats ss, long mss, long originNanos, DirectionStats d, ReportVisitor v) {
+        v.beginObject("slow_start");
+        v.string("exit", ss.exitReason.jsonName());
+        boolean exited = ss.exitNanos >= 0;
+        v.decimal("exit_us", exited ? (ss.exitNanos - originNanos) / 1000.0 : Double.NaN);
+        v.integer("exit_cwnd_bytes", exited ? ss.exitCwndBytes : -1);
+        v.integer("exit_cwnd_segments", exited && mss > 0 ? Math.round((double) ss.exitCwndBytes / mss) : -1);
+        v.decimal("min_rtt_us", ss.minRttNanos > 0 ? ss.minRttNanos / 1000.0 : Double.NaN);
+        v.decimal("max_delivery_rate_bps", ss.maxDeliveryRateBytesPerSecond * 8);
+        v.integer("bdp_bytes", ss.bdpBytes());
+        v.integer("max_cwnd_bytes", ss.maxCwndBytes);
+        v.bool("premature", exited && ss.premature());
+        v.endObject();
+        v.integer("rounds", ss.rounds);
+        v.integer("cwnd_stuck_rounds", ss.cwndStuckRounds);
+        v.beginObject("rto_backoff");
+        v.integer("max_retries", d.rtoMaxRetries);
+        long[] gaps = new long[d.rtoGapCount];
+        for (int i = 0; i < gaps.length; i++) {
+            gaps[i] = micros(d.rtoGapsNanos[i]);
+        }
+        v.integers("gaps_us", gaps, gaps.length);
+        v.decimal("growth_ratio", d.rtoGrowthRatio());
+        v.endObject();
+        v.beginObject("segment_sizes");
+        for (int i = 0; i < DirectionStats.SEGMENT_SIZE_BUCKETS.length; i++) {
+            v.integer(DirectionStats.SEGMENT_SIZE_BUCKETS[i], d.segmentSizes[i]);
+        }
+        v.endObject();
     }
 
     private static void visitRtt(String name, RunningStats s, boolean withStdev, ReportVisitor v) {

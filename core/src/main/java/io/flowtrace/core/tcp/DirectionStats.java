@@ -36,6 +36,32 @@ public final class DirectionStats {
     /** Segments dropped from bounded state (should stay 0; non-zero means the window outgrew the cap). */
     public long stateOverflows;
 
+    /** Data segment sizes: 1-99, 100-535, 536-1199 bytes, 1200 up to the MSS, above the MSS (TSO/GSO/GRO). */
+    public static final String[] SEGMENT_SIZE_BUCKETS = {"lt100", "lt536", "lt1200", "le_mss", "above_mss"};
+    public final long[] segmentSizes = new long[SEGMENT_SIZE_BUCKETS.length];
+
+    /** The longest RTO backoff schedule: RTO retransmissions of one sequence number, and the gaps. */
+    public static final int MAX_BACKOFF_GAPS = 16;
+    public int rtoMaxRetries;
+    public final long[] rtoGapsNanos = new long[MAX_BACKOFF_GAPS];
+    public int rtoGapCount;
+
+    /** Mean ratio of successive gaps of that schedule (2 for exponential backoff); NaN with fewer than 2 gaps. */
+    public double rtoGrowthRatio() {
+        if (rtoGapCount < 2) {
+            return Double.NaN;
+        }
+        double sum = 0;
+        int n = 0;
+        for (int i = 1; i < rtoGapCount; i++) {
+            if (rtoGapsNanos[i - 1] > 0) {
+                sum += (double) rtoGapsNanos[i] / rtoGapsNanos[i - 1];
+                n++;
+            }
+        }
+        return n == 0 ? Double.NaN : sum / n;
+    }
+
     public long retransmits(RetransmissionClass c) {
         return retransmits[c.ordinal()];
     }
@@ -56,6 +82,15 @@ public final class DirectionStats {
         Varints.write(out, maxSegmentBytes);
         rtt.write(out);
         tsRtt.write(out);
+        out.writeByte(segmentSizes.length);
+        for (long v : segmentSizes) {
+            Varints.write(out, v);
+        }
+        Varints.write(out, rtoMaxRetries);
+        out.writeByte(rtoGapCount);
+        for (int i = 0; i < rtoGapCount; i++) {
+            Varints.write(out, rtoGapsNanos[i]);
+        }
     }
 
     void read(java.io.DataInput in) throws java.io.IOException {
@@ -94,5 +129,17 @@ public final class DirectionStats {
         maxSegmentBytes = (int) Varints.read(in);
         rtt.read(in);
         tsRtt.read(in);
+        int buckets = in.readByte();
+        for (int i = 0; i < buckets; i++) {
+            long count = Varints.read(in);
+            if (i < segmentSizes.length) {
+                segmentSizes[i] = count;
+            }
+        }
+        rtoMaxRetries = (int) Varints.read(in);
+        rtoGapCount = Math.min(in.readByte(), MAX_BACKOFF_GAPS);
+        for (int i = 0; i < rtoGapCount; i++) {
+            rtoGapsNanos[i] = Varints.read(in);
+        }
     }
 }

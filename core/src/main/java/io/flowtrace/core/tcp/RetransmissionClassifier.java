@@ -243,6 +243,38 @@ final class RetransmissionClassifier {
         s.stats.retransmittedPackets++;
         s.stats.retransmittedBytes += len;
         s.stats.retransmits[c.ordinal()]++;
+        s.lastTrigger = trigger;
         events.accept(new TcpEvent.Retransmission(nanos, fromClient, c, trigger, seq, len, sinceOriginal, transmission));
+        if (trigger == RetransmissionClass.RTO) {
+            trackBackoff(s, fromClient, seq, nanos, sinceOriginal);
+        }
+    }
+
+    /**
+     * RTO backoff (RFC 6298 §5.5: the timer doubles on each expiry): successive RTO retransmissions
+     * of the same sequence number form a schedule; the gap before the first is from the original.
+     */
+    private void trackBackoff(SenderState s, boolean fromClient, long seq, long nanos, long sinceOriginal) {
+        if (seq == s.backoffSeq && s.lastRtoNanos >= 0) {
+            long gap = nanos - s.lastRtoNanos;
+            s.backoffAttempts++;
+            if (s.backoffGapCount < s.backoffGaps.length) {
+                s.backoffGaps[s.backoffGapCount++] = gap;
+            }
+            events.accept(new TcpEvent.RtoBackoff(nanos, fromClient, seq, s.backoffAttempts, gap));
+        } else {
+            s.backoffSeq = seq;
+            s.backoffAttempts = 1;
+            s.backoffGapCount = 0;
+            if (sinceOriginal >= 0) {
+                s.backoffGaps[s.backoffGapCount++] = sinceOriginal;
+            }
+        }
+        s.lastRtoNanos = nanos;
+        if (s.backoffAttempts > s.stats.rtoMaxRetries) {
+            s.stats.rtoMaxRetries = s.backoffAttempts;
+            s.stats.rtoGapCount = s.backoffGapCount;
+            System.arraycopy(s.backoffGaps, 0, s.stats.rtoGapsNanos, 0, s.backoffGapCount);
+        }
     }
 }

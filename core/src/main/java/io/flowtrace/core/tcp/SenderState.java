@@ -14,6 +14,18 @@ final class SenderState {
     final SequenceUnwrapper seq = new SequenceUnwrapper();
     final SegmentQueue unacked = new SegmentQueue();
     final TimestampRtt timestamps = new TimestampRtt();
+    final RoundTracker rounds = new RoundTracker();
+
+    /** MSS the peer announced (what this side may send), -1 if unseen; and whether this side sends timestamps. */
+    int peerMss = -1;
+    boolean usesTimestamps;
+
+    /** The RTO backoff schedule in progress: its sequence number, attempts and gaps. */
+    long backoffSeq = -1;
+    int backoffAttempts;
+    long lastRtoNanos = -1;
+    final long[] backoffGaps = new long[DirectionStats.MAX_BACKOFF_GAPS];
+    int backoffGapCount;
 
     /** Unwrapped value of the ISN (or of the first sequence number seen, without a SYN). */
     long isn;
@@ -46,6 +58,8 @@ final class SenderState {
     /** The episode ends when the cumulative ACK reaches this (RFC 6582 "recover"). */
     long recoveryPoint;
     long lastRetransmitNanos = -1;
+    /** Mechanism of the latest retransmission (not state: read right after the segment is classified). */
+    RetransmissionClass lastTrigger;
 
     /** For tshark-compatible dup-ACK detection on the ACKs this side sends. */
     long lastRawAck = -1;
@@ -90,6 +104,7 @@ final class SenderState {
 
     void addRttSample(long r) {
         stats.rtt.add(r);
+        rounds.onRttSample(r);
         if (srttNanos == 0) {
             srttNanos = r;
             rttvarNanos = r / 2;
@@ -138,6 +153,16 @@ final class SenderState {
         for (long v : longs) {
             Varints.write(out, v);
         }
+        rounds.write(out);
+        Varints.write(out, peerMss);
+        Varints.write(out, backoffSeq);
+        Varints.write(out, backoffAttempts);
+        Varints.write(out, lastRtoNanos);
+        out.writeByte(backoffGapCount);
+        for (int i = 0; i < backoffGapCount; i++) {
+            Varints.write(out, backoffGaps[i]);
+        }
+        out.writeBoolean(usesTimestamps);
         Varints.write(out, lastIpId);
         Varints.write(out, ipIdSequential);
         Varints.write(out, ipIdOther);
@@ -171,6 +196,16 @@ final class SenderState {
         srttNanos = Varints.read(in);
         rttvarNanos = Varints.read(in);
         firstLossSignalNanos = Varints.read(in);
+        rounds.read(in);
+        peerMss = (int) Varints.read(in);
+        backoffSeq = Varints.read(in);
+        backoffAttempts = (int) Varints.read(in);
+        lastRtoNanos = Varints.read(in);
+        backoffGapCount = Math.min(in.readByte(), DirectionStats.MAX_BACKOFF_GAPS);
+        for (int i = 0; i < backoffGapCount; i++) {
+            backoffGaps[i] = Varints.read(in);
+        }
+        usesTimestamps = in.readBoolean();
         lastIpId = (int) Varints.read(in);
         ipIdSequential = (int) Varints.read(in);
         ipIdOther = (int) Varints.read(in);

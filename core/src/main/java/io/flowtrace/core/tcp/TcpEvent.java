@@ -31,4 +31,18 @@ public sealed interface TcpEvent {
 
     record SynRetransmission(long timeNanos, boolean fromClient, int attempt, long gapNanos) implements TcpEvent {
     }
+
+    /** One RTT round ended: its cwnd estimate (largest flight), min RTT (-1 without samples), bytes delivered. */
+    record Round(long timeNanos, boolean fromClient, int index, long flightBytes, long minRttNanos, long deliveredBytes)
+            implements TcpEvent {
+    }
+
+    /** The sender left slow start ({@code sinceSynNanos} -1 when no SYN was seen). */
+    record SlowStartExit(long timeNanos, boolean fromClient, SlowStartExitReason reason, long cwndBytes,
+            long sinceSynNanos) implements TcpEvent {
+    }
+
+    /** The same data was retransmitted by RTO again: {@code gapNanos} since the previous attempt. */
+    record RtoBackoff(long timeNanos, boolean fromClient, long seq, int attempt, long gapNanos) implements TcpEvent {
+    }
 }

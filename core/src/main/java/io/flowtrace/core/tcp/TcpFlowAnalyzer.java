@@ -21,6 +21,7 @@ public final class TcpFlowAnalyzer {
     private final HandshakeTracker handshake = new HandshakeTracker(setup);
     private final AckProcessor acks = new AckProcessor();
     private final RetransmissionClassifier retransmissions;
+    private TcpEventSink events;
     private long firstSeenNanos = -1;
     private long lastSeenNanos = -1;
     private FlowEnd flowEnd = FlowEnd.OPEN;
@@ -38,6 +39,7 @@ public final class TcpFlowAnalyzer {
         this.clientGuessed = clientGuessed;
         this.config = config;
         this.retransmissions = new RetransmissionClassifier(config, events);
+        this.events = events;
     }
 
     /** True when the packet was sent by this flow's client. */
@@ -73,7 +75,13 @@ public final class TcpFlowAnalyzer {
         if (fromClientSide && p.hasFlag(DecodedPacket.ACK) && !syn) {
             handshake.onClientAck(p.ack, t);
         }
+        long previousAck = r.ackedUpTo;
+        boolean ackedBefore = r.ackSeen;
         acks.onPacket(p, s, r, t);
+        if (r.ackSeen && (!ackedBefore || r.ackedUpTo > previousAck)) {
+            r.rounds.onAckAdvance(r, t, ackedBefore ? previousAck : r.ackedUpTo, r.ackedUpTo, setup.firstSynNanos, events,
+                    !fromClientSide);
+        }
 
         long rel = s.relative(p.seq);
         long start = syn ? rel + 1 : rel;
@@ -89,9 +97,20 @@ public final class TcpFlowAnalyzer {
             }
             st.lastDataNanos = t;
         }
+        long retransmittedBefore = s.stats.retransmittedPackets;
+        long nextBefore = s.nextSeq;
         retransmissions.onSegment(p, s, fromClientSide, start, end, t, reorderWindowNanos());
         if (p.payloadLength > 0) {
-            s.stats.maxInFlightBytes = Math.max(s.stats.maxInFlightBytes, s.inFlight());
+            long flight = s.inFlight();
+            s.stats.maxInFlightBytes = Math.max(s.stats.maxInFlightBytes, flight);
+            boolean retransmitted = s.stats.retransmittedPackets > retransmittedBefore;
+            if (retransmitted || s.nextSeq > nextBefore) {
+                s.rounds.onSend(s, t, flight, retransmitted, setup.firstSynNanos, events, fromClientSide);
+            }
+            countSegmentSize(s, p.payloadLength);
+        }
+        if (p.hasTimestamps()) {
+            s.usesTimestamps = true;
         }
         trackRawNextSeq(p, s, syn, fin);
         if (p.hasTimestamps()) {
@@ -136,6 +155,7 @@ public final class TcpFlowAnalyzer {
         }
         if (p.mss >= 0) {
             s.stats.mss = p.mss;
+            r.peerMss = p.mss; // the MSS one side announces bounds what the other may send
         }
         s.windowScale = p.windowScale;
         boolean agreed = fromClient.windowScale >= 0 && fromServer.windowScale >= 0;
@@ -147,6 +167,23 @@ public final class TcpFlowAnalyzer {
             s.sentAnything = true;
             s.nextSeq = 1;
         }
+    }
+
+    private static void countSegmentSize(SenderState s, int len) {
+        long mss = RoundTracker.mss(s);
+        int bucket;
+        if (s.peerMss > 0 && len > s.peerMss) {
+            bucket = 4; // larger than any wire segment: TSO/GSO/GRO super-segment at the capture point
+        } else if (len < 100) {
+            bucket = 0;
+        } else if (len < 536) {
+            bucket = 1;
+        } else if (len < 1200) {
+            bucket = 2;
+        } else {
+            bucket = mss > 0 && len > mss ? 4 : 3;
+        }
+        s.stats.segmentSizes[bucket]++;
     }
 
     private static void trackRawNextSeq(DecodedPacket p, SenderState s, boolean syn, boolean fin) {
@@ -176,6 +213,22 @@ public final class TcpFlowAnalyzer {
         if (flowEnd == FlowEnd.OPEN) {
             flowEnd = FlowEnd.IDLE;
         }
+    }
+
+    /** Slow-start result of the client's (c2s) or server's (s2c) sending, final once the flow ended. */
+    public SlowStartStats slowStart(boolean ofClient) {
+        SenderState s = ofClient ? fromClient : fromServer;
+        SlowStartStats st = s.rounds.stats;
+        if (st.exitNanos < 0) {
+            st.exitReason = st.rwndLimitedSeen ? SlowStartExitReason.RWND_LIMITED
+                    : st.appLimitedSeen ? SlowStartExitReason.APP_LIMITED : SlowStartExitReason.NONE;
+        }
+        return st;
+    }
+
+    /** The sender's segment size estimate (peer MSS less timestamp option), for cwnd in segments. */
+    public long senderMss(boolean ofClient) {
+        return RoundTracker.mss(ofClient ? fromClient : fromServer);
     }
 
     public Endpoint client() {
@@ -229,6 +282,7 @@ public final class TcpFlowAnalyzer {
 
     /** Where events go from now on (the Flink operator sets its collector before each element). */
     public void setEventSink(TcpEventSink events) {
+        this.events = events;
         retransmissions.setEvents(events);
     }
 

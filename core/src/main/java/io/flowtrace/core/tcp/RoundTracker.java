@@ -1,0 +1,271 @@
+package io.flowtrace.core.tcp;
+
+/**
+ * RTT rounds of one sender and what they say about its congestion window. A round ends when the
+ * cumulative ACK passes the highest sequence sent when the round began (HyStart's end_seq,
+ * tcp_cubic.c); the round's largest flight is its cwnd estimate. On top of the rounds: the
+ * slow-start exit (when growth stops and why, with CUBIC's HyStart tests replayed on the ACKs the
+ * capture saw), the delivery rate and BDP, and rounds where the window is stuck at a few segments
+ * although the sender has data (seed 004).
+ */
+final class RoundTracker {
+    /**
+     * Slow start doubles the window per round (RFC 5681 §3.1) and congestion avoidance adds one
+     * segment; measured rounds are bursty (delayed ACKs, TSO), so growth below ×1.25 counts as stopped.
+     */
+    private static final double SLOW_START_GROWTH = 1.25;
+    /** A send within this long after an advancing ACK was clocked out by it (the sender had data waiting). */
+    private static final long ACK_CLOCK_NANOS = 50_000L;
+    /** HyStart only runs once cwnd ≥ hystart_low_window = 16 segments (tcp_cubic.c). */
+    private static final int HYSTART_LOW_WINDOW = 16;
+    /** HyStart delay test: min of the first HYSTART_MIN_SAMPLES = 8 RTTs of a round ... */
+    private static final int HYSTART_MIN_SAMPLES = 8;
+    /** ... above min RTT + clamp(minRTT / 8, 4 ms, 16 ms) (HYSTART_DELAY_MIN/MAX, tcp_cubic.c). */
+    private static final long HYSTART_DELAY_MIN_NANOS = 4_000_000L;
+    private static final long HYSTART_DELAY_MAX_NANOS = 16_000_000L;
+    /** hystart_ack_delay caps the ACK spacing of a train at 1 ms (USEC_PER_MSEC, tcp_cubic.c). */
+    private static final long ACK_TRAIN_MAX_SPACING_NANOS = 1_000_000L;
+    /** Linux paces slow start at 200 % of cwnd/srtt (tcp_update_pacing_rate, sysctl_tcp_pacing_ss_ratio). */
+    private static final double SLOW_START_PACING_RATIO = 2.0;
+    /** 4 × gso_max_size (64 KiB) bytes at the pacing rate is the other bound of hystart_ack_delay. */
+    private static final long GSO_MAX_SIZE = 65_536;
+    /** Seed 004: BBR's cwnd stuck "around 6 segments" without GSO. */
+    static final int STUCK_SEGMENTS = 6;
+
+    final SlowStartStats stats = new SlowStartStats();
+
+    private long roundEndSeq = -1;
+    private long roundStartNanos;
+    private long roundMaxFlight;
+    private long prevRoundMaxFlight;
+    private long roundDelivered;
+    private boolean roundRetransmitted;
+    private boolean roundRwndLimited;
+    private boolean roundAppLimited;
+    private boolean drained;
+    private int roundSends;
+    private int roundClockedSends;
+    private long drainedAtNanos;
+    private int roundRttSamples;
+    private long roundMinRtt = Long.MAX_VALUE;
+    private long lastAckNanos = -1;
+    /** HyStart fired in this or the previous round: its reason, time and cwnd then. */
+    private SlowStartExitReason candidate;
+    private long candidateNanos;
+    private long candidateCwnd;
+    private int candidateAge;
+
+    boolean inSlowStart() {
+        return stats.exitNanos < 0;
+    }
+
+    /** A segment (new or retransmitted) left; {@code flight} is the sender's flight after it. */
+    void onSend(SenderState s, long nanos, long flight, boolean retransmission, long firstSynNanos, TcpEventSink events,
+            boolean fromClient) {
+        if (flight > roundMaxFlight) {
+            roundMaxFlight = flight;
+        }
+        if (s.peerWindowBytes > 0 && flight + mss(s) > s.peerWindowBytes) {
+            roundRwndLimited = true;
+        }
+        if (drained && !retransmission) {
+            long idle = nanos - drainedAtNanos;
+            if (stats.minRttNanos > 0 && idle >= stats.minRttNanos) {
+                roundAppLimited = true; // the pipe emptied and nothing was sent for an RTT: nothing to send
+            }
+            drained = false;
+        }
+        roundSends++;
+        if (lastAckNanos >= 0 && nanos - lastAckNanos <= ACK_CLOCK_NANOS) {
+            roundClockedSends++;
+        }
+        if (retransmission) {
+            roundRetransmitted = true;
+            // only loss recovery (fast retransmit, RTO) sets ssthresh; a tail-loss probe does not
+            boolean recovery = s.lastTrigger == RetransmissionClass.FAST || s.lastTrigger == RetransmissionClass.RTO;
+            if (inSlowStart() && roundEndSeq >= 0 && recovery) {
+                exit(SlowStartExitReason.LOSS, nanos, Math.max(roundMaxFlight, prevRoundMaxFlight), s, firstSynNanos,
+                        events, fromClient);
+            }
+        }
+    }
+
+    /** A data→ACK RTT sample (Karn-filtered) arrived. */
+    void onRttSample(long rtt) {
+        if (stats.minRttNanos < 0 || rtt < stats.minRttNanos) {
+            stats.minRttNanos = rtt;
+        }
+        if (roundRttSamples < HYSTART_MIN_SAMPLES) {
+            roundRttSamples++;
+            roundMinRtt = Math.min(roundMinRtt, rtt);
+        }
+    }
+
+    /** The cumulative ACK advanced from {@code previous} to {@code ack}. */
+    void onAckAdvance(SenderState s, long nanos, long previous, long ack, long firstSynNanos, TcpEventSink events,
+            boolean fromClient) {
+        roundDelivered += Math.max(0, ack - previous);
+        if (ack >= s.nextSeq) {
+            drained = true;
+            drainedAtNanos = nanos;
+        }
+        if (inSlowStart()) {
+            hystart(s, nanos);
+        }
+        lastAckNanos = nanos;
+        if (roundEndSeq < 0) {
+            startRound(s, nanos);
+            return;
+        }
+        if (ack >= roundEndSeq) {
+            endRound(s, nanos, firstSynNanos, events, fromClient);
+            startRound(s, nanos);
+        }
+    }
+
+    private void startRound(SenderState s, long nanos) {
+        roundEndSeq = s.nextSeq;
+        roundStartNanos = nanos;
+        prevRoundMaxFlight = Math.max(roundMaxFlight, 0);
+        roundMaxFlight = s.inFlight();
+        roundDelivered = 0;
+        roundRetransmitted = false;
+        roundRwndLimited = false;
+        roundAppLimited = false;
+        roundRttSamples = 0;
+        roundMinRtt = Long.MAX_VALUE;
+        roundSends = 0;
+        roundClockedSends = 0;
+    }
+
+    private void endRound(SenderState s, long nanos, long firstSynNanos, TcpEventSink events, boolean fromClient) {
+        stats.rounds++;
+        long duration = nanos - roundStartNanos;
+        if (duration > 0 && roundDelivered > 0) {
+            stats.maxDeliveryRateBytesPerSecond = Math.max(stats.maxDeliveryRateBytesPerSecond,
+                    roundDelivered * 1e9 / duration);
+        }
+        stats.maxCwndBytes = Math.max(stats.maxCwndBytes, roundMaxFlight);
+        if (!inSlowStart()) {
+            stats.maxCwndAfterExitBytes = Math.max(stats.maxCwndAfterExitBytes, roundMaxFlight);
+        }
+        long mss = mss(s);
+        // stuck: after slow start (before it, small flights are slow start itself), a few segments in
+        // flight although the sender had data waiting (its sends were ACK-clocked). A sender limited by
+        // its own CPU looks the same from the wire; docs/metrics.md says so.
+        if (!inSlowStart() && mss > 0 && roundMaxFlight <= STUCK_SEGMENTS * mss && roundMaxFlight > 0
+                && !roundRwndLimited && !roundAppLimited && !roundRetransmitted && roundSends > 0
+                && roundClockedSends * 4 >= roundSends * 3) {
+            stats.cwndStuckRounds++;
+        }
+        events.accept(new TcpEvent.Round(nanos, fromClient, stats.rounds, roundMaxFlight,
+                roundRttSamples > 0 ? roundMinRtt : -1, roundDelivered));
+        if (inSlowStart() && prevRoundMaxFlight > 0 && roundMaxFlight < SLOW_START_GROWTH * prevRoundMaxFlight) {
+            if (candidate != null) {
+                exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
+            } else if (roundRwndLimited) {
+                stats.rwndLimitedSeen = true;
+            } else if (roundAppLimited) {
+                stats.appLimitedSeen = true;
+            } else if (roundMaxFlight >= HYSTART_LOW_WINDOW * mss) {
+                exit(SlowStartExitReason.APP_LIMITED, nanos, Math.max(roundMaxFlight, prevRoundMaxFlight), s,
+                        firstSynNanos, events, fromClient);
+            }
+        }
+        if (candidate != null && candidateAge == 0) {
+            // the cwnd when HyStart fired is the largest flight of its round, not the flight at that ACK
+            candidateCwnd = Math.max(candidateCwnd, roundMaxFlight);
+        }
+        if (candidate != null && ++candidateAge > 1) {
+            candidate = null; // HyStart's signal not confirmed by growth stopping within a round
+        }
+    }
+
+    /** CUBIC's HyStart tests (tcp_cubic.c hystart_update), on the ACKs the capture saw. */
+    private void hystart(SenderState s, long nanos) {
+        // HyStart tests cwnd, not the flight left after this ACK: the round's largest flight is closer
+        long cwnd = Math.max(s.inFlight(), roundMaxFlight);
+        long mss = mss(s);
+        if (candidate != null || mss <= 0 || cwnd < HYSTART_LOW_WINDOW * mss || stats.minRttNanos <= 0) {
+            return;
+        }
+        long srtt = s.srttNanos > 0 ? s.srttNanos : stats.minRttNanos;
+        double pacingRate = SLOW_START_PACING_RATIO * cwnd * 1e9 / srtt;
+        long ackDelay = (long) Math.min(ACK_TRAIN_MAX_SPACING_NANOS, 4 * GSO_MAX_SIZE * 1e9 / pacingRate);
+        if (lastAckNanos >= 0 && nanos - lastAckNanos <= ackDelay
+                && nanos - roundStartNanos > (stats.minRttNanos + ackDelay) / 2) {
+            setCandidate(SlowStartExitReason.ACK_TRAIN, nanos, cwnd);
+            return;
+        }
+        if (roundRttSamples >= HYSTART_MIN_SAMPLES) {
+            long thresh = Math.max(HYSTART_DELAY_MIN_NANOS, Math.min(HYSTART_DELAY_MAX_NANOS, stats.minRttNanos / 8));
+            if (roundMinRtt > stats.minRttNanos + thresh) {
+                setCandidate(SlowStartExitReason.DELAY, nanos, cwnd);
+            }
+        }
+    }
+
+    private void setCandidate(SlowStartExitReason reason, long nanos, long cwnd) {
+        candidate = reason;
+        candidateNanos = nanos;
+        candidateCwnd = cwnd;
+        candidateAge = 0;
+    }
+
+    private void exit(SlowStartExitReason reason, long nanos, long cwnd, SenderState s, long firstSynNanos,
+            TcpEventSink events, boolean fromClient) {
+        stats.exitReason = reason;
+        stats.exitNanos = nanos;
+        stats.exitCwndBytes = cwnd;
+        candidate = null;
+        events.accept(new TcpEvent.SlowStartExit(nanos, fromClient, reason, cwnd, firstSynNanos >= 0 ? nanos - firstSynNanos : -1));
+    }
+
+    /** The sender's segment size: the peer's announced MSS less 12 bytes of timestamps, or the largest seen. */
+    static long mss(SenderState s) {
+        long largest = s.stats.maxSegmentBytes;
+        if (s.peerMss > 0) {
+            long m = s.peerMss - (s.usesTimestamps ? 12 : 0);
+            return largest > 0 ? Math.min(m, largest) : m;
+        }
+        return largest;
+    }
+
+    void write(java.io.DataOutput out) throws java.io.IOException {
+        stats.write(out);
+        long[] v = {roundEndSeq, roundStartNanos, roundMaxFlight, prevRoundMaxFlight, roundDelivered, drainedAtNanos,
+            roundRttSamples, roundMinRtt, lastAckNanos, candidateNanos, candidateCwnd, candidateAge, roundSends,
+            roundClockedSends};
+        for (long x : v) {
+            Varints.write(out, x);
+        }
+        out.writeByte(candidate == null ? -1 : candidate.ordinal());
+        out.writeByte((roundRetransmitted ? 1 : 0) | (roundRwndLimited ? 2 : 0) | (roundAppLimited ? 4 : 0)
+                | (drained ? 8 : 0));
+    }
+
+    void read(java.io.DataInput in) throws java.io.IOException {
+        stats.read(in);
+        roundEndSeq = Varints.read(in);
+        roundStartNanos = Varints.read(in);
+        roundMaxFlight = Varints.read(in);
+        prevRoundMaxFlight = Varints.read(in);
+        roundDelivered = Varints.read(in);
+        drainedAtNanos = Varints.read(in);
+        roundRttSamples = (int) Varints.read(in);
+        roundMinRtt = Varints.read(in);
+        lastAckNanos = Varints.read(in);
+        candidateNanos = Varints.read(in);
+        candidateCwnd = Varints.read(in);
+        candidateAge = (int) Varints.read(in);
+        roundSends = (int) Varints.read(in);
+        roundClockedSends = (int) Varints.read(in);
+        int c = in.readByte();
+        candidate = c < 0 ? null : SlowStartExitReason.values()[c];
+        int bits = in.readByte();
+        roundRetransmitted = (bits & 1) != 0;
+        roundRwndLimited = (bits & 2) != 0;
+        roundAppLimited = (bits & 4) != 0;
+        drained = (bits & 8) != 0;
+    }
+}

@@ -1,0 +1,61 @@
+package io.flowtrace.core.tcp;
+
+/** The slow-start result of one direction: the {@code slow_start.*} and {@code cwnd_stuck_rounds} fields. */
+public final class SlowStartStats {
+    public SlowStartExitReason exitReason = SlowStartExitReason.NONE;
+    /** Capture time of the exit, -1 while in slow start. */
+    public long exitNanos = -1;
+    public long exitCwndBytes = -1;
+    public long minRttNanos = -1;
+    /** Highest per-round delivery rate, bytes per second. */
+    public double maxDeliveryRateBytesPerSecond;
+    /** Largest per-round flight after the exit (the cwnd the path later allowed). */
+    public long maxCwndAfterExitBytes;
+    public long maxCwndBytes;
+    public int rounds;
+    public int cwndStuckRounds;
+    /** Limits seen while in slow start (reported when no exit happened). */
+    public boolean rwndLimitedSeen;
+    public boolean appLimitedSeen;
+
+    public long bdpBytes() {
+        return minRttNanos <= 0 ? -1 : (long) (maxDeliveryRateBytesPerSecond * minRttNanos / 1e9);
+    }
+
+    /** Exit cwnd below half of the later max cwnd or of the BDP (seed 001's bug). */
+    public boolean premature() {
+        if (exitCwndBytes <= 0) {
+            return false;
+        }
+        long bdp = bdpBytes();
+        return exitCwndBytes * 2 < maxCwndAfterExitBytes || (bdp > 0 && exitCwndBytes * 2 < bdp);
+    }
+
+    void write(java.io.DataOutput out) throws java.io.IOException {
+        out.writeByte(exitReason.ordinal());
+        Varints.write(out, exitNanos);
+        Varints.write(out, exitCwndBytes);
+        Varints.write(out, minRttNanos);
+        out.writeDouble(maxDeliveryRateBytesPerSecond);
+        Varints.write(out, maxCwndAfterExitBytes);
+        Varints.write(out, maxCwndBytes);
+        Varints.write(out, rounds);
+        Varints.write(out, cwndStuckRounds);
+        out.writeByte((rwndLimitedSeen ? 1 : 0) | (appLimitedSeen ? 2 : 0));
+    }
+
+    void read(java.io.DataInput in) throws java.io.IOException {
+        exitReason = SlowStartExitReason.values()[in.readByte()];
+        exitNanos = Varints.read(in);
+        exitCwndBytes = Varints.read(in);
+        minRttNanos = Varints.read(in);
+        maxDeliveryRateBytesPerSecond = in.readDouble();
+        maxCwndAfterExitBytes = Varints.read(in);
+        maxCwndBytes = Varints.read(in);
+        rounds = (int) Varints.read(in);
+        cwndStuckRounds = (int) Varints.read(in);
+        int bits = in.readByte();
+        rwndLimitedSeen = (bits & 1) != 0;
+        appLimitedSeen = (bits & 2) != 0;
+    }
+}

@@ -1,0 +1,115 @@
+package io.flowtrace.core.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowtrace.core.testing.CaptureRun;
+import io.flowtrace.core.testing.TestData;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Slow-start exits against the sender kernel: tcp:tcp_probe gives cwnd and ssthresh per ACK, and
+ * the first time ssthresh is set is the kernel's exit (its cwnd there the truth for
+ * exit_cwnd_segments); the TcpExt HyStart counters of the sender's namespace say whether HyStart's
+ * ACK-train or delay test did it; Recovery/Loss at that moment means loss.
+ */
+class SlowStartTruthTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * CUBIC and Reno cases, sender vantage. BBR is left out on purpose: it has no slow start in
+     * the ssthresh sense (its STARTUP ends on a bandwidth plateau), so the kernel's first ssthresh
+     * is not its exit.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cubic-deepqueue", "cubic-loss", "reno-taildrop", "ipv6-loss", "tso-on", "rwnd-limited"})
+    void exitsWhenAndWhereTheKernelDid(String c) throws Exception {
+        JsonNode kernel = JSON.readTree(TestData.file("tcp/" + c + ".kernel.json").toFile());
+        JsonNode counters = JSON.readTree(TestData.file("tcp/" + c + ".counters.json").toFile())
+                .at("/namespaces/client/highlights");
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
+        SoftAssertions soft = new SoftAssertions();
+        int checked = 0;
+        for (JsonNode flow : kernel.get("flows")) {
+            JsonNode probe = flow.get("probe");
+            Map<String, Object> ours = run.flows.get(flow.get("client").asText());
+            if (probe.get("events").asInt() < 50 || ours == null) {
+                continue; // the iperf3 control connection: no bulk data
+            }
+            checked++;
+            JsonNode exit = probe.get("slow_start_exit");
+            String reason = (String) ours.get("c2s.slow_start.exit");
+            if (exit == null || exit.isNull()) {
+                soft.assertThat(reason).as("%s: kernel never left slow start", c).isIn("rwnd_limited", "app_limited", "none");
+                soft.assertThat(ours.get("c2s.slow_start.exit_cwnd_segments")).as("%s exit cwnd", c).isEqualTo(-1L);
+                continue;
+            }
+            String state = exit.get("ca_state").asText();
+            String expected = state.equals("Recovery") || state.equals("Loss") ? "loss"
+                    : counters.path("TcpExt.TCPHystartDelayDetect").asInt() > 0 ? "delay" : "ack_train";
+            soft.assertThat(reason).as("%s exit reason (kernel %s, %s)", c, state, counters).isEqualTo(expected);
+            long kernelCwnd = exit.get("snd_cwnd").asLong();
+            long ourCwnd = (Long) ours.get("c2s.slow_start.exit_cwnd_segments");
+            soft.assertThat(Math.abs(ourCwnd - kernelCwnd) * 10).as("%s exit cwnd: flowtrace %d, kernel %d segments", c,
+                    ourCwnd, kernelCwnd).isLessThanOrEqualTo(kernelCwnd);
+            // premature by the kernel's own numbers: exit cwnd below half the later maximum
+            boolean kernelPremature = 2 * kernelCwnd < probe.get("max_snd_cwnd").asLong();
+            soft.assertThat(ours.get("c2s.slow_start.premature")).as("%s premature", c).isEqualTo(kernelPremature);
+        }
+        soft.assertAll();
+        assertThat(checked).as("bulk flows compared in %s", c).isPositive();
+    }
+
+    /** Seed 001 live: HyStart leaves at ~16 segments where the path later carries ~270. */
+    @Test
+    void callsTheDeepQueueHyStartExitPrematureAndTheRenoLossExitNot() throws Exception {
+        Map<String, Object> cubic = bulk(CaptureRun.of(TestData.file("tcp/cubic-deepqueue.sender.pcap.gz")));
+        Map<String, Object> reno = bulk(CaptureRun.of(TestData.file("tcp/reno-taildrop.sender.pcap.gz")));
+        assertThat(cubic.get("c2s.slow_start.premature")).isEqualTo(true);
+        assertThat(reno.get("c2s.slow_start.premature")).isEqualTo(false);
+    }
+
+    /** SYN retransmissions: the gaps between the kernel's retransmissions of the same SYN are ours. */
+    @Test
+    void synRetransmitGapsFollowTheKernelsBackoff() throws Exception {
+        JsonNode kernel = JSON.readTree(TestData.file("tcp/short-conns.kernel.json").toFile());
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/short-conns.sender.pcap.gz"));
+        int compared = 0;
+        SoftAssertions soft = new SoftAssertions();
+        for (JsonNode flow : kernel.get("flows")) {
+            List<Double> times = new ArrayList<>();
+            for (JsonNode r : flow.get("retransmits")) {
+                if (r.get("kind").asText().equals("syn")) {
+                    times.add(r.get("t").asDouble());
+                }
+            }
+            if (times.size() < 2) {
+                continue;
+            }
+            Map<String, Object> ours = run.flows.get(flow.get("client").asText());
+            String gaps = (String) ours.get("setup.syn_retransmit_gaps_us");
+            long[] g = java.util.Arrays.stream(gaps.replaceAll("[\\[\\] ]", "").split(",")).mapToLong(Long::parseLong).toArray();
+            soft.assertThat(g).as("%s gaps", flow.get("client")).hasSize(times.size());
+            for (int i = 1; i < times.size() && i < g.length; i++) {
+                long kernelGapUs = Math.round((times.get(i) - times.get(i - 1)) * 1e6);
+                // capture and tracepoint timestamps differ by up to ~1 ms (testdata/tcp/README.md)
+                soft.assertThat(Math.abs(g[i] - kernelGapUs)).as("%s gap %d: %d vs kernel %d µs", flow.get("client"), i,
+                        g[i], kernelGapUs).isLessThanOrEqualTo(2000L);
+                compared++;
+            }
+        }
+        soft.assertAll();
+        assertThat(compared).isPositive();
+    }
+
+    private static Map<String, Object> bulk(CaptureRun run) {
+        return run.flows.values().stream().filter(f -> (Long) f.get("c2s.data_packets") > 100).findFirst().orElseThrow();
+    }
+}
