@@ -158,8 +158,10 @@ final class RoundTracker {
                 && roundClockedSends * 4 >= roundSends * 3) {
             stats.cwndStuckRounds++;
         }
-        events.accept(new TcpEvent.Round(nanos, fromClient, stats.rounds, roundMaxFlight,
-                roundRttSamples > 0 ? roundMinRtt : -1, roundDelivered));
+        if (events != TcpEventSink.NONE) { // no allocation per round when nobody listens
+            events.accept(new TcpEvent.Round(nanos, fromClient, stats.rounds, roundMaxFlight,
+                    roundRttSamples > 0 ? roundMinRtt : -1, roundDelivered));
+        }
         if (inSlowStart() && prevRoundMaxFlight > 0 && roundMaxFlight < SLOW_START_GROWTH * prevRoundMaxFlight) {
             if (candidate != null) {
                 exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
