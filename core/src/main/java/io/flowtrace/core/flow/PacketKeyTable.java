@@ -40,6 +40,9 @@ final class PacketKeyTable {
     }
 
     private static long word(byte[] b, int from, int len) {
+        if (len == 4) { // IPv4, the common case: one big-endian int in the high half
+            return ((long) ((b[0] & 0xff) << 24 | (b[1] & 0xff) << 16 | (b[2] & 0xff) << 8 | (b[3] & 0xff))) << 32;
+        }
         long w = 0;
         int end = Math.min(from + 8, len);
         for (int i = from; i < from + 8; i++) {

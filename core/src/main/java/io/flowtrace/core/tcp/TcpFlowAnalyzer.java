@@ -77,7 +77,11 @@ public final class TcpFlowAnalyzer {
         }
         long previousAck = r.ackedUpTo;
         boolean ackedBefore = r.ackSeen;
+        long zeroWindowsBefore = s.stats.zeroWindows;
         acks.onPacket(p, s, r, t);
+        if (s.stats.zeroWindows > zeroWindowsBefore && events != TcpEventSink.NONE) {
+            events.accept(new TcpEvent.ZeroWindow(t, fromClientSide));
+        }
         if (r.ackSeen && (!ackedBefore || r.ackedUpTo > previousAck)) {
             r.rounds.onAckAdvance(r, t, ackedBefore ? previousAck : r.ackedUpTo, r.ackedUpTo, setup.firstSynNanos, events,
                     !fromClientSide);
@@ -141,13 +145,20 @@ public final class TcpFlowAnalyzer {
     private void onSyn(DecodedPacket p, SenderState s, SenderState r, boolean fromClientSide, long t) {
         boolean synAck = p.hasFlag(DecodedPacket.ACK);
         if (fromClientSide && !synAck) {
+            long lastSyn = setup.lastSynNanos;
             boolean again = handshake.onSyn(p.seq, t);
+            if (again) {
+                events.accept(new TcpEvent.SynRetransmission(t, true, setup.synRetransmits, t - lastSyn));
+            }
             if (!again || !s.seq.started() || ((s.seq.peek(p.seq) - s.isn) != 0)) {
                 s.startAt(p.seq, true); // new ISN on a retried SYN: re-base the sequence space
                 s.sentAnything = false;
             }
         } else {
-            handshake.onSynAck(p.seq, t);
+            long lastSynAck = setup.lastSynAckNanos;
+            if (handshake.onSynAck(p.seq, t)) {
+                events.accept(new TcpEvent.SynRetransmission(t, false, setup.synAckRetransmits, t - lastSynAck));
+            }
             if (!s.seq.started() || !s.synSeen || s.seq.peek(p.seq) - s.isn != 0) {
                 s.startAt(p.seq, true);
                 s.sentAnything = false;
