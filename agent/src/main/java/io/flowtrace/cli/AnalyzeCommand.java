@@ -63,6 +63,9 @@ final class AnalyzeCommand implements Callable<Integer> {
             description = "end established flows idle this long (default: ${DEFAULT-VALUE})")
     long idleTimeoutSeconds;
 
+    @Option(names = "--services", description = "instead of flows: setup-time distribution per service (server ip:port)")
+    boolean services;
+
     @Option(names = {"-q", "--quiet"}, description = "no progress or summary on stderr")
     boolean quiet;
 
@@ -75,6 +78,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         TextReportWriter textWriter = json ? null : new TextReportWriter(out);
         EventWriter eventWriter = events && json ? new EventWriter(out) : null;
         int analysed = 0;
+        io.flowtrace.core.report.ServiceSetupTable serviceTable = new io.flowtrace.core.report.ServiceSetupTable();
         for (String file : files) {
             List<Ranked> ranked = new ArrayList<>();
             PriorityQueue<Ranked> best = new PriorityQueue<>(rankOrder());
@@ -89,7 +93,9 @@ final class AnalyzeCommand implements Callable<Integer> {
                     if (!matches(flow)) {
                         return;
                     }
-                    if (top != null) {
+                    if (services) {
+                        serviceTable.add(flow);
+                    } else if (top != null) {
                         best.add(new Ranked(key, instance, flow));
                         if (best.size() > top) {
                             best.poll();
@@ -120,6 +126,9 @@ final class AnalyzeCommand implements Callable<Integer> {
             if (summary.records > 0) {
                 analysed++;
             }
+        }
+        if (services) {
+            ServiceTableWriter.write(serviceTable.rows(), json, out);
         }
         if (jsonWriter != null) {
             jsonWriter.close();

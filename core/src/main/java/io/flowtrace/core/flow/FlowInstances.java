@@ -55,6 +55,24 @@ public final class FlowInstances {
         return (current.established() || current.clientGuessed()) && p.seq != current.clientIsn();
     }
 
+    /**
+     * The instance id of a flow whose first packet was captured at {@code firstPacketNanos}: that
+     * time in microseconds. Stable across offline and streaming analysis and unique per 5-tuple
+     * (two connections cannot start in the same microsecond on one tuple), also after an idle
+     * flow was forgotten and its tuple reused.
+     */
+    public static long instanceId(long firstPacketNanos) {
+        return Math.floorDiv(firstPacketNanos, 1000);
+    }
+
+    /** When a flow last seen at {@code lastSeenNanos} times out (see {@link #expired}). */
+    public static long deadlineNanos(TcpFlowAnalyzer flow, long lastSeenNanos, AnalyzerConfig config) {
+        if (flow.closed()) {
+            return lastSeenNanos + CLOSED_LINGER_NANOS;
+        }
+        return lastSeenNanos + (flow.established() ? config.idleTimeoutNanos() : config.halfOpenTimeoutNanos());
+    }
+
     /** Whether a flow last seen at {@code lastSeenNanos} has timed out at {@code now}. */
     public static boolean expired(TcpFlowAnalyzer flow, long lastSeenNanos, long now, AnalyzerConfig config) {
         long idle = now - lastSeenNanos;

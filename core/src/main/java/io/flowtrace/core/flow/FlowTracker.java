@@ -59,13 +59,15 @@ public final class FlowTracker {
         FlowEntry e = (FlowEntry) table.get(p);
         if (e != null && FlowInstances.startsNewInstance(e.flow, p, e.lastSeenNanos, config)) {
             listener.onFlow(e.key, e.instance, e.flow);
-            e.flow = newAnalyzer(e.key, p, ++e.instance);
+            e.instance = FlowInstances.instanceId(p.timestampNanos);
+            e.flow = newAnalyzer(e.key, p, e.instance);
         } else if (e == null) {
             FlowKey key = FlowKey.of(vantageOfInterface.apply(p.interfaceId),
                     new Endpoint(Arrays.copyOf(p.srcAddr, p.addrLength), p.srcPort),
                     new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort));
             e = new FlowEntry(key, p.interfaceId);
-            e.flow = newAnalyzer(key, p, 0);
+            e.instance = FlowInstances.instanceId(p.timestampNanos);
+            e.flow = newAnalyzer(key, p, e.instance);
             table.put(p, e);
         }
         e.lastSeenNanos = Math.max(e.lastSeenNanos, t);

@@ -13,7 +13,7 @@ package io.flowtrace.core.tcp;
  *     (SYN floods must not fill memory).
  */
 public record AnalyzerConfig(long minRtoNanos, long defaultReorderWindowNanos, long minReorderWindowNanos,
-        long idleTimeoutNanos, long halfOpenTimeoutNanos) {
+        long idleTimeoutNanos, long halfOpenTimeoutNanos) implements java.io.Serializable {
 
     public static final AnalyzerConfig DEFAULTS = new AnalyzerConfig(
             180_000_000L, 3_000_000L, 250_000L, 300_000_000_000L, 30_000_000_000L);

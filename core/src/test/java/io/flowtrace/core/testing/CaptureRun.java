@@ -26,7 +26,9 @@ public final class CaptureRun {
             analysis.run(in, (key, instance, flow) -> {
                 FlatReport r = new FlatReport();
                 FlowReport.visit(key, instance, flow, r);
-                String name = flow.client() + (instance > 0 ? "#" + instance : "");
+                // the first connection of a client endpoint by its name, later ones (port reuse) with #instance
+                String name = run.flows.containsKey(flow.client().toString()) ? flow.client() + "#" + instance
+                        : flow.client().toString();
                 run.flows.put(name, r.fields);
                 run.events.put(name, pending.getOrDefault(key.canonical() + "#" + instance, List.of()));
             }, (key, instance) -> {

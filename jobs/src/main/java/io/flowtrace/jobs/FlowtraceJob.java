@@ -1,0 +1,174 @@
+package io.flowtrace.jobs;
+
+import io.flowtrace.avro.DeadLetter;
+import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.ServiceWindow;
+import io.flowtrace.avro.TcpEvent;
+import io.flowtrace.avro.VantageWindow;
+import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.jobs.flow.FlowAnalysisFunction;
+import io.flowtrace.jobs.flow.FlowKeySelector;
+import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.sink.JobSinks;
+import io.flowtrace.jobs.sink.PostgresSinks;
+import io.flowtrace.jobs.source.CaptureTimeWatermarks;
+import io.flowtrace.jobs.source.InputTriage;
+import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.window.FlowWindowAggregate;
+import io.flowtrace.jobs.window.WindowRecords;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.api.common.functions.FilterFunction;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.types.Either;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The flowtrace job (docs/job.md): packets from Kafka → decode/validate (dead letters aside) →
+ * keyBy flow → per-flow TCP analysis → flow records, TCP events, per-service and per-vantage
+ * windows → PostgreSQL and Kafka. The source and the sinks are parameters, so tests run the real
+ * pipeline on whatever they inject.
+ */
+public final class FlowtraceJob {
+    private static final Logger LOG = LoggerFactory.getLogger(FlowtraceJob.class);
+    /** Window lengths of the service and vantage aggregates (DESIGN.md section 3). */
+    static final List<Duration> WINDOW_SIZES = List.of(Duration.ofSeconds(10), Duration.ofMinutes(1));
+
+    private final JobConfig config;
+    private final Source<Either<DeadLetter, PacketEvent>, ?, ?> packets;
+    private final JobSinks sinks;
+
+    public FlowtraceJob(JobConfig config, Source<Either<DeadLetter, PacketEvent>, ?, ?> packets, JobSinks sinks) {
+        this.config = config;
+        this.packets = packets;
+        this.sinks = sinks;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (JobConfig.wantsHelp(args)) {
+            System.out.print(JobConfig.usage());
+            return;
+        }
+        JobConfig config = JobConfig.fromArgs(args);
+        LOG.info("flowtrace job configuration: {}", config.describe());
+        if (config.getBoolean(JobOption.POSTGRES_OUTPUT) && config.getBoolean(JobOption.JDBC_INIT_SCHEMA)) {
+            PostgresSinks.applySchema(config);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
+        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        env.execute("flowtrace");
+    }
+
+    /** Checkpointing (on by default), restart strategy, state backend and parallelism from the options. */
+    public static Configuration flinkConfiguration(JobConfig config) {
+        Configuration flink = new Configuration();
+        long interval = config.getLong(JobOption.CHECKPOINT_INTERVAL_MS);
+        if (interval > 0) {
+            flink.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(interval));
+        }
+        if (!config.get(JobOption.CHECKPOINT_DIR).isEmpty()) {
+            flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.get(JobOption.CHECKPOINT_DIR));
+        }
+        if (!config.get(JobOption.STATE_BACKEND).isEmpty()) {
+            flink.set(StateBackendOptions.STATE_BACKEND, config.get(JobOption.STATE_BACKEND));
+        }
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, config.getInt(JobOption.RESTART_ATTEMPTS));
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, config.getMillis(JobOption.RESTART_DELAY_MS));
+        return flink;
+    }
+
+    /** Adds the pipeline to {@code env}. Operator uids are fixed: savepoints map state by them. */
+    public void build(StreamExecutionEnvironment env) {
+        if (config.getInt(JobOption.PARALLELISM) > 0) {
+            env.setParallelism(config.getInt(JobOption.PARALLELISM));
+        }
+        SingleOutputStreamOperator<PacketEvent> valid = env
+                .fromSource(packets, CaptureTimeWatermarks.strategy(
+                        config.getMillis(JobOption.OUT_OF_ORDERNESS_MS), config.getMillis(JobOption.IDLENESS_MS)),
+                        "packets")
+                .uid("packets-source")
+                .process(new InputTriage())
+                .name("decode-validate")
+                .uid("decode-validate");
+        SingleOutputStreamOperator<FlowSummary> flows = valid
+                .keyBy(new FlowKeySelector())
+                .process(new FlowAnalysisFunction(config.analyzerConfig(),
+                        config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000))
+                .name("flow-analysis")
+                .uid("flow-analysis");
+        DataStream<FlowSummary> ended = flows.filter(new FinalRecords()).name("ended-flows").uid("ended-flows");
+
+        DataStream<ServiceWindow> services = null;
+        DataStream<VantageWindow> vantages = null;
+        int reservoir = config.getInt(JobOption.RESERVOIR_SIZE);
+        for (Duration size : WINDOW_SIZES) {
+            String suffix = "-" + size.toSeconds() + "s";
+            DataStream<ServiceWindow> s = ended.keyBy(new ServiceKey())
+                    .window(TumblingEventTimeWindows.of(size))
+                    .aggregate(new FlowWindowAggregate(reservoir), new WindowRecords.ServiceWindows())
+                    .name("service-windows" + suffix)
+                    .uid("service-windows" + suffix);
+            DataStream<VantageWindow> v = ended.keyBy(new VantageKey())
+                    .window(TumblingEventTimeWindows.of(size))
+                    .aggregate(new FlowWindowAggregate(reservoir), new WindowRecords.VantageWindows())
+                    .name("vantage-windows" + suffix)
+                    .uid("vantage-windows" + suffix);
+            services = services == null ? s : services.union(s);
+            vantages = vantages == null ? v : vantages.union(v);
+        }
+
+        sinkAll(flows, sinks.flows(), "flows");
+        sinkAll(flows.getSideOutput(FlowAnalysisFunction.TCP_EVENTS), sinks.tcpEvents(), "tcp-events");
+        sinkAll(services, sinks.serviceWindows(), "service-windows");
+        sinkAll(vantages, sinks.vantageWindows(), "vantage-windows");
+        sinkAll(valid.getSideOutput(InputTriage.DEAD_LETTERS), sinks.deadLetters(), "dead-letters");
+    }
+
+    private static <T> void sinkAll(DataStream<T> stream, List<Sink<T>> targets, String output) {
+        for (Sink<T> sink : targets) {
+            String name = output + "-" + sink.getClass().getSimpleName();
+            stream.sinkTo(sink).name(name).uid(name);
+        }
+    }
+
+    /** The windows aggregate flows once, when they end. */
+    static final class FinalRecords implements FilterFunction<FlowSummary> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public boolean filter(FlowSummary summary) {
+            return summary.finalRecord;
+        }
+    }
+
+    /** Per vantage and service: a connection seen at two vantage points is two flows. */
+    static final class ServiceKey implements KeySelector<FlowSummary, String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String getKey(FlowSummary s) {
+            return PacketEvents.vantage(s.record.getFlow().getVantage()) + " " + s.record.getFlow().getServer();
+        }
+    }
+
+    static final class VantageKey implements KeySelector<FlowSummary, String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String getKey(FlowSummary s) {
+            return PacketEvents.vantage(s.record.getFlow().getVantage());
+        }
+    }
+}

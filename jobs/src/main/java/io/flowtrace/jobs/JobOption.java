@@ -1,0 +1,76 @@
+package io.flowtrace.jobs;
+
+/**
+ * Every option of the job, with its default: {@code --help} prints this list, docs/job.md
+ * documents it. Given as {@code --name value} on the command line or {@code name=value} in the
+ * {@code --config} properties file (the command line wins). Client properties for Kafka
+ * (security, SASL, TLS...) pass through as {@code kafka.<client property>}.
+ */
+public enum JobOption {
+    BOOTSTRAP_SERVERS("bootstrap-servers", "localhost:9092", "Kafka bootstrap servers"),
+    PACKETS_TOPIC("packets-topic", "flowtrace.packets", "input topic of PacketEvent records"),
+    CONNTRACK_TOPIC("conntrack-topic", "flowtrace.conntrack",
+            "input topic of ConntrackEvent records (reserved: not consumed by this version)"),
+    FLOWS_TOPIC("flows-topic", "flowtrace.flows", "output topic of FlowRecord"),
+    TCP_EVENTS_TOPIC("tcp-events-topic", "flowtrace.tcp-events", "output topic of TcpEvent"),
+    SERVICE_WINDOWS_TOPIC("service-windows-topic", "flowtrace.service-windows", "output topic of ServiceWindow"),
+    VANTAGE_WINDOWS_TOPIC("vantage-windows-topic", "flowtrace.vantage-windows", "output topic of VantageWindow"),
+    DEAD_LETTERS_TOPIC("dead-letters-topic", "flowtrace.dead-letters", "output topic of DeadLetter"),
+    GROUP_ID("group-id", "flowtrace-job", "Kafka consumer group id (offsets are committed on checkpoints)"),
+    START_OFFSETS("start-offsets", "committed",
+            "where to start without a checkpoint: committed (falls back to earliest), earliest, latest, or timestamp:<epoch ms>"),
+    BOUNDED("bounded", "false", "stop at the offsets that are latest at start (replays, tests)"),
+    KAFKA_OUTPUT("kafka-output", "true", "write the output records to the Kafka output topics"),
+    TRANSACTIONAL_ID_PREFIX("transactional-id-prefix", "flowtrace",
+            "prefix of the exactly-once KafkaSink transactional ids (unique per job on a cluster)"),
+    TRANSACTION_TIMEOUT_MS("transaction-timeout-ms", "900000",
+            "Kafka transaction timeout; must not exceed the broker's transaction.max.timeout.ms (default 15 min)"),
+    POSTGRES_OUTPUT("postgres-output", "true", "write the output records to PostgreSQL"),
+    JDBC_URL("jdbc-url", "jdbc:postgresql://localhost:5432/flowtrace", "PostgreSQL JDBC URL"),
+    JDBC_USER("jdbc-user", "flowtrace", "PostgreSQL user"),
+    JDBC_PASSWORD_ENV("jdbc-password-env", "FLOWTRACE_JDBC_PASSWORD",
+            "environment variable holding the PostgreSQL password (unset: no password)"),
+    JDBC_PASSWORD_FILE("jdbc-password-file", "",
+            "file holding the PostgreSQL password (first line); wins over jdbc-password-env"),
+    JDBC_INIT_SCHEMA("jdbc-init-schema", "true", "apply deploy/sql/V1__sink_schema.sql (idempotent) when the job starts"),
+    JDBC_BATCH_SIZE("jdbc-batch-size", "500", "rows per JDBC batch"),
+    JDBC_BATCH_INTERVAL_MS("jdbc-batch-interval-ms", "1000", "longest wait before a partial JDBC batch is written"),
+    JDBC_MAX_RETRIES("jdbc-max-retries", "3", "retries of a failed JDBC batch before the job fails (and restarts)"),
+    CHECKPOINT_INTERVAL_MS("checkpoint-interval-ms", "30000",
+            "checkpoint interval; Kafka output becomes visible to read_committed consumers at each checkpoint"),
+    CHECKPOINT_DIR("checkpoint-dir", "", "checkpoint storage URI (empty: the cluster's execution.checkpointing.dir)"),
+    STATE_BACKEND("state-backend", "", "hashmap or rocksdb (empty: the cluster's state.backend.type)"),
+    RESTART_ATTEMPTS("restart-attempts", "10", "fixed-delay restart strategy: attempts before the job fails"),
+    RESTART_DELAY_MS("restart-delay-ms", "10000", "fixed-delay restart strategy: delay between attempts"),
+    PARALLELISM("parallelism", "0", "job parallelism (0: the cluster default)"),
+    IDLE_TIMEOUT_S("idle-timeout-s", "300", "an established flow without packets for this long ends as idle (event time)"),
+    HALF_OPEN_TIMEOUT_S("half-open-timeout-s", "30", "a flow that never completed its handshake ends this much sooner"),
+    UPDATE_INTERVAL_S("update-interval-s", "10", "event-time interval of the upserts of a live flow"),
+    OUT_OF_ORDERNESS_MS("watermark-out-of-orderness-ms", "2000",
+            "bounded out-of-orderness of capture times within a Kafka partition"),
+    IDLENESS_MS("watermark-idleness-ms", "60000",
+            "a partition without records for this long stops holding back the watermark (a quiet agent)"),
+    RESERVOIR_SIZE("reservoir-size", "1024", "flows sampled per window for percentiles (exact below this count)");
+
+    private final String key;
+    private final String defaultValue;
+    private final String description;
+
+    JobOption(String key, String defaultValue, String description) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.description = description;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    public String description() {
+        return description;
+    }
+}

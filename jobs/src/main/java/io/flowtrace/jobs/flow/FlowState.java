@@ -1,0 +1,45 @@
+package io.flowtrace.jobs.flow;
+
+import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+
+/**
+ * What the job keeps per flow key: the current instance's analyser and the bookkeeping that
+ * {@code FlowTracker} keeps offline (instance number, last seen), plus the operator's own timer and
+ * update schedule. Mutable: the function changes it in place and writes it back.
+ */
+public final class FlowState {
+    /** No timer registered. */
+    static final long NO_TIMER = Long.MIN_VALUE;
+
+    TcpFlowAnalyzer flow;
+    /** 0 for the first instance on this key, +1 per port reuse (FlowTracker's rule). */
+    long instance;
+    /** Latest capture time of the instance, nanoseconds. */
+    long lastSeenNanos;
+    /** The one event-time timer registered for this key (ms), or {@link #NO_TIMER}. */
+    long timerMs = NO_TIMER;
+    /** Event time (ms) of the next periodic upsert. */
+    long nextUpdateMs;
+    /** Packets of this instance that arrived behind the watermark (still analysed). */
+    long latePackets;
+    /** Events emitted so far: the index of the next one. */
+    long events;
+    /** Whether the update at FIN/RST time has been sent (the final record follows after the linger). */
+    boolean closeReported;
+
+    FlowState() {
+    }
+
+    FlowState(TcpFlowAnalyzer flow, long instance) {
+        this.flow = flow;
+        this.instance = instance;
+    }
+
+    public TcpFlowAnalyzer flow() {
+        return flow;
+    }
+
+    public long instance() {
+        return instance;
+    }
+}

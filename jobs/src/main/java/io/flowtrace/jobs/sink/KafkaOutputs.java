@@ -1,0 +1,137 @@
+package io.flowtrace.jobs.sink;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.flowtrace.avro.DeadLetter;
+import io.flowtrace.avro.FlowRecord;
+import io.flowtrace.avro.ServiceWindow;
+import io.flowtrace.avro.TcpEvent;
+import io.flowtrace.avro.VantageWindow;
+import io.flowtrace.avro.mapping.FlowRecords;
+import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.jobs.JobConfig;
+import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.serde.AvroSingleObjectSerializationSchema;
+import java.nio.ByteBuffer;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+
+/**
+ * Exactly-once KafkaSinks of the output topics: Avro single-object values, keys as in
+ * docs/schemas.md (so compaction keeps the latest version of each flow and window). Each sink has
+ * its own transactional id prefix: two sinks sharing one would fence each other's producers.
+ */
+public final class KafkaOutputs {
+    private final JobConfig config;
+
+    public KafkaOutputs(JobConfig config) {
+        this.config = config;
+    }
+
+    KafkaSink<FlowSummary> flows() {
+        return sink(JobOption.FLOWS_TOPIC, "flows", new FlowKey(), new FlowValue());
+    }
+
+    KafkaSink<TcpEvent> tcpEvents() {
+        return sink(JobOption.TCP_EVENTS_TOPIC, "tcp-events", new TcpEventKey(),
+                AvroSingleObjectSerializationSchema.of(TcpEvent.class));
+    }
+
+    KafkaSink<ServiceWindow> serviceWindows() {
+        return sink(JobOption.SERVICE_WINDOWS_TOPIC, "service-windows", new ServiceWindowKey(),
+                AvroSingleObjectSerializationSchema.of(ServiceWindow.class));
+    }
+
+    KafkaSink<VantageWindow> vantageWindows() {
+        return sink(JobOption.VANTAGE_WINDOWS_TOPIC, "vantage-windows", new VantageWindowKey(),
+                AvroSingleObjectSerializationSchema.of(VantageWindow.class));
+    }
+
+    KafkaSink<DeadLetter> deadLetters() {
+        return sink(JobOption.DEAD_LETTERS_TOPIC, "dead-letters", new DeadLetterKey(),
+                AvroSingleObjectSerializationSchema.of(DeadLetter.class));
+    }
+
+    private <T> KafkaSink<T> sink(JobOption topic, String output, SerializationSchema<T> key,
+            SerializationSchema<T> value) {
+        return KafkaSink.<T>builder()
+                .setBootstrapServers(config.get(JobOption.BOOTSTRAP_SERVERS))
+                .setKafkaProducerConfig(config.kafkaProperties())
+                .setRecordSerializer(KafkaRecordSerializationSchema.<T>builder()
+                        .setTopic(config.get(topic))
+                        .setKeySerializationSchema(key)
+                        .setValueSerializationSchema(value)
+                        .build())
+                .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                .setTransactionalIdPrefix(config.get(JobOption.TRANSACTIONAL_ID_PREFIX) + "-" + output)
+                // The sink's default (1 h) exceeds the broker's default transaction.max.timeout.ms (15 min).
+                .setProperty("transaction.timeout.ms", config.get(JobOption.TRANSACTION_TIMEOUT_MS))
+                .build();
+    }
+
+    // Named classes, not lambdas: KafkaSink extracts the element type of its serialization schemas.
+    static final class FlowKey implements SerializationSchema<FlowSummary> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public byte[] serialize(FlowSummary s) {
+            return FlowRecords.identityKey(s.record.getFlow()).getBytes(UTF_8);
+        }
+    }
+
+    static final class FlowValue implements SerializationSchema<FlowSummary> {
+        private static final long serialVersionUID = 1L;
+        private final AvroSingleObjectSerializationSchema<FlowRecord> avro = AvroSingleObjectSerializationSchema.of(FlowRecord.class);
+
+        @Override
+        public byte[] serialize(FlowSummary s) {
+            return avro.serialize(s.record);
+        }
+    }
+
+    static final class TcpEventKey implements SerializationSchema<TcpEvent> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public byte[] serialize(TcpEvent e) {
+            return FlowRecords.identityKey(e.getFlow()).getBytes(UTF_8);
+        }
+    }
+
+    static final class ServiceWindowKey implements SerializationSchema<ServiceWindow> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public byte[] serialize(ServiceWindow w) {
+            return (PacketEvents.vantage(w.getVantage()) + " " + w.getService()).getBytes(UTF_8);
+        }
+    }
+
+    static final class VantageWindowKey implements SerializationSchema<VantageWindow> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public byte[] serialize(VantageWindow w) {
+            return PacketEvents.vantage(w.getVantage()).getBytes(UTF_8);
+        }
+    }
+
+    /** The rejected record's own key, unchanged (null when it had none). */
+    static final class DeadLetterKey implements SerializationSchema<DeadLetter> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public byte[] serialize(DeadLetter d) {
+            if (d.getKey() == null) {
+                return null;
+            }
+            ByteBuffer b = d.getKey().duplicate();
+            byte[] out = new byte[b.remaining()];
+            b.get(out);
+            return out;
+        }
+    }
+}

@@ -1,0 +1,298 @@
+package io.flowtrace.jobs.sink;
+
+import io.flowtrace.avro.DeadLetter;
+import io.flowtrace.avro.DirectionStats;
+import io.flowtrace.avro.Distribution;
+import io.flowtrace.avro.FlowRecord;
+import io.flowtrace.avro.ServiceWindow;
+import io.flowtrace.avro.TcpEvent;
+import io.flowtrace.avro.VantageWindow;
+import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.jobs.flow.FlowSummary;
+import java.nio.ByteBuffer;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
+
+/**
+ * The upsert statements of the sink tables (deploy/sql/V1__sink_schema.sql) and how each record
+ * fills them. Every statement is an idempotent upsert on the table's stable key, so a replay after
+ * a failure rewrites the same rows; flow rows only move forward in record time, so a replayed
+ * older version of a flow never overwrites a newer one.
+ */
+public final class PostgresRows {
+    private PostgresRows() {
+    }
+
+    static final String FLOW_SUMMARY = """
+            INSERT INTO flow_summary (vantage, client, server, instance, client_guessed, first_seen, last_seen,
+                end_state, final, setup_us, handshake_rtt_us, syn_retransmits, c2s_packets, s2c_packets,
+                c2s_data_bytes, s2c_data_bytes, c2s_unique_bytes, s2c_unique_bytes, c2s_retransmitted_packets,
+                s2c_retransmitted_packets, retransmits_rto, retransmits_fast, retransmits_spurious, retransmits_tlp,
+                retransmits_other, c2s_rtt_avg_us, s2c_rtt_avg_us, c2s_throughput_bps, s2c_throughput_bps,
+                late_packets, record_time_us, report)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)
+            ON CONFLICT (vantage, client, server, instance) DO UPDATE SET
+                client_guessed = EXCLUDED.client_guessed, first_seen = EXCLUDED.first_seen,
+                last_seen = EXCLUDED.last_seen, end_state = EXCLUDED.end_state, final = EXCLUDED.final,
+                setup_us = EXCLUDED.setup_us, handshake_rtt_us = EXCLUDED.handshake_rtt_us,
+                syn_retransmits = EXCLUDED.syn_retransmits, c2s_packets = EXCLUDED.c2s_packets,
+                s2c_packets = EXCLUDED.s2c_packets, c2s_data_bytes = EXCLUDED.c2s_data_bytes,
+                s2c_data_bytes = EXCLUDED.s2c_data_bytes, c2s_unique_bytes = EXCLUDED.c2s_unique_bytes,
+                s2c_unique_bytes = EXCLUDED.s2c_unique_bytes,
+                c2s_retransmitted_packets = EXCLUDED.c2s_retransmitted_packets,
+                s2c_retransmitted_packets = EXCLUDED.s2c_retransmitted_packets,
+                retransmits_rto = EXCLUDED.retransmits_rto, retransmits_fast = EXCLUDED.retransmits_fast,
+                retransmits_spurious = EXCLUDED.retransmits_spurious, retransmits_tlp = EXCLUDED.retransmits_tlp,
+                retransmits_other = EXCLUDED.retransmits_other, c2s_rtt_avg_us = EXCLUDED.c2s_rtt_avg_us,
+                s2c_rtt_avg_us = EXCLUDED.s2c_rtt_avg_us, c2s_throughput_bps = EXCLUDED.c2s_throughput_bps,
+                s2c_throughput_bps = EXCLUDED.s2c_throughput_bps, late_packets = EXCLUDED.late_packets,
+                record_time_us = EXCLUDED.record_time_us, report = EXCLUDED.report
+            WHERE flow_summary.record_time_us <= EXCLUDED.record_time_us
+            """;
+
+    static final String TCP_EVENTS = """
+            INSERT INTO tcp_events (vantage, client, server, instance, event_index, event_time, kind, direction,
+                retransmit_class, seq, bytes, since_original_us, retries)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (vantage, client, server, instance, event_index) DO UPDATE SET
+                event_time = EXCLUDED.event_time, kind = EXCLUDED.kind, direction = EXCLUDED.direction,
+                retransmit_class = EXCLUDED.retransmit_class, seq = EXCLUDED.seq, bytes = EXCLUDED.bytes,
+                since_original_us = EXCLUDED.since_original_us, retries = EXCLUDED.retries
+            """;
+
+    static final String SERVICE_WINDOWS = """
+            INSERT INTO service_windows (vantage, service, window_size_ms, window_start, window_end, connections,
+                completed_handshakes, setup_count, setup_mean_us, setup_sd_us, setup_p50_us, setup_p90_us,
+                setup_p99_us, syn_retransmits, synack_retransmits, data_packets, data_bytes, retransmitted_packets,
+                retransmits_rto, retransmits_fast, retransmits_spurious, retransmits_tlp, retransmits_other,
+                retransmit_rate, rtt_count, rtt_p50_us, rtt_p90_us, rtt_p99_us, throughput_bps)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (vantage, service, window_size_ms, window_start) DO UPDATE SET
+                window_end = EXCLUDED.window_end, connections = EXCLUDED.connections,
+                completed_handshakes = EXCLUDED.completed_handshakes, setup_count = EXCLUDED.setup_count,
+                setup_mean_us = EXCLUDED.setup_mean_us, setup_sd_us = EXCLUDED.setup_sd_us,
+                setup_p50_us = EXCLUDED.setup_p50_us, setup_p90_us = EXCLUDED.setup_p90_us,
+                setup_p99_us = EXCLUDED.setup_p99_us, syn_retransmits = EXCLUDED.syn_retransmits,
+                synack_retransmits = EXCLUDED.synack_retransmits, data_packets = EXCLUDED.data_packets,
+                data_bytes = EXCLUDED.data_bytes, retransmitted_packets = EXCLUDED.retransmitted_packets,
+                retransmits_rto = EXCLUDED.retransmits_rto, retransmits_fast = EXCLUDED.retransmits_fast,
+                retransmits_spurious = EXCLUDED.retransmits_spurious, retransmits_tlp = EXCLUDED.retransmits_tlp,
+                retransmits_other = EXCLUDED.retransmits_other, retransmit_rate = EXCLUDED.retransmit_rate,
+                rtt_count = EXCLUDED.rtt_count, rtt_p50_us = EXCLUDED.rtt_p50_us, rtt_p90_us = EXCLUDED.rtt_p90_us,
+                rtt_p99_us = EXCLUDED.rtt_p99_us, throughput_bps = EXCLUDED.throughput_bps
+            """;
+
+    static final String VANTAGE_WINDOWS = """
+            INSERT INTO vantage_windows (vantage, window_size_ms, window_start, window_end, flows_ended, packets,
+                late_packets, data_packets, retransmitted_packets, retransmits_rto, retransmits_fast,
+                retransmits_spurious, retransmits_tlp, retransmits_other, rtt_p50_us, rtt_p90_us, rtt_p99_us,
+                throughput_bps)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (vantage, window_size_ms, window_start) DO UPDATE SET
+                window_end = EXCLUDED.window_end, flows_ended = EXCLUDED.flows_ended, packets = EXCLUDED.packets,
+                late_packets = EXCLUDED.late_packets, data_packets = EXCLUDED.data_packets,
+                retransmitted_packets = EXCLUDED.retransmitted_packets, retransmits_rto = EXCLUDED.retransmits_rto,
+                retransmits_fast = EXCLUDED.retransmits_fast, retransmits_spurious = EXCLUDED.retransmits_spurious,
+                retransmits_tlp = EXCLUDED.retransmits_tlp, retransmits_other = EXCLUDED.retransmits_other,
+                rtt_p50_us = EXCLUDED.rtt_p50_us, rtt_p90_us = EXCLUDED.rtt_p90_us, rtt_p99_us = EXCLUDED.rtt_p99_us,
+                throughput_bps = EXCLUDED.throughput_bps
+            """;
+
+    static final String DEAD_LETTERS = """
+            INSERT INTO dead_letters (topic, kafka_partition, kafka_offset, kafka_timestamp, stage, reason,
+                error_class, schema_fingerprint, record_key, raw, job_time)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (topic, kafka_partition, kafka_offset) DO NOTHING
+            """;
+
+    static final class FlowSummaryRow implements JdbcStatementBuilder<FlowSummary> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void accept(PreparedStatement st, FlowSummary s) throws SQLException {
+            FlowRecord r = s.record;
+            DirectionStats c2s = r.getC2s();
+            DirectionStats s2c = r.getS2c();
+            int i = 0;
+            st.setString(++i, PacketEvents.vantage(r.getFlow().getVantage()));
+            st.setString(++i, r.getFlow().getClient());
+            st.setString(++i, r.getFlow().getServer());
+            st.setLong(++i, r.getFlow().getInstance());
+            st.setBoolean(++i, r.getFlow().getClientGuessed());
+            st.setObject(++i, fromMicros(r.getFirstSeenUs()));
+            st.setObject(++i, fromMicros(r.getLastSeenUs()));
+            st.setString(++i, r.getEnd().name().toLowerCase(java.util.Locale.ROOT));
+            st.setBoolean(++i, s.finalRecord);
+            setNullableDouble(st, ++i, r.getSetup().getSetupUs() == null ? null : r.getSetup().getSetupUs().doubleValue());
+            setNullableDouble(st, ++i,
+                    r.getSetup().getHandshakeRttUs() == null ? null : r.getSetup().getHandshakeRttUs().doubleValue());
+            st.setInt(++i, r.getSetup().getSynRetransmits());
+            st.setLong(++i, c2s.getPackets());
+            st.setLong(++i, s2c.getPackets());
+            st.setLong(++i, c2s.getDataBytes());
+            st.setLong(++i, s2c.getDataBytes());
+            st.setLong(++i, c2s.getUniqueBytes());
+            st.setLong(++i, s2c.getUniqueBytes());
+            st.setLong(++i, c2s.getRetransmittedPackets());
+            st.setLong(++i, s2c.getRetransmittedPackets());
+            st.setLong(++i, c2s.getRetransmits().getRto() + s2c.getRetransmits().getRto());
+            st.setLong(++i, c2s.getRetransmits().getFast() + s2c.getRetransmits().getFast());
+            st.setLong(++i, c2s.getRetransmits().getSpurious() + s2c.getRetransmits().getSpurious());
+            st.setLong(++i, c2s.getRetransmits().getTlp() + s2c.getRetransmits().getTlp());
+            st.setLong(++i, c2s.getRetransmits().getOther() + s2c.getRetransmits().getOther());
+            setNullableDouble(st, ++i, c2s.getRttUs().getAvg());
+            setNullableDouble(st, ++i, s2c.getRttUs().getAvg());
+            st.setDouble(++i, c2s.getThroughputBps());
+            st.setDouble(++i, s2c.getThroughputBps());
+            st.setLong(++i, s.latePackets);
+            st.setLong(++i, r.getRecordTimeUs());
+            st.setString(++i, s.reportJson);
+        }
+    }
+
+    static final class TcpEventRow implements JdbcStatementBuilder<TcpEvent> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void accept(PreparedStatement st, TcpEvent e) throws SQLException {
+            int i = 0;
+            st.setString(++i, PacketEvents.vantage(e.getFlow().getVantage()));
+            st.setString(++i, e.getFlow().getClient());
+            st.setString(++i, e.getFlow().getServer());
+            st.setLong(++i, e.getFlow().getInstance());
+            st.setLong(++i, e.getIndex());
+            st.setObject(++i, fromMicros(e.getTimeUs()));
+            st.setString(++i, e.getKind().name());
+            st.setString(++i, e.getDirection().name());
+            st.setString(++i, e.getRetransmitClass() == null ? null : e.getRetransmitClass().name());
+            setNullableLong(st, ++i, e.getSeq());
+            setNullableLong(st, ++i, e.getBytes());
+            setNullableLong(st, ++i, e.getSinceOriginalUs());
+            setNullableLong(st, ++i, e.getRetries() == null ? null : e.getRetries().longValue());
+        }
+    }
+
+    static final class ServiceWindowRow implements JdbcStatementBuilder<ServiceWindow> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void accept(PreparedStatement st, ServiceWindow w) throws SQLException {
+            Distribution setup = w.getSetupUs();
+            Distribution rtt = w.getRttUs();
+            int i = 0;
+            st.setString(++i, PacketEvents.vantage(w.getVantage()));
+            st.setString(++i, w.getService());
+            st.setLong(++i, w.getWindowSizeMs());
+            st.setObject(++i, fromMillis(w.getWindowStartMs()));
+            st.setObject(++i, fromMillis(w.getWindowEndMs()));
+            st.setLong(++i, w.getConnections());
+            st.setLong(++i, w.getCompletedHandshakes());
+            st.setLong(++i, setup.getCount());
+            setNullableDouble(st, ++i, setup.getMean());
+            setNullableDouble(st, ++i, setup.getSd());
+            setNullableDouble(st, ++i, setup.getP50());
+            setNullableDouble(st, ++i, setup.getP90());
+            setNullableDouble(st, ++i, setup.getP99());
+            st.setLong(++i, w.getSynRetransmits());
+            st.setLong(++i, w.getSynackRetransmits());
+            st.setLong(++i, w.getDataPackets());
+            st.setLong(++i, w.getDataBytes());
+            st.setLong(++i, w.getRetransmittedPackets());
+            st.setLong(++i, w.getRetransmits().getRto());
+            st.setLong(++i, w.getRetransmits().getFast());
+            st.setLong(++i, w.getRetransmits().getSpurious());
+            st.setLong(++i, w.getRetransmits().getTlp());
+            st.setLong(++i, w.getRetransmits().getOther());
+            setNullableDouble(st, ++i, w.getRetransmitRate());
+            st.setLong(++i, rtt.getCount());
+            setNullableDouble(st, ++i, rtt.getP50());
+            setNullableDouble(st, ++i, rtt.getP90());
+            setNullableDouble(st, ++i, rtt.getP99());
+            st.setDouble(++i, w.getThroughputBps());
+        }
+    }
+
+    static final class VantageWindowRow implements JdbcStatementBuilder<VantageWindow> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void accept(PreparedStatement st, VantageWindow w) throws SQLException {
+            Distribution rtt = w.getRttUs();
+            int i = 0;
+            st.setString(++i, PacketEvents.vantage(w.getVantage()));
+            st.setLong(++i, w.getWindowSizeMs());
+            st.setObject(++i, fromMillis(w.getWindowStartMs()));
+            st.setObject(++i, fromMillis(w.getWindowEndMs()));
+            st.setLong(++i, w.getFlowsEnded());
+            st.setLong(++i, w.getPackets());
+            st.setLong(++i, w.getLatePackets());
+            st.setLong(++i, w.getDataPackets());
+            st.setLong(++i, w.getRetransmittedPackets());
+            st.setLong(++i, w.getRetransmits().getRto());
+            st.setLong(++i, w.getRetransmits().getFast());
+            st.setLong(++i, w.getRetransmits().getSpurious());
+            st.setLong(++i, w.getRetransmits().getTlp());
+            st.setLong(++i, w.getRetransmits().getOther());
+            setNullableDouble(st, ++i, rtt.getP50());
+            setNullableDouble(st, ++i, rtt.getP90());
+            setNullableDouble(st, ++i, rtt.getP99());
+            st.setDouble(++i, w.getThroughputBps());
+        }
+    }
+
+    static final class DeadLetterRow implements JdbcStatementBuilder<DeadLetter> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void accept(PreparedStatement st, DeadLetter d) throws SQLException {
+            int i = 0;
+            st.setString(++i, d.getTopic());
+            st.setInt(++i, d.getPartition());
+            st.setLong(++i, d.getOffset());
+            st.setObject(++i, fromMillis(d.getTimestampMs()));
+            st.setString(++i, d.getStage().name());
+            st.setString(++i, d.getReason());
+            st.setString(++i, d.getErrorClass());
+            setNullableLong(st, ++i, d.getSchemaFingerprint());
+            st.setBytes(++i, d.getKey() == null ? null : bytes(d.getKey()));
+            st.setBytes(++i, bytes(d.getRaw()));
+            st.setObject(++i, fromMillis(d.getJobTimeMs()));
+        }
+    }
+
+    private static OffsetDateTime fromMicros(long micros) {
+        return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L).atOffset(ZoneOffset.UTC);
+    }
+
+    private static OffsetDateTime fromMillis(long millis) {
+        return Instant.ofEpochMilli(millis).atOffset(ZoneOffset.UTC);
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        ByteBuffer b = buffer.duplicate();
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
+
+    private static void setNullableDouble(PreparedStatement st, int i, Double v) throws SQLException {
+        if (v == null) {
+            st.setNull(i, Types.DOUBLE);
+        } else {
+            st.setDouble(i, v);
+        }
+    }
+
+    private static void setNullableLong(PreparedStatement st, int i, Long v) throws SQLException {
+        if (v == null) {
+            st.setNull(i, Types.BIGINT);
+        } else {
+            st.setLong(i, v);
+        }
+    }
+}

@@ -1,0 +1,229 @@
+package io.flowtrace.jobs.flow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowtrace.avro.FlowEnd;
+import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.Vantage;
+import io.flowtrace.core.flow.FlowInstances;
+import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.core.tcp.AnalyzerConfig;
+import io.flowtrace.jobs.CaptureFixtures;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The keyed flow function in Flink's operator harness, in the style of flink-training's
+ * LongRidesUnitTest: elements and watermarks in, records, timers and state entries out.
+ */
+class FlowAnalysisFunctionTest {
+    private static final Vantage VANTAGE = new Vantage("harness", "eth0");
+    private static final String CAPTURE = "decoding/tcp4-sack.pcap";
+    private static final long UPDATE_MS = 10_000;
+    private static final long T0_NS = 1_796_000_000_000_000_000L;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void reportsARealCaptureFlowExactlyAsTheOfflineAnalysis() throws Exception {
+        List<PacketEvent> packets = CaptureFixtures.packets(CAPTURE, VANTAGE);
+        try (var harness = harness(null)) {
+            feed(harness, packets);
+            harness.processWatermark(Long.MAX_VALUE);
+            List<FlowSummary> finals = finals(harness);
+            assertThat(finals).hasSize(1);
+            Map<String, JsonNode> offline = CaptureFixtures.offlineReports(CAPTURE, "harness/eth0");
+            JsonNode streamed = JSON.readTree(finals.get(0).reportJson);
+            assertThat(CaptureFixtures.flatten(streamed))
+                    .isEqualTo(CaptureFixtures.flatten(offline.get(CaptureFixtures.identity(streamed))));
+            assertThat(harness.getSideOutput(FlowAnalysisFunction.TCP_EVENTS)).isNotNull();
+        }
+    }
+
+    @Test
+    void endsAClosedFlowAfterTheLingerAndClearsState() throws Exception {
+        List<PacketEvent> packets = CaptureFixtures.packets(CAPTURE, VANTAGE);
+        long lastMs = packets.get(packets.size() - 1).getCaptureTimeNs() / 1_000_000;
+        try (var harness = harness(null)) {
+            feed(harness, packets);
+            // FIN/FIN seen: the close is reported at once, the final version after the linger.
+            assertThat(harness.extractOutputValues()).anyMatch(s -> !s.finalRecord && s.record.getEnd() == FlowEnd.FIN);
+            harness.processWatermark(lastMs + FlowInstances.CLOSED_LINGER_NANOS / 1_000_000 - 1);
+            assertThat(finals(harness)).isEmpty();
+            harness.processWatermark(lastMs + FlowInstances.CLOSED_LINGER_NANOS / 1_000_000 + 1);
+            assertThat(finals(harness)).singleElement().satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.FIN));
+            assertThat(harness.numKeyedStateEntries()).isZero();
+            assertThat(harness.numEventTimeTimers()).isZero();
+        }
+    }
+
+    @Test
+    void expiresIdleFlowAndClearsState() throws Exception {
+        try (var harness = harness(null)) {
+            handshake(harness, 40_000, 1000, T0_NS);
+            assertThat(harness.numKeyedStateEntries()).isEqualTo(1);
+            assertThat(harness.numEventTimeTimers()).isEqualTo(1);
+            long idleMs = AnalyzerConfig.DEFAULTS.idleTimeoutNanos() / 1_000_000;
+            long lastMs = (T0_NS + 2_000_000) / 1_000_000;
+            harness.processWatermark(lastMs + idleMs - 1);
+            assertThat(finals(harness)).isEmpty();
+            // Periodic upserts while it lived: one every 10 s of event time.
+            long updates = harness.extractOutputValues().stream().filter(s -> !s.finalRecord).count();
+            assertThat(updates).isEqualTo(idleMs / UPDATE_MS);
+            harness.processWatermark(lastMs + idleMs + 1);
+            assertThat(finals(harness)).singleElement()
+                    .satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.IDLE));
+            assertThat(harness.numKeyedStateEntries()).isZero();
+            assertThat(harness.numEventTimeTimers()).isZero();
+        }
+    }
+
+    @Test
+    void startsASecondInstanceWhenAClosedPortPairIsReused() throws Exception {
+        try (var harness = harness(null)) {
+            handshake(harness, 40_001, 1000, T0_NS);
+            harness.processElement(packet(T0_NS + 3_000_000, true, 40_001, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001),
+                    (T0_NS + 3_000_000) / 1_000_000);
+            // Same ports one second later, a new ISN: a new connection on the reused port pair.
+            handshake(harness, 40_001, 900_000, T0_NS + 1_000_000_000L);
+            harness.processWatermark(Long.MAX_VALUE);
+            List<FlowSummary> finals = finals(harness);
+            // instance id = the first packet's capture time in µs (FlowInstances.instanceId)
+            assertThat(finals).extracting(s -> s.record.getFlow().getInstance())
+                    .containsExactly(T0_NS / 1000, (T0_NS + 1_000_000_000L) / 1000);
+            assertThat(finals).extracting(s -> s.record.getEnd()).containsExactly(FlowEnd.RST, FlowEnd.OPEN);
+            assertThat(harness.numKeyedStateEntries()).isZero();
+        }
+    }
+
+    @Test
+    void countsLatePacketsAndStillAnalysesThem() throws Exception {
+        try (var harness = harness(null)) {
+            handshake(harness, 40_002, 1000, T0_NS);
+            harness.processWatermark(T0_NS / 1_000_000 + 5_000);
+            harness.processElement(packet(T0_NS + 2_500_000, true, 40_002, DecodedPacket.ACK | DecodedPacket.PSH, 1001, 5001, 100),
+                    (T0_NS + 2_500_000) / 1_000_000);
+            harness.processWatermark(Long.MAX_VALUE);
+            FlowSummary last = finals(harness).get(0);
+            assertThat(last.latePackets).isEqualTo(1);
+            assertThat(last.record.getC2s().getDataBytes()).isEqualTo(100);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"hashmap", "rocksdb"})
+    void restoresMidFlowFromASnapshotAndGivesTheSameFinalRecord(String backend) throws Exception {
+        List<PacketEvent> packets = CaptureFixtures.packets(CAPTURE, VANTAGE);
+        String uninterrupted;
+        try (var harness = harness(null)) {
+            feed(harness, packets);
+            harness.processWatermark(Long.MAX_VALUE);
+            uninterrupted = finals(harness).get(0).reportJson;
+        }
+        int half = packets.size() / 2;
+        OperatorSubtaskState snapshot;
+        try (var before = harness(backend(backend))) {
+            feed(before, packets.subList(0, half));
+            snapshot = before.snapshot(1L, 1L);
+        }
+        try (var after = harness(backend(backend), snapshot)) {
+            // The harness counts keyed state entries of heap backends only.
+            boolean heap = backend.equals("hashmap");
+            if (heap) {
+                assertThat(after.numKeyedStateEntries()).isEqualTo(1);
+            }
+            feed(after, packets.subList(half, packets.size()));
+            after.processWatermark(Long.MAX_VALUE);
+            assertThat(finals(after)).singleElement().satisfies(s -> assertThat(s.reportJson).isEqualTo(uninterrupted));
+            if (heap) {
+                assertThat(after.numKeyedStateEntries()).isZero();
+            }
+            assertThat(after.numEventTimeTimers()).isZero();
+        }
+    }
+
+    private static StateBackend backend(String name) {
+        return name.equals("rocksdb") ? new EmbeddedRocksDBStateBackend() : new HashMapStateBackend();
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness(StateBackend backend)
+            throws Exception {
+        return harness(backend, null);
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness(StateBackend backend,
+            OperatorSubtaskState restore) throws Exception {
+        var harness = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new FlowAnalysisFunction(AnalyzerConfig.DEFAULTS, UPDATE_MS)),
+                new FlowKeySelector(), Types.STRING);
+        if (backend != null) {
+            harness.setStateBackend(backend);
+        }
+        if (restore != null) {
+            harness.initializeState(restore);
+        }
+        harness.open();
+        return harness;
+    }
+
+    private static void feed(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness,
+            List<PacketEvent> packets) throws Exception {
+        for (PacketEvent p : packets) {
+            harness.processElement(p, p.getCaptureTimeNs() / 1_000_000);
+        }
+    }
+
+    private static List<FlowSummary> finals(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness) {
+        return harness.extractOutputValues().stream().filter(s -> s.finalRecord).toList();
+    }
+
+    /** SYN, SYN-ACK, ACK from client port {@code port} to 10.0.0.2:443, 1 ms apart. */
+    private static void handshake(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness, int port,
+            long isn, long t) throws Exception {
+        harness.processElement(packet(t, true, port, DecodedPacket.SYN, isn, 0), t / 1_000_000);
+        harness.processElement(packet(t + 1_000_000, false, port, DecodedPacket.SYN | DecodedPacket.ACK, 5000, isn + 1),
+                (t + 1_000_000) / 1_000_000);
+        harness.processElement(packet(t + 2_000_000, true, port, DecodedPacket.ACK, isn + 1, 5001), (t + 2_000_000) / 1_000_000);
+    }
+
+    private static PacketEvent packet(long t, boolean fromClient, int port, int flags, long seq, long ack) {
+        return packet(t, fromClient, port, flags, seq, ack, 0);
+    }
+
+    private static PacketEvent packet(long t, boolean fromClient, int port, int flags, long seq, long ack, int payload) {
+        byte[] client = {10, 0, 0, 1};
+        byte[] server = {10, 0, 0, 2};
+        return PacketEvent.newBuilder()
+                .setCaptureTimeNs(t)
+                .setVantage(VANTAGE)
+                .setLinkType(1)
+                .setIpVersion(4)
+                .setSrcAddr(ByteBuffer.wrap(fromClient ? client : server))
+                .setDstAddr(ByteBuffer.wrap(fromClient ? server : client))
+                .setSrcPort(fromClient ? port : 443)
+                .setDstPort(fromClient ? 443 : port)
+                .setIpId(1)
+                .setTtl(64)
+                .setIpTotalLength(40 + payload)
+                .setTcpFlags(flags)
+                .setSeq(seq)
+                .setAck(ack)
+                .setWindow(65535)
+                .setPayloadLength(payload)
+                .setCapturedLength(54)
+                .setWireLength(54 + payload)
+                .build();
+    }
+}

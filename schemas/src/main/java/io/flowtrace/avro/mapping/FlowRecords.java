@@ -1,0 +1,48 @@
+package io.flowtrace.avro.mapping;
+
+import io.flowtrace.avro.FlowIdentity;
+import io.flowtrace.avro.FlowRecord;
+import io.flowtrace.avro.Vantage;
+import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.report.FlowReport;
+import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+
+/**
+ * Builds the {@link FlowRecord} contract from core's {@link FlowReport} walk, so the Avro record,
+ * the {@code analyze --json} line and the PostgreSQL report column come from one definition.
+ */
+public final class FlowRecords {
+    private FlowRecords() {
+    }
+
+    /**
+     * @param vantage the vantage record the flow was keyed by ({@link FlowKey#vantage()} is its
+     *     string form, which the contract holds as a record)
+     * @param recordTimeUs event time of this version of the record (orders the updates of a flow)
+     */
+    public static FlowRecord of(Vantage vantage, FlowKey key, long instance, TcpFlowAnalyzer flow, long recordTimeUs) {
+        FlowRecord record = FlowRecord.newBuilder().build();
+        FlowReport.visit(key, instance, flow, new ReportToAvro(record));
+        record.getFlow().setVantage(vantage);
+        record.setRecordTimeUs(recordTimeUs);
+        return record;
+    }
+
+    /** The Kafka key of a flow's records and events: {@code agent/interface client server instance} (docs/schemas.md). */
+    public static String identityKey(FlowIdentity flow) {
+        return PacketEvents.vantage(flow.getVantage()) + " " + flow.getClient() + " " + flow.getServer() + " "
+                + flow.getInstance();
+    }
+
+    /**
+     * The vantage record of a vantage string {@code agent/interface} ({@link PacketEvents#vantage}).
+     * Split at the last slash: Linux interface names cannot contain one, agent ids might.
+     */
+    public static Vantage vantageOf(String vantage) {
+        int slash = vantage.lastIndexOf('/');
+        if (slash < 0) {
+            throw new IllegalArgumentException("vantage '" + vantage + "' is not agent/interface");
+        }
+        return new Vantage(vantage.substring(0, slash), vantage.substring(slash + 1));
+    }
+}
