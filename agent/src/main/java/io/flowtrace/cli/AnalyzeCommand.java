@@ -161,9 +161,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     private static void write(FlowKey key, long instance, TcpFlowAnalyzer flow, JsonReportWriter json,
             TextReportWriter text) {
         if (json != null) {
-            json.beginFlow();
-            FlowReport.visit(key, instance, flow, json);
-            json.endFlow();
+            json.write(key, instance, flow);
         } else {
             text.beginFlow();
             FlowReport.visit(key, instance, flow, text);

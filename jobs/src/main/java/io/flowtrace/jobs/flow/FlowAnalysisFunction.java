@@ -4,6 +4,7 @@ import io.flowtrace.avro.FlowIdentity;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.FlowRecords;
+import io.flowtrace.avro.mapping.ReportJson;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.avro.mapping.TcpEvents;
 import io.flowtrace.core.flow.FlowInstances;
@@ -178,7 +179,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Pac
         FlowKey flowKey = FlowKey.of(vantage, s.flow.client(), s.flow.server());
         out.collect(new FlowSummary(
                 FlowRecords.of(FlowRecords.vantageOf(vantage), flowKey, s.instance, s.flow, recordTimeUs),
-                FlowReportJson.of(flowKey, s.instance, s.flow),
+                ReportJson.of(flowKey, s.instance, s.flow),
                 s.latePackets,
                 last));
     }

@@ -1,4 +1,4 @@
-package io.flowtrace.jobs.flow;
+package io.flowtrace.avro.mapping;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -11,15 +11,15 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 
 /**
- * A flow's {@code flowtrace analyze --json} object as a string, for the {@code report} jsonb column.
- * The same walk as the CLI's JsonReportWriter (agent module, which the job cannot depend on), with
- * its number rules: a decimal is rounded to three places (nanosecond precision on microsecond
- * fields) and NaN or infinity is written as null.
+ * A flow's {@code flowtrace analyze --json} object: the one JSON writer of the report contract,
+ * used by the CLI (JSON Lines) and by the job (the {@code report} jsonb column). Number rules: a
+ * decimal is rounded to three places (nanosecond precision on microsecond fields) and NaN or
+ * infinity is written as null.
  */
-public final class FlowReportJson {
+public final class ReportJson {
     private static final JsonFactory JSON = new JsonFactory();
 
-    private FlowReportJson() {
+    private ReportJson() {
     }
 
     public static String of(FlowKey key, long instance, TcpFlowAnalyzer flow) {
@@ -32,6 +32,11 @@ public final class FlowReportJson {
             throw new UncheckedIOException("cannot write the report of " + key.canonical() + " instance " + instance, e);
         }
         return text.toString();
+    }
+
+    /** Writes the flow's fields into an object the caller has opened on {@code json}. */
+    public static void writeFields(FlowKey key, long instance, TcpFlowAnalyzer flow, JsonGenerator json) {
+        FlowReport.visit(key, instance, flow, new Writer(json));
     }
 
     private record Writer(JsonGenerator json) implements ReportVisitor {
