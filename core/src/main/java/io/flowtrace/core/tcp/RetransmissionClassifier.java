@@ -245,14 +245,13 @@ final class RetransmissionClassifier {
         s.stats.retransmits[c.ordinal()]++;
         s.lastTrigger = trigger;
         events.accept(new TcpEvent.Retransmission(nanos, fromClient, c, trigger, seq, len, sinceOriginal, transmission));
-        if (trigger == RetransmissionClass.RTO) {
-            trackBackoff(s, fromClient, seq, nanos, sinceOriginal);
-        }
+        trackBackoff(s, fromClient, seq, nanos, sinceOriginal);
     }
 
     /**
-     * RTO backoff (RFC 6298 §5.5: the timer doubles on each expiry): successive RTO retransmissions
-     * of the same sequence number form a schedule; the gap before the first is from the original.
+     * Backoff (RFC 6298 §5.5: the timer doubles on each expiry): successive retransmissions of the
+     * same sequence number form a schedule, whatever sent the first one (a tail-loss probe or a fast
+     * retransmit is often followed by RTOs); the gap before the first is from the original.
      */
     private void trackBackoff(SenderState s, boolean fromClient, long seq, long nanos, long sinceOriginal) {
         if (seq == s.backoffSeq && s.lastRtoNanos >= 0) {
