@@ -72,7 +72,9 @@ public final class FlowTracker {
         }
         e.lastSeenNanos = Math.max(e.lastSeenNanos, t);
         e.flow.onPacket(p);
-        if (t - lastSweepNanos >= SWEEP_INTERVAL_NANOS) {
+        if (lastSweepNanos == Long.MIN_VALUE) {
+            lastSweepNanos = t; // the first packet starts the sweep clock (t - MIN_VALUE would overflow)
+        } else if (t - lastSweepNanos >= SWEEP_INTERVAL_NANOS) {
             sweep(t);
             lastSweepNanos = t;
         }
