@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code flowtrace} command: one entry point, one subcommand per task. */
 @Command(name = "flowtrace", mixinStandardHelpOptions = true, version = "flowtrace 0.1.0",
         description = "Streaming TCP flow analysis: offline over captures, live through Kafka and Flink.",
-        subcommands = {AnalyzeCommand.class, DemoCommand.class})
+        subcommands = {AnalyzeCommand.class, DemoCommand.class, AgentCommand.class, ConntrackCommand.class})
 public final class FlowtraceCli implements Runnable {
 
     public static void main(String[] args) {

@@ -6,14 +6,20 @@ import io.flowtrace.avro.ServiceWindow;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.jobs.conntrack.BudgetWindow;
+import io.flowtrace.jobs.conntrack.ConntrackSample;
 import io.flowtrace.jobs.flow.FlowAnalysisFunction;
 import io.flowtrace.jobs.flow.FlowKeySelector;
 import io.flowtrace.jobs.flow.FlowSummary;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
 import io.flowtrace.jobs.source.CaptureTimeWatermarks;
+import io.flowtrace.jobs.source.ConntrackKafkaSource;
+import io.flowtrace.jobs.source.ConntrackTimeWatermarks;
+import io.flowtrace.jobs.source.ConntrackTriage;
 import io.flowtrace.jobs.source.InputTriage;
 import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.window.ConntrackBudgetWindow;
 import io.flowtrace.jobs.window.FlowWindowAggregate;
 import io.flowtrace.jobs.window.WindowRecords;
 import java.time.Duration;
@@ -37,8 +43,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The flowtrace job (docs/job.md): packets from Kafka → decode/validate (dead letters aside) →
  * keyBy flow → per-flow TCP analysis → flow records, TCP events, per-service and per-vantage
- * windows → PostgreSQL and Kafka. The source and the sinks are parameters, so tests run the real
- * pipeline on whatever they inject.
+ * windows → PostgreSQL and Kafka; conntrack events from Kafka → decode/validate/size → keyBy vantage →
+ * 1 s and 1 min conntrack budgets → PostgreSQL and Kafka. The sources and the sinks are parameters,
+ * so tests run the real pipeline on whatever they inject.
  */
 public final class FlowtraceJob {
     private static final Logger LOG = LoggerFactory.getLogger(FlowtraceJob.class);
@@ -47,11 +54,20 @@ public final class FlowtraceJob {
 
     private final JobConfig config;
     private final Source<Either<DeadLetter, PacketEvent>, ?, ?> packets;
+    private final Source<Either<DeadLetter, ConntrackSample>, ?, ?> conntrack;
     private final JobSinks sinks;
 
+    /** Packets only: no conntrack budgets. */
     public FlowtraceJob(JobConfig config, Source<Either<DeadLetter, PacketEvent>, ?, ?> packets, JobSinks sinks) {
+        this(config, packets, null, sinks);
+    }
+
+    /** Packets and, when {@code conntrack} is not null, conntrack events and losses → budgets. */
+    public FlowtraceJob(JobConfig config, Source<Either<DeadLetter, PacketEvent>, ?, ?> packets,
+            Source<Either<DeadLetter, ConntrackSample>, ?, ?> conntrack, JobSinks sinks) {
         this.config = config;
         this.packets = packets;
+        this.conntrack = conntrack;
         this.sinks = sinks;
     }
 
@@ -66,7 +82,9 @@ public final class FlowtraceJob {
             PostgresSinks.applySchema(config);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        new FlowtraceJob(config, PacketSource.fromConfig(config),
+                config.getBoolean(JobOption.CONNTRACK_INPUT) ? ConntrackKafkaSource.fromConfig(config) : null,
+                JobSinks.fromConfig(config)).build(env);
         env.execute("flowtrace");
     }
 
@@ -133,7 +151,21 @@ public final class FlowtraceJob {
         sinkAll(flows.getSideOutput(FlowAnalysisFunction.TCP_EVENTS), sinks.tcpEvents(), "tcp-events");
         sinkAll(services, sinks.serviceWindows(), "service-windows");
         sinkAll(vantages, sinks.vantageWindows(), "vantage-windows");
-        sinkAll(valid.getSideOutput(InputTriage.DEAD_LETTERS), sinks.deadLetters(), "dead-letters");
+        DataStream<DeadLetter> deadLetters = valid.getSideOutput(InputTriage.DEAD_LETTERS);
+        if (conntrack != null) {
+            SingleOutputStreamOperator<ConntrackSample> samples = env
+                    .fromSource(conntrack, ConntrackTimeWatermarks.strategy(
+                            config.getMillis(JobOption.OUT_OF_ORDERNESS_MS), config.getMillis(JobOption.IDLENESS_MS)),
+                            "conntrack")
+                    .uid("conntrack-source")
+                    .process(new ConntrackTriage())
+                    .name("conntrack-decode-validate")
+                    .uid("conntrack-decode-validate");
+            DataStream<BudgetWindow> budgets = ConntrackBudgetWindow.budgets(samples, ConntrackBudgetWindow.fromConfig(config));
+            sinkAll(budgets, sinks.conntrackBudgets(), "conntrack-budgets");
+            deadLetters = deadLetters.union(samples.getSideOutput(InputTriage.DEAD_LETTERS));
+        }
+        sinkAll(deadLetters, sinks.deadLetters(), "dead-letters");
     }
 
     private static <T> void sinkAll(DataStream<T> stream, List<Sink<T>> targets, String output) {

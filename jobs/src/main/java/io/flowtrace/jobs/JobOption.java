@@ -10,11 +10,13 @@ public enum JobOption {
     BOOTSTRAP_SERVERS("bootstrap-servers", "localhost:9092", "Kafka bootstrap servers"),
     PACKETS_TOPIC("packets-topic", "flowtrace.packets", "input topic of PacketEvent records"),
     CONNTRACK_TOPIC("conntrack-topic", "flowtrace.conntrack",
-            "input topic of ConntrackEvent records (reserved: not consumed by this version)"),
+            "input topic of ConntrackEvent and ConntrackLoss records (told apart by schema fingerprint)"),
+    CONNTRACK_INPUT("conntrack-input", "true", "consume the conntrack topic and write conntrack budgets"),
     FLOWS_TOPIC("flows-topic", "flowtrace.flows", "output topic of FlowRecord"),
     TCP_EVENTS_TOPIC("tcp-events-topic", "flowtrace.tcp-events", "output topic of TcpEvent"),
     SERVICE_WINDOWS_TOPIC("service-windows-topic", "flowtrace.service-windows", "output topic of ServiceWindow"),
     VANTAGE_WINDOWS_TOPIC("vantage-windows-topic", "flowtrace.vantage-windows", "output topic of VantageWindow"),
+    CONNTRACK_BUDGETS_TOPIC("conntrack-budgets-topic", "flowtrace.conntrack-budgets", "output topic of ConntrackBudget"),
     DEAD_LETTERS_TOPIC("dead-letters-topic", "flowtrace.dead-letters", "output topic of DeadLetter"),
     GROUP_ID("group-id", "flowtrace-job", "Kafka consumer group id (offsets are committed on checkpoints)"),
     START_OFFSETS("start-offsets", "committed",
@@ -32,7 +34,7 @@ public enum JobOption {
             "environment variable holding the PostgreSQL password (unset: no password)"),
     JDBC_PASSWORD_FILE("jdbc-password-file", "",
             "file holding the PostgreSQL password (first line); wins over jdbc-password-env"),
-    JDBC_INIT_SCHEMA("jdbc-init-schema", "true", "apply deploy/sql/V1__sink_schema.sql (idempotent) when the job starts"),
+    JDBC_INIT_SCHEMA("jdbc-init-schema", "true", "apply deploy/sql/V1__sink_schema.sql and V2__*.sql (idempotent) when the job starts"),
     JDBC_BATCH_SIZE("jdbc-batch-size", "500", "rows per JDBC batch"),
     JDBC_BATCH_INTERVAL_MS("jdbc-batch-interval-ms", "1000", "longest wait before a partial JDBC batch is written"),
     JDBC_MAX_RETRIES("jdbc-max-retries", "3", "retries of a failed JDBC batch before the job fails (and restarts)"),
@@ -50,7 +52,13 @@ public enum JobOption {
             "bounded out-of-orderness of capture times within a Kafka partition"),
     IDLENESS_MS("watermark-idleness-ms", "60000",
             "a partition without records for this long stops holding back the watermark (a quiet agent)"),
-    RESERVOIR_SIZE("reservoir-size", "1024", "flows sampled per window for percentiles (exact below this count)");
+    RESERVOIR_SIZE("reservoir-size", "1024", "flows sampled per window for percentiles (exact below this count)"),
+    CONNTRACK_RECEIVE_BUFFER_BYTES("conntrack-receive-buffer-bytes", "2097152",
+            "SO_RCVBUF the conntrack listener requests (conntrackd default 2 MiB; the kernel doubles it): ENOBUFS risk is computed for it"),
+    CONNTRACK_DRAIN_LATENCY_MS("conntrack-drain-latency-ms", "100",
+            "longest time the conntrack listener goes without reading: buffer needed = largest truesize sum in such an interval"),
+    CONNTRACK_KERNEL_FEATURES("conntrack-kernel-features", "stock",
+            "kernel features for the estimate and truesize: stock[,acct=..,timestamp=..,labels=..,secctx=<len>,nat=..,mark=..,zones=..,event-timestamp=..]");
 
     private final String key;
     private final String defaultValue;

@@ -107,11 +107,32 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         }
         try {
             admin.createTopics(topics).all().get();
+            awaitLeaders(List.of(names));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted creating topics " + List.of(names), e);
         } catch (ExecutionException e) {
             throw new IllegalStateException("cannot create topics " + List.of(names), e.getCause());
+        }
+    }
+
+    /**
+     * Topic creation returns before every partition has a leader; a producer that starts sending at
+     * once sees NOT_LEADER and, with idempotence and several requests in flight, can end in
+     * OUT_OF_ORDER_SEQUENCE. Wait until every partition reports a leader.
+     */
+    private void awaitLeaders(List<String> names) throws InterruptedException, ExecutionException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            boolean ready = admin.describeTopics(names).allTopicNames().get().values().stream()
+                    .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+            if (ready) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no leader for every partition of " + names + " after 30 s");
+            }
+            Thread.sleep(50);
         }
     }
 
@@ -132,6 +153,8 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        // one request in flight: tests care about order and exactly-once more than throughput
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
         return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }
 

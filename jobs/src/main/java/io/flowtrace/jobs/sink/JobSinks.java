@@ -4,6 +4,7 @@ import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.ServiceWindow;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
+import io.flowtrace.jobs.conntrack.BudgetWindow;
 import io.flowtrace.jobs.flow.FlowSummary;
 import java.util.List;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -17,7 +18,15 @@ public record JobSinks(
         List<Sink<TcpEvent>> tcpEvents,
         List<Sink<ServiceWindow>> serviceWindows,
         List<Sink<VantageWindow>> vantageWindows,
-        List<Sink<DeadLetter>> deadLetters) {
+        List<Sink<DeadLetter>> deadLetters,
+        List<Sink<BudgetWindow>> conntrackBudgets) {
+
+    /** Without conntrack budget sinks (a job without the conntrack input). */
+    public JobSinks(List<Sink<FlowSummary>> flows, List<Sink<TcpEvent>> tcpEvents,
+            List<Sink<ServiceWindow>> serviceWindows, List<Sink<VantageWindow>> vantageWindows,
+            List<Sink<DeadLetter>> deadLetters) {
+        this(flows, tcpEvents, serviceWindows, vantageWindows, deadLetters, List.of());
+    }
 
     /** PostgreSQL and/or Kafka, as {@code --postgres-output} and {@code --kafka-output} say. */
     public static JobSinks fromConfig(io.flowtrace.jobs.JobConfig config) {
@@ -30,7 +39,8 @@ public record JobSinks(
                 both(pg ? postgres.tcpEvents() : null, kafka ? topics.tcpEvents() : null),
                 both(pg ? postgres.serviceWindows() : null, kafka ? topics.serviceWindows() : null),
                 both(pg ? postgres.vantageWindows() : null, kafka ? topics.vantageWindows() : null),
-                both(pg ? postgres.deadLetters() : null, kafka ? topics.deadLetters() : null));
+                both(pg ? postgres.deadLetters() : null, kafka ? topics.deadLetters() : null),
+                both(pg ? postgres.conntrackBudgets() : null, kafka ? topics.conntrackBudgets() : null));
     }
 
     private static <T> List<Sink<T>> both(Sink<T> a, Sink<T> b) {

@@ -2,6 +2,7 @@ package io.flowtrace.jobs.sink;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.flowtrace.avro.ConntrackBudget;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.avro.ServiceWindow;
@@ -11,6 +12,7 @@ import io.flowtrace.avro.mapping.FlowRecords;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.conntrack.BudgetWindow;
 import io.flowtrace.jobs.flow.FlowSummary;
 import io.flowtrace.jobs.serde.AvroSingleObjectSerializationSchema;
 import java.nio.ByteBuffer;
@@ -53,6 +55,10 @@ public final class KafkaOutputs {
     KafkaSink<DeadLetter> deadLetters() {
         return sink(JobOption.DEAD_LETTERS_TOPIC, "dead-letters", new DeadLetterKey(),
                 AvroSingleObjectSerializationSchema.of(DeadLetter.class));
+    }
+
+    KafkaSink<BudgetWindow> conntrackBudgets() {
+        return sink(JobOption.CONNTRACK_BUDGETS_TOPIC, "conntrack-budgets", new BudgetKey(), new BudgetValue());
     }
 
     private <T> KafkaSink<T> sink(JobOption topic, String output, SerializationSchema<T> key,
@@ -116,6 +122,26 @@ public final class KafkaOutputs {
         @Override
         public byte[] serialize(VantageWindow w) {
             return PacketEvents.vantage(w.getVantage()).getBytes(UTF_8);
+        }
+    }
+
+    static final class BudgetKey implements SerializationSchema<BudgetWindow> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public byte[] serialize(BudgetWindow b) {
+            return PacketEvents.vantage(b.record.getVantage()).getBytes(UTF_8);
+        }
+    }
+
+    static final class BudgetValue implements SerializationSchema<BudgetWindow> {
+        private static final long serialVersionUID = 1L;
+        private final AvroSingleObjectSerializationSchema<ConntrackBudget> avro =
+                AvroSingleObjectSerializationSchema.of(ConntrackBudget.class);
+
+        @Override
+        public byte[] serialize(BudgetWindow b) {
+            return avro.serialize(b.record);
         }
     }
 

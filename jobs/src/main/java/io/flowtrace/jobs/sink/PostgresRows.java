@@ -1,5 +1,6 @@
 package io.flowtrace.jobs.sink;
 
+import io.flowtrace.avro.ConntrackBudget;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DirectionStats;
 import io.flowtrace.avro.Distribution;
@@ -8,6 +9,7 @@ import io.flowtrace.avro.ServiceWindow;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.jobs.conntrack.BudgetWindow;
 import io.flowtrace.jobs.flow.FlowSummary;
 import java.nio.ByteBuffer;
 import java.sql.PreparedStatement;
@@ -19,7 +21,7 @@ import java.time.ZoneOffset;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 
 /**
- * The upsert statements of the sink tables (deploy/sql/V1__sink_schema.sql) and how each record
+ * The upsert statements of the sink tables (deploy/sql/V1__sink_schema.sql, V2__conntrack_budget_columns.sql) and how each record
  * fills them. Every statement is an idempotent upsert on the table's stable key, so a replay after
  * a failure rewrites the same rows; flow rows only move forward in record time, so a replayed
  * older version of a flow never overwrites a newer one.
@@ -108,6 +110,32 @@ public final class PostgresRows {
                 error_class, schema_fingerprint, record_key, raw, job_time)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (topic, kafka_partition, kafka_offset) DO NOTHING
+            """;
+
+    static final String CONNTRACK_BUDGETS = """
+            INSERT INTO conntrack_budgets (vantage, window_size_ms, window_start, window_end, events, events_per_second,
+                exact_bytes, estimated_bytes, truesize_bytes, waste_ratio, peak_burst_10ms, peak_burst_100ms,
+                buffer_needed_bytes, buffer_configured_bytes, enobufs_predicted, enobufs_observed, events_new,
+                events_update, events_destroy, exact_bytes_per_second, truesize_bytes_per_second, size_min, size_mean,
+                size_p50, size_p90, size_p99, size_max, drain_latency_ms, buffer_effective_bytes, buffer_utilisation,
+                predicted_drops, enobufs_risk)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (vantage, window_size_ms, window_start) DO UPDATE SET
+                window_end = EXCLUDED.window_end, events = EXCLUDED.events,
+                events_per_second = EXCLUDED.events_per_second, exact_bytes = EXCLUDED.exact_bytes,
+                estimated_bytes = EXCLUDED.estimated_bytes, truesize_bytes = EXCLUDED.truesize_bytes,
+                waste_ratio = EXCLUDED.waste_ratio, peak_burst_10ms = EXCLUDED.peak_burst_10ms,
+                peak_burst_100ms = EXCLUDED.peak_burst_100ms, buffer_needed_bytes = EXCLUDED.buffer_needed_bytes,
+                buffer_configured_bytes = EXCLUDED.buffer_configured_bytes,
+                enobufs_predicted = EXCLUDED.enobufs_predicted, enobufs_observed = EXCLUDED.enobufs_observed,
+                events_new = EXCLUDED.events_new, events_update = EXCLUDED.events_update,
+                events_destroy = EXCLUDED.events_destroy, exact_bytes_per_second = EXCLUDED.exact_bytes_per_second,
+                truesize_bytes_per_second = EXCLUDED.truesize_bytes_per_second, size_min = EXCLUDED.size_min,
+                size_mean = EXCLUDED.size_mean, size_p50 = EXCLUDED.size_p50, size_p90 = EXCLUDED.size_p90,
+                size_p99 = EXCLUDED.size_p99, size_max = EXCLUDED.size_max,
+                drain_latency_ms = EXCLUDED.drain_latency_ms, buffer_effective_bytes = EXCLUDED.buffer_effective_bytes,
+                buffer_utilisation = EXCLUDED.buffer_utilisation, predicted_drops = EXCLUDED.predicted_drops,
+                enobufs_risk = EXCLUDED.enobufs_risk
             """;
 
     static final class FlowSummaryRow implements JdbcStatementBuilder<FlowSummary> {
@@ -262,6 +290,49 @@ public final class PostgresRows {
             st.setBytes(++i, d.getKey() == null ? null : bytes(d.getKey()));
             st.setBytes(++i, bytes(d.getRaw()));
             st.setObject(++i, fromMillis(d.getJobTimeMs()));
+        }
+    }
+
+    static final class ConntrackBudgetRow implements JdbcStatementBuilder<BudgetWindow> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void accept(PreparedStatement st, BudgetWindow b) throws SQLException {
+            ConntrackBudget w = b.record;
+            Distribution size = w.getMessageSizeBytes();
+            int i = 0;
+            st.setString(++i, PacketEvents.vantage(w.getVantage()));
+            st.setLong(++i, w.getWindowSizeMs());
+            st.setObject(++i, fromMillis(w.getWindowStartMs()));
+            st.setObject(++i, fromMillis(w.getWindowEndMs()));
+            st.setLong(++i, w.getEventsNew() + w.getEventsUpdate() + w.getEventsDestroy());
+            st.setDouble(++i, w.getEventsPerS());
+            st.setLong(++i, w.getMessageBytes());
+            st.setLong(++i, w.getEstimatedBytes());
+            st.setLong(++i, w.getTruesizeBytes());
+            setNullableDouble(st, ++i, w.getWasteRatio());
+            st.setLong(++i, w.getPeakBurst10msBytes());
+            st.setLong(++i, w.getPeakBurst100msBytes());
+            st.setLong(++i, w.getBufferNeededBytes());
+            st.setLong(++i, w.getConfiguredBufferBytes());
+            st.setLong(++i, b.predictedEnobufs);
+            setNullableLong(st, ++i, w.getEnobufsObserved());
+            st.setLong(++i, w.getEventsNew());
+            st.setLong(++i, w.getEventsUpdate());
+            st.setLong(++i, w.getEventsDestroy());
+            st.setDouble(++i, w.getMessageBytesPerS());
+            st.setDouble(++i, w.getTruesizeBytesPerS());
+            setNullableDouble(st, ++i, size.getMin());
+            setNullableDouble(st, ++i, size.getMean());
+            setNullableDouble(st, ++i, size.getP50());
+            setNullableDouble(st, ++i, size.getP90());
+            setNullableDouble(st, ++i, size.getP99());
+            setNullableDouble(st, ++i, size.getMax());
+            st.setDouble(++i, w.getDrainLatencyMs());
+            st.setLong(++i, b.effectiveRcvbuf);
+            setNullableDouble(st, ++i, w.getBufferUtilisation());
+            st.setLong(++i, b.predictedDrops);
+            st.setString(++i, b.risk);
         }
     }
 

@@ -6,6 +6,7 @@ import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.conntrack.BudgetWindow;
 import io.flowtrace.jobs.flow.FlowSummary;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,6 +15,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
@@ -26,6 +28,8 @@ import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 public final class PostgresSinks {
     /** The DDL, packaged from deploy/sql/ into the job jar. */
     public static final String SCHEMA_RESOURCE = "/sql/V1__sink_schema.sql";
+    /** Every migration, applied in order at start (each idempotent). */
+    public static final List<String> SCHEMA_RESOURCES = List.of(SCHEMA_RESOURCE, "/sql/V2__conntrack_budget_columns.sql");
 
     private final JobConfig config;
 
@@ -53,6 +57,10 @@ public final class PostgresSinks {
         return sink(PostgresRows.DEAD_LETTERS, new PostgresRows.DeadLetterRow());
     }
 
+    JdbcSink<BudgetWindow> conntrackBudgets() {
+        return sink(PostgresRows.CONNTRACK_BUDGETS, new PostgresRows.ConntrackBudgetRow());
+    }
+
     private <T> JdbcSink<T> sink(String sql, JdbcStatementBuilder<T> row) {
         return JdbcSink.<T>builder()
                 .withQueryStatement(sql, row)
@@ -76,23 +84,27 @@ public final class PostgresSinks {
         return b.build();
     }
 
-    /** Applies the sink schema (idempotent DDL) with one plain JDBC connection, before the job starts. */
+    /** Applies the sink schema (idempotent DDL, V1 then V2) with one plain JDBC connection, before the job starts. */
     public static void applySchema(JobConfig config) {
-        String ddl;
-        try (InputStream in = PostgresSinks.class.getResourceAsStream(SCHEMA_RESOURCE)) {
-            if (in == null) {
-                throw new IllegalStateException(SCHEMA_RESOURCE + " is missing from the job jar");
-            }
-            ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + SCHEMA_RESOURCE, e);
-        }
         String url = config.get(JobOption.JDBC_URL);
         try (Connection c = DriverManager.getConnection(url, config.get(JobOption.JDBC_USER), config.jdbcPassword());
                 Statement st = c.createStatement()) {
-            st.execute(ddl); // pgjdbc runs a multi-statement script in one call
+            for (String resource : SCHEMA_RESOURCES) {
+                st.execute(ddl(resource)); // pgjdbc runs a multi-statement script in one call
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot apply the sink schema to " + url, e);
+        }
+    }
+
+    private static String ddl(String resource) {
+        try (InputStream in = PostgresSinks.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException(resource + " is missing from the job jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + resource, e);
         }
     }
 }

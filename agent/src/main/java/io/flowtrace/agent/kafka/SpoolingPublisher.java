@@ -1,0 +1,354 @@
+package io.flowtrace.agent.kafka;
+
+import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.agent.metrics.RateLimitedLog;
+import io.flowtrace.agent.spool.DiskSpool;
+import io.flowtrace.agent.spool.SpoolBatch;
+import io.flowtrace.agent.spool.SpoolCorruptedException;
+import io.flowtrace.agent.spool.SpoolRecord;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes records to one Kafka topic and never loses one while the agent runs: when the producer
+ * will not take a record (its buffer is full or the topic's metadata is unknown because the broker
+ * is unreachable), that record and every later one go to the {@link DiskSpool}; a replay thread sends
+ * the spool back in order once Kafka takes records again, then publishing goes direct again.
+ *
+ * <h2>Why no record is duplicated or reordered</h2>
+ * <ul>
+ *   <li>The producer is idempotent with {@code delivery.timeout.ms} = ∞ ({@link ProducerSettings}):
+ *       a batch the producer accepted is retried by the producer itself, with the same producer id
+ *       and sequence numbers, until the broker has it, so the broker drops the copies a lost response
+ *       causes. If delivery could time out, the agent could not know whether an in-flight batch was
+ *       written (its request may have reached the broker, only the response was lost); re-sending
+ *       it would get new sequence numbers and be a duplicate, not re-sending it might be a loss.</li>
+ *   <li>So only records the producer <em>refused</em> synchronously (BufferExhaustedException,
+ *       metadata TimeoutException from {@code send()}: never appended) go to the spool. From the
+ *       first refusal on, every record goes to the spool (single order), and the spool is replayed
+ *       through the same producer: a replayed record is appended to its partition's queue after the
+ *       records the producer still holds from before the outage, so per-partition (= per-flow) order
+ *       is the capture order.</li>
+ *   <li>The spool head moves past replayed records only after {@code flush()} returned and none of
+ *       their callbacks failed: a crash in between replays them again (at-least-once across crashes).</li>
+ *   <li>If an operator sets a finite {@code delivery.timeout.ms}, an expired direct record is spooled
+ *       again (at least once: may duplicate and reorder) and counted as failed with its reason.</li>
+ * </ul>
+ *
+ * <p>Threads: {@link #publish} is called by one capture thread; the replay thread is internal.
+ */
+public final class SpoolingPublisher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SpoolingPublisher.class);
+    private static final int REPLAY_RECORDS = 20_000;
+    private static final int REPLAY_BYTES = 4 << 20;
+    private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** A spool this short is sent while the capture thread waits, so that publishing can go direct again. */
+    private static final int CATCH_UP_RECORDS = 2_000;
+    private static final long CATCH_UP_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final Producer<byte[], byte[]> producer;
+    private final ProducerGate gate;
+    private final String topic;
+    private final DiskSpool spool;
+    private final AgentMetrics metrics;
+    private final long maxBlockNanos;
+    private final Duration shutdownTimeout;
+    private final RateLimitedLog failureLog = new RateLimitedLog(LOG, 5_000);
+    private final RateLimitedLog spoolFullLog = new RateLimitedLog(LOG, 10_000);
+    private final Object mode = new Object();
+    private final Thread replayer;
+    private final Callback replayCallback = this::onReplayCompletion;
+
+    private volatile boolean spooling;
+    private volatile boolean closing;
+    private volatile long closeDeadline;
+    private volatile boolean replayBatchFailed;
+    private volatile Exception replayError;
+    private volatile boolean spoolFullAnnounced;
+
+    /**
+     * @param maxBlockNanos how long {@link #publish} waits for room in the producer before it spools
+     *     (back-pressure for file replay; 0 for live sources, which must never stall the capture)
+     */
+    public SpoolingPublisher(Producer<byte[], byte[]> producer, String topic, DiskSpool spool, AgentMetrics metrics,
+            long maxBlockNanos, Duration shutdownTimeout) {
+        this.producer = producer;
+        this.topic = topic;
+        this.spool = spool;
+        this.metrics = metrics;
+        this.maxBlockNanos = maxBlockNanos;
+        this.shutdownTimeout = shutdownTimeout;
+        this.gate = new ProducerGate(producer, topic);
+        gate.awaitMetadata();
+        // What a previous run left in the spool goes out before anything new.
+        this.spooling = !spool.isEmpty();
+        if (spooling) {
+            LOG.info("spool {} holds {} records from a previous run; replaying them first", spool.directory(),
+                    spool.pendingRecords());
+        }
+        this.replayer = new Thread(this::replayLoop, "flowtrace-spool-replay-" + topic);
+        this.replayer.setDaemon(true);
+        this.replayer.start();
+    }
+
+    /** Sends one record, or spools it when Kafka cannot take it now; counts it as dropped only if the spool is full. */
+    public void publish(byte[] key, byte[] value) throws IOException {
+        metrics.accepted.increment();
+        if (!spooling) {
+            if (gate.offer(key, value, new DirectDelivery(key, value), maxBlockNanos, () -> closing)) {
+                return;
+            }
+            synchronized (mode) {
+                spooling = true;
+            }
+            LOG.warn("Kafka is not taking records for {} ({}); spooling to {}", topic, describe(gate.lastRefusal()),
+                    spool.directory());
+        }
+        spoolOrDrop(key, value);
+    }
+
+    /** True while records go to the spool rather than straight to Kafka. */
+    public boolean spooling() {
+        return spooling;
+    }
+
+    public long spoolPendingRecords() {
+        return spool.pendingRecords();
+    }
+
+    /**
+     * Flushes everything: waits (up to the shutdown timeout) until the spool is replayed and Kafka
+     * acknowledged every record, then closes the producer and the spool. Whatever is still unsent
+     * then stays in (or is put back into) the spool for the next run.
+     */
+    @Override
+    public void close() throws IOException {
+        closeDeadline = System.nanoTime() + shutdownTimeout.toNanos();
+        closing = true;
+        synchronized (mode) {
+            mode.notifyAll();
+        }
+        try {
+            replayer.join(Math.max(1, shutdownTimeout.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        long remaining = Math.max(0, closeDeadline - System.nanoTime());
+        // close(timeout) waits for acknowledgements; past the timeout it aborts the batches, whose
+        // callbacks then put direct records back into the spool (it is still open).
+        producer.close(Duration.ofNanos(remaining));
+        try {
+            replayer.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        spool.close();
+        if (replayError != null) {
+            throw new IOException("replaying the spool " + spool.directory() + " failed", replayError);
+        }
+    }
+
+    private void spoolOrDrop(byte[] key, byte[] value) throws IOException {
+        boolean stored;
+        synchronized (mode) {
+            stored = spool.append(key, value);
+        }
+        if (stored) {
+            metrics.spooled.increment();
+            spoolFullAnnounced = false;
+            return;
+        }
+        metrics.dropped.increment();
+        if (!spoolFullAnnounced) {
+            spoolFullAnnounced = true;
+            // Loud on purpose: this is data loss, the one thing the agent exists to avoid.
+            System.err.printf("flowtrace agent: SPOOL FULL (%s, %,d of %,d bytes): Kafka is still unreachable; "
+                    + "DROPPING records until it drains (%,d dropped so far)%n", spool.directory(), spool.sizeBytes(),
+                    spool.maxBytes(), metrics.dropped.sum());
+        }
+        spoolFullLog.warn("spool {} full: {} records dropped so far", spool.directory(), metrics.dropped.sum());
+    }
+
+    /**
+     * Completion of a record sent directly. It keeps the record (Kafka's callback does not hand it
+     * back) so that a record Kafka gives up on (a finite delivery.timeout.ms set by the operator, or
+     * the batches {@code close()} aborts at the shutdown timeout) goes back to the spool instead of
+     * being lost.
+     */
+    private final class DirectDelivery implements Callback {
+        private final byte[] key;
+        private final byte[] value;
+
+        DirectDelivery(byte[] key, byte[] value) {
+            this.key = key;
+            this.value = value;
+        }
+
+        @Override
+        public void onCompletion(RecordMetadata md, Exception e) {
+            if (e == null) {
+                metrics.published.increment();
+                return;
+            }
+            if (ProducerGate.isRefusal(e)) {
+                return; // send() saw the refusal too and spools the record
+            }
+            metrics.failed(e.getClass().getSimpleName());
+            if (e instanceof RetriableException || closing) {
+                failureLog.warn("Kafka gave up on a record for {}: {}; spooling it again (it may now arrive twice "
+                        + "or out of order)", topic, describe(e));
+                try {
+                    synchronized (mode) {
+                        spooling = true;
+                    }
+                    spoolOrDrop(key, value);
+                } catch (IOException io) {
+                    metrics.dropped.increment();
+                    failureLog.warn("cannot spool a record Kafka gave up on: {}", io.toString());
+                }
+            } else {
+                failureLog.warn("Kafka rejected a record for {}: {} (not retried)", topic, describe(e));
+            }
+        }
+    }
+
+    private void onReplayCompletion(RecordMetadata md, Exception e) {
+        if (e == null) {
+            metrics.published.increment();
+            return;
+        }
+        if (ProducerGate.isRefusal(e)) {
+            return;
+        }
+        replayBatchFailed = true;
+        failureLog.warn("Kafka did not take a replayed record for {}: {} (it stays in the spool)", topic, describe(e));
+    }
+
+    private void replayLoop() {
+        try {
+            while (true) {
+                if (!spooling) {
+                    if (closing) {
+                        return;
+                    }
+                    synchronized (mode) {
+                        mode.wait(100);
+                    }
+                    continue;
+                }
+                if (closing && System.nanoTime() - closeDeadline >= 0) {
+                    LOG.warn("shutdown timeout: {} records stay in the spool {} for the next run",
+                            spool.pendingRecords(), spool.directory());
+                    return;
+                }
+                if (!replayOnce()) {
+                    LockSupport.parkNanos(IDLE_NANOS);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException | SpoolCorruptedException | RuntimeException e) {
+            replayError = e;
+            LOG.error("replaying the spool {} stopped: {}; records keep being spooled", spool.directory(), e.toString());
+        }
+    }
+
+    /** Replays one batch from the spool head; false when nothing could be sent. */
+    private boolean replayOnce() throws IOException, SpoolCorruptedException {
+        SpoolBatch batch = spool.peek(REPLAY_RECORDS, REPLAY_BYTES);
+        if (batch.isEmpty()) {
+            synchronized (mode) {
+                if (spool.isEmpty()) {
+                    spooling = false;
+                    LOG.info("spool {} replayed; publishing directly to {} again", spool.directory(), topic);
+                }
+            }
+            return true;
+        }
+        if (batch.size() <= CATCH_UP_RECORDS) {
+            return catchUp();
+        }
+        replayBatchFailed = false;
+        int sent = 0;
+        for (SpoolRecord r : batch.records()) {
+            if (!gate.offer(r.key(), r.value(), replayCallback, IDLE_NANOS, () -> closing)) {
+                break;
+            }
+            sent++;
+        }
+        try {
+            // Waits for every acknowledgement, those of records held from before the outage included:
+            // while the broker is down this is where the replay waits.
+            producer.flush();
+        } catch (KafkaException e) {
+            if (closing) {
+                return false;
+            }
+            throw e;
+        }
+        if (replayBatchFailed) {
+            return false;
+        }
+        spool.commit(batch, sent);
+        metrics.replayed.add(sent);
+        return sent > 0;
+    }
+
+    /**
+     * Sends the last few spooled records while holding the capture thread off (it waits to append),
+     * then switches to direct publishing: under a steady input the spool would otherwise never be
+     * seen empty. The records are committed after the flush, outside the lock; they stay ahead of
+     * any direct record in the producer's partition queues.
+     */
+    private boolean catchUp() throws IOException, SpoolCorruptedException {
+        SpoolBatch rest;
+        int sent = 0;
+        synchronized (mode) {
+            rest = spool.peek(CATCH_UP_RECORDS + 1, REPLAY_BYTES);
+            if (rest.size() > CATCH_UP_RECORDS) {
+                return true;
+            }
+            replayBatchFailed = false;
+            for (SpoolRecord r : rest.records()) {
+                if (!gate.offer(r.key(), r.value(), replayCallback, CATCH_UP_BLOCK_NANOS, () -> closing)) {
+                    break;
+                }
+                sent++;
+            }
+            if (sent == rest.size()) {
+                spooling = false;
+            }
+        }
+        try {
+            producer.flush();
+        } catch (KafkaException e) {
+            if (closing) {
+                return false;
+            }
+            throw e;
+        }
+        if (replayBatchFailed) {
+            // Only when close() aborted the batches: the records stay in the spool for the next run.
+            return false;
+        }
+        spool.commit(rest, sent);
+        metrics.replayed.add(sent);
+        if (!spooling) {
+            LOG.info("spool {} replayed; publishing directly to {} again", spool.directory(), topic);
+        }
+        return sent > 0;
+    }
+
+    private static String describe(Exception e) {
+        return e == null ? "no reason given" : e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+}

@@ -1,0 +1,54 @@
+package io.flowtrace.agent.packets;
+
+import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.pcap.DecodedPacket;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * The Kafka key bytes of a packet's flow, remembered per flow: building the canonical key text
+ * ({@link PacketEvents#flowKey}, two InetAddress round trips and string concatenation) costs more
+ * than decoding the packet (measured in docs/agent.md), and a capture holds few flows and many
+ * packets. Direct-mapped, fixed size, no allocation on a hit; a miss (new flow or a collision)
+ * computes the key exactly as {@link PacketEvents#flowKey} does, so the bytes are always that text.
+ */
+final class FlowKeyCache {
+    private static final int SLOTS = 1 << 14;
+
+    private final int[] interfaceIds = new int[SLOTS];
+    private final byte[][] lowAddr = new byte[SLOTS][];
+    private final byte[][] highAddr = new byte[SLOTS][];
+    private final int[] lowPort = new int[SLOTS];
+    private final int[] highPort = new int[SLOTS];
+    private final byte[][] keys = new byte[SLOTS][];
+
+    byte[] key(int interfaceId, String vantage, DecodedPacket p) {
+        int n = p.addrLength;
+        int c = Arrays.compareUnsigned(p.srcAddr, 0, n, p.dstAddr, 0, n);
+        boolean srcLow = c < 0 || c == 0 && p.srcPort <= p.dstPort;
+        byte[] lo = srcLow ? p.srcAddr : p.dstAddr;
+        byte[] hi = srcLow ? p.dstAddr : p.srcAddr;
+        int loPort = srcLow ? p.srcPort : p.dstPort;
+        int hiPort = srcLow ? p.dstPort : p.srcPort;
+        int h = interfaceId * 31 + loPort * 65599 + hiPort;
+        for (int i = 0; i < n; i++) {
+            h = h * 31 + lo[i];
+            h = h * 17 + hi[i];
+        }
+        int slot = (h ^ (h >>> 16)) & (SLOTS - 1);
+        byte[] cached = keys[slot];
+        if (cached != null && interfaceIds[slot] == interfaceId && lowPort[slot] == loPort && highPort[slot] == hiPort
+                && lowAddr[slot].length == n && Arrays.equals(lowAddr[slot], 0, n, lo, 0, n)
+                && Arrays.equals(highAddr[slot], 0, n, hi, 0, n)) {
+            return cached;
+        }
+        byte[] key = PacketEvents.flowKey(vantage, p).getBytes(StandardCharsets.UTF_8);
+        interfaceIds[slot] = interfaceId;
+        lowAddr[slot] = Arrays.copyOf(lo, n);
+        highAddr[slot] = Arrays.copyOf(hi, n);
+        lowPort[slot] = loPort;
+        highPort[slot] = hiPort;
+        keys[slot] = key;
+        return key;
+    }
+}

@@ -1,0 +1,428 @@
+package io.flowtrace.agent.spool;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+
+/**
+ * A bounded, ordered, on-disk FIFO of Kafka records (key, value) for the time the broker cannot take
+ * them. Records are appended to segment files ({@code <id>.seg}) and read back in exactly the order
+ * they were appended; {@link #commit} moves the persisted head past records that Kafka acknowledged,
+ * so a restarted agent replays only what was never delivered.
+ *
+ * <p>Format (big-endian): a segment starts with the 8-byte magic {@code FTSPOOL1}; each record is
+ * {@code u32 keyLength, u32 valueLength, key, value, u32 CRC-32C(lengths, key, value)}. The head
+ * checkpoint {@code head} holds "segmentId offset" and is replaced atomically.
+ *
+ * <p>Durability: appends are buffered in memory and written when the buffer fills, on {@link #flush}
+ * (the publisher calls it every 100 ms) and on close: a crashed process loses at most that buffer; no
+ * fsync, so a machine crash may lose what the page cache held. A torn last record (crash mid-write)
+ * is cut off at open; anything else that does not check out is a {@link SpoolCorruptedException}.
+ *
+ * <p>Thread-safe: one thread appends (the capture loop), another reads and commits (the replay).
+ */
+public final class DiskSpool implements Closeable {
+    static final byte[] MAGIC = "FTSPOOL1".getBytes(StandardCharsets.US_ASCII);
+    static final int HEADER = MAGIC.length;
+    static final int RECORD_OVERHEAD = 12;
+    /** A packet or conntrack record is < 2 KiB; anything near this is a corrupt length, not a record. */
+    static final int MAX_RECORD_BYTES = 16 << 20;
+    static final String SUFFIX = ".seg";
+    private static final int WRITE_BUFFER = 256 * 1024;
+
+    private final Path dir;
+    private final long maxBytes;
+    private final long segmentBytes;
+    /** Segment id → bytes in it (file plus what the write buffer holds for the tail). */
+    private final TreeMap<Long, Long> segments = new TreeMap<>();
+    private final ByteBuffer writeBuffer = ByteBuffer.allocate(WRITE_BUFFER);
+    private final CRC32C crc = new CRC32C();
+    private final long recoveredTornBytes;
+    private FileChannel lockChannel;
+
+    private long totalBytes;
+    private long pendingRecords;
+    private long tailId;
+    private FileChannel tail;
+    private long headId;
+    private long headOffset;
+    private boolean closed;
+
+    private DiskSpool(Path dir, long maxBytes, long recoveredTornBytes) {
+        this.dir = dir;
+        this.maxBytes = maxBytes;
+        this.segmentBytes = Math.max(64 * 1024, Math.min(64L << 20, maxBytes / 8));
+        this.recoveredTornBytes = recoveredTornBytes;
+    }
+
+    /**
+     * Opens (or creates) the spool in {@code dir}, checking every pending record: what a previous
+     * run left behind is replayed first.
+     *
+     * @throws SpoolCorruptedException when a file is not what the spool wrote
+     */
+    public static DiskSpool open(Path dir, long maxBytes) throws IOException, SpoolCorruptedException {
+        if (maxBytes < 1024) {
+            throw new IllegalArgumentException("spool size limit " + maxBytes + " B is below 1 KiB");
+        }
+        Files.createDirectories(dir);
+        FileChannel lock = lock(dir);
+        try {
+            DiskSpool spool = openLocked(dir, maxBytes);
+            spool.lockChannel = lock;
+            return spool;
+        } catch (IOException | SpoolCorruptedException | RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    /** One agent per spool directory: two writers would interleave their records. */
+    private static FileChannel lock(Path dir) throws IOException {
+        FileChannel ch = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        try {
+            if (ch.tryLock() == null) {
+                throw new IOException("spool " + dir + " is in use by another flowtrace agent (give each agent its own --spool-dir)");
+            }
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            ch.close();
+            throw new IOException("spool " + dir + " is already open in this process", e);
+        } catch (IOException e) {
+            ch.close();
+            throw e;
+        }
+        return ch;
+    }
+
+    private static DiskSpool openLocked(Path dir, long maxBytes) throws IOException, SpoolCorruptedException {
+        TreeMap<Long, Path> files = SpoolRecovery.listSegments(dir);
+        long[] head = SpoolRecovery.readHead(dir.resolve("head"));
+        long torn = 0;
+        // Segments before the head were consumed; a crash between writing the head and deleting them leaves them.
+        for (Map.Entry<Long, Path> e : new ArrayList<>(files.headMap(head[0]).entrySet())) {
+            Files.delete(e.getValue());
+            files.remove(e.getKey());
+        }
+        if (!files.isEmpty() && !files.containsKey(head[0])) {
+            head = new long[] {files.firstKey(), HEADER};
+        }
+        DiskSpool spool;
+        long records = 0;
+        long bytes = 0;
+        TreeMap<Long, Long> sizes = new TreeMap<>();
+        for (Map.Entry<Long, Path> e : files.entrySet()) {
+            boolean last = e.getKey().equals(files.lastKey());
+            long from = e.getKey() == head[0] ? head[1] : HEADER;
+            SpoolRecovery.SegmentScan scan = SpoolRecovery.scan(e.getValue(), from, last);
+            records += scan.records();
+            torn += scan.tornBytes();
+            sizes.put(e.getKey(), scan.validEnd());
+            bytes += scan.validEnd();
+        }
+        spool = new DiskSpool(dir, maxBytes, torn);
+        spool.segments.putAll(sizes);
+        spool.totalBytes = bytes;
+        spool.pendingRecords = records;
+        spool.headId = head[0];
+        spool.headOffset = files.isEmpty() ? HEADER : head[1];
+        spool.tailId = files.isEmpty() ? head[0] : files.lastKey();
+        if (!files.isEmpty()) {
+            spool.tail = FileChannel.open(files.lastEntry().getValue(), StandardOpenOption.WRITE);
+            spool.tail.position(sizes.lastEntry().getValue());
+        }
+        return spool;
+    }
+
+    /** Appends one record; false (nothing written) when it would take the spool over its size limit. */
+    public synchronized boolean append(byte[] key, byte[] value) throws IOException {
+        requireOpen();
+        int size = RECORD_OVERHEAD + key.length + value.length;
+        if (totalBytes + size > maxBytes) {
+            return false;
+        }
+        if (tail == null || segments.get(tailId) + size > segmentBytes && segments.get(tailId) > HEADER) {
+            rollSegment();
+        }
+        if (writeBuffer.remaining() < size) {
+            drainWriteBuffer();
+        }
+        if (size > writeBuffer.capacity()) {
+            tail.write(ByteBuffer.wrap(encode(key, value)));
+        } else {
+            crc.reset();
+            int start = writeBuffer.position();
+            writeBuffer.putInt(key.length).putInt(value.length).put(key).put(value);
+            crc.update(writeBuffer.array(), start, writeBuffer.position() - start);
+            writeBuffer.putInt((int) crc.getValue());
+        }
+        segments.merge(tailId, (long) size, Long::sum);
+        totalBytes += size;
+        pendingRecords++;
+        return true;
+    }
+
+    /**
+     * Reads pending records from the head, in append order, without removing them: up to
+     * {@code maxRecords} and about {@code maxBytes} (at least one record).
+     */
+    public synchronized SpoolBatch peek(int maxRecords, int maxBytes) throws IOException, SpoolCorruptedException {
+        requireOpen();
+        drainWriteBuffer();
+        List<SpoolRecord> out = new ArrayList<>();
+        long id = headId;
+        long offset = headOffset;
+        int bytes = 0;
+        while (out.size() < maxRecords && bytes < maxBytes) {
+            Long size = segments.get(id);
+            if (size == null) {
+                break;
+            }
+            if (offset >= size) {
+                Long next = segments.higherKey(id);
+                if (next == null) {
+                    break;
+                }
+                id = next;
+                offset = HEADER;
+                continue;
+            }
+            Path file = segmentPath(dir, id);
+            int before = out.size();
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                long end = Math.min(size, offset + Math.max(maxBytes - bytes, RECORD_OVERHEAD));
+                ByteBuffer buf = ByteBuffer.allocate((int) (end - offset));
+                readFully(ch, buf, offset);
+                buf.flip();
+                while (buf.remaining() >= 8 && out.size() < maxRecords) {
+                    int keyLen = buf.getInt(buf.position());
+                    int valueLen = buf.getInt(buf.position() + 4);
+                    checkLengths(file, offset, keyLen, valueLen);
+                    int recordSize = RECORD_OVERHEAD + keyLen + valueLen;
+                    if (buf.remaining() < recordSize) {
+                        if (out.isEmpty() || bytes == 0) {
+                            // One record larger than the requested bytes: read just it.
+                            buf = ByteBuffer.allocate(recordSize);
+                            readFully(ch, buf, offset);
+                            buf.flip();
+                            continue;
+                        }
+                        break;
+                    }
+                    offset += recordSize;
+                    out.add(decode(file, offset - recordSize, buf, keyLen, valueLen, id, offset));
+                    bytes += recordSize;
+                }
+                if (buf.remaining() > 0 && buf.remaining() < 8 && offset + buf.remaining() == size) {
+                    throw new SpoolCorruptedException(file, offset, "segment ends inside a record header");
+                }
+            }
+            if (out.size() == before) {
+                break;
+            }
+        }
+        return new SpoolBatch(out);
+    }
+
+    /** Removes the records of {@code batch} (which must be the last {@link #peek}) and persists the new head. */
+    public void commit(SpoolBatch batch) throws IOException {
+        commit(batch, batch.records().size());
+    }
+
+    /** Removes the first {@code count} records of {@code batch} (the last {@link #peek}) and persists the new head. */
+    public synchronized void commit(SpoolBatch batch, int count) throws IOException {
+        requireOpen();
+        if (count <= 0) {
+            return;
+        }
+        if (count > batch.records().size()) {
+            throw new IllegalArgumentException("commit of " + count + " records from a batch of " + batch.records().size());
+        }
+        SpoolRecord last = batch.records().get(count - 1);
+        if (last.segment() < headId || (last.segment() == headId && last.endOffset() <= headOffset)) {
+            throw new IllegalStateException("commit behind the spool head: the batch was already committed");
+        }
+        pendingRecords -= count;
+        if (pendingRecords == 0) {
+            // Everything delivered: start over in a fresh segment so the spool gives its space back.
+            long next = tailId + 1;
+            writeHead(next, HEADER);
+            closeTail();
+            for (Long id : new ArrayList<>(segments.keySet())) {
+                Files.deleteIfExists(segmentPath(dir, id));
+            }
+            segments.clear();
+            totalBytes = 0;
+            headId = next;
+            headOffset = HEADER;
+            tailId = next;
+            return;
+        }
+        writeHead(last.segment(), last.endOffset());
+        headId = last.segment();
+        headOffset = last.endOffset();
+        for (Long id : new ArrayList<>(segments.headMap(headId).keySet())) {
+            Files.deleteIfExists(segmentPath(dir, id));
+            totalBytes -= segments.remove(id);
+        }
+    }
+
+    /** Writes buffered appends to the segment file (to the page cache; no fsync). */
+    public synchronized void flush() throws IOException {
+        if (!closed) {
+            drainWriteBuffer();
+        }
+    }
+
+    public synchronized long pendingRecords() {
+        return pendingRecords;
+    }
+
+    public synchronized boolean isEmpty() {
+        return pendingRecords == 0;
+    }
+
+    /** Bytes the spool occupies on disk (consumed parts of the head segment included), for the size limit. */
+    public synchronized long sizeBytes() {
+        return totalBytes;
+    }
+
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    /** Bytes of a torn last record cut off at open (a crash while appending), 0 normally. */
+    public long recoveredTornBytes() {
+        return recoveredTornBytes;
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        if (!closed) {
+            try {
+                drainWriteBuffer();
+                closeTail();
+            } finally {
+                closed = true;
+                if (lockChannel != null) {
+                    lockChannel.close();
+                }
+            }
+        }
+    }
+
+    private void rollSegment() throws IOException {
+        drainWriteBuffer();
+        closeTail();
+        if (segments.containsKey(tailId)) {
+            tailId++;
+        }
+        Path file = segmentPath(dir, tailId);
+        tail = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        tail.write(ByteBuffer.wrap(MAGIC));
+        segments.put(tailId, (long) HEADER);
+        totalBytes += HEADER;
+        if (segments.size() == 1) {
+            headId = tailId;
+            headOffset = HEADER;
+        }
+    }
+
+    private void drainWriteBuffer() throws IOException {
+        if (writeBuffer.position() == 0) {
+            return;
+        }
+        writeBuffer.flip();
+        while (writeBuffer.hasRemaining()) {
+            tail.write(writeBuffer);
+        }
+        writeBuffer.clear();
+    }
+
+    private void closeTail() throws IOException {
+        if (tail != null) {
+            drainWriteBuffer();
+            tail.close();
+            tail = null;
+        }
+    }
+
+    private void writeHead(long segment, long offset) throws IOException {
+        Path tmp = dir.resolve("head.tmp");
+        Files.writeString(tmp, segment + " " + offset + "\n", StandardCharsets.US_ASCII);
+        try {
+            Files.move(tmp, dir.resolve("head"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, dir.resolve("head"), StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    private byte[] encode(byte[] key, byte[] value) {
+        ByteBuffer b = ByteBuffer.allocate(RECORD_OVERHEAD + key.length + value.length);
+        b.putInt(key.length).putInt(value.length).put(key).put(value);
+        crc.reset();
+        crc.update(b.array(), 0, b.position());
+        b.putInt((int) crc.getValue());
+        b.flip();
+        return b.array();
+    }
+
+    private SpoolRecord decode(Path file, long offset, ByteBuffer buf, int keyLen, int valueLen, long segment,
+            long endOffset) throws SpoolCorruptedException {
+        int start = buf.position();
+        crc.reset();
+        crc.update(buf.array(), buf.arrayOffset() + start, 8 + keyLen + valueLen);
+        buf.position(start + 8);
+        byte[] key = new byte[keyLen];
+        byte[] value = new byte[valueLen];
+        buf.get(key).get(value);
+        int stored = buf.getInt();
+        if (stored != (int) crc.getValue()) {
+            throw new SpoolCorruptedException(file, offset, "record CRC-32C mismatch");
+        }
+        return new SpoolRecord(key, value, segment, endOffset);
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("spool " + dir + " is closed");
+        }
+    }
+
+    static void checkLengths(Path file, long offset, int keyLen, int valueLen) throws SpoolCorruptedException {
+        if (keyLen < 0 || valueLen < 0 || (long) keyLen + valueLen > MAX_RECORD_BYTES) {
+            throw new SpoolCorruptedException(file, offset,
+                    "impossible record lengths key=" + keyLen + " value=" + valueLen);
+        }
+    }
+
+    static void readFully(FileChannel ch, ByteBuffer buf, long position) throws IOException {
+        long p = position;
+        while (buf.hasRemaining()) {
+            int n = ch.read(buf, p);
+            if (n < 0) {
+                break;
+            }
+            p += n;
+        }
+    }
+
+    static Path segmentPath(Path dir, long id) {
+        return dir.resolve(String.format("%020d%s", id, SUFFIX));
+    }
+}

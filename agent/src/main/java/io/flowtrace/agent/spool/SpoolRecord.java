@@ -1,0 +1,8 @@
+package io.flowtrace.agent.spool;
+
+/**
+ * One spooled Kafka record: the key and value bytes exactly as they would have been sent, and the
+ * spool position just after it ({@link DiskSpool#commit(SpoolBatch, int)} needs it).
+ */
+public record SpoolRecord(byte[] key, byte[] value, long segment, long endOffset) {
+}

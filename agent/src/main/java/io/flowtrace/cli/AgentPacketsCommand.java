@@ -1,0 +1,167 @@
+package io.flowtrace.cli;
+
+import io.flowtrace.agent.kafka.SpoolingPublisher;
+import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.agent.packets.CapturePublisher;
+import io.flowtrace.agent.packets.ReplayPacer;
+import io.flowtrace.agent.packets.TcpdumpSupervisor;
+import io.flowtrace.agent.spool.SpoolCorruptedException;
+import io.flowtrace.core.pcap.CaptureFormatException;
+import io.flowtrace.core.pcap.CaptureReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code flowtrace agent packets}: a capture (file, stdin or live tcpdump) to Kafka as PacketEvents. */
+@Command(name = "packets", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Publish the TCP segments of a capture to Kafka (Avro PacketEvent, key = flow).",
+            "  flowtrace agent packets --bootstrap-servers k:9092 capture.pcapng",
+            "  tcpdump -i eth0 -s 128 -w - | flowtrace agent packets --bootstrap-servers k:9092 -",
+            "  flowtrace agent packets --bootstrap-servers k:9092 --iface eth0 --filter 'tcp'"})
+final class AgentPacketsCommand implements Callable<Integer> {
+
+    @Parameters(arity = "0..1", paramLabel = "FILE", description = "pcap or pcapng file (gzip ok); - reads standard input")
+    String file;
+
+    @Option(names = "--iface", paramLabel = "IF", description = "capture live on this interface by running tcpdump")
+    String iface;
+
+    @Option(names = "--filter", paramLabel = "BPF", description = "tcpdump filter expression (with --iface)")
+    String filter;
+
+    @Option(names = "--snaplen", paramLabel = "N", defaultValue = "128",
+            description = "tcpdump snap length (with --iface; default: ${DEFAULT-VALUE}: headers only)")
+    int snaplen;
+
+    @Option(names = "--tcpdump", paramLabel = "PATH", defaultValue = "tcpdump", description = "tcpdump executable")
+    String tcpdump;
+
+    @Option(names = "--interface-name", paramLabel = "NAME",
+            description = "vantage interface name for a file or stdin (default: if<pcapng interface id>, as analyze)")
+    String interfaceName;
+
+    @Option(names = "--pace", paramLabel = "FACTOR",
+            description = "replay a file at capture speed × FACTOR (default: as fast as possible)")
+    double pace;
+
+    @Option(names = "--topic", paramLabel = "TOPIC", defaultValue = "flowtrace.packets",
+            description = "Kafka topic (default: ${DEFAULT-VALUE})")
+    String topic;
+
+    @Mixin
+    PublishOptions publish;
+
+    private volatile boolean stop;
+    private volatile TcpdumpSupervisor supervisor;
+
+    @Override
+    public Integer call() throws Exception {
+        if ((file == null) == (iface == null)) {
+            System.err.println("flowtrace agent packets: give either FILE (or -) or --iface IF");
+            return 2;
+        }
+        CountDownLatch done = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            // SIGTERM/SIGINT: stop reading, then let call() flush the producer and the spool.
+            stop = true;
+            TcpdumpSupervisor t = supervisor;
+            if (t != null) {
+                t.stop();
+            }
+            try {
+                done.await(publish.shutdownTimeoutSeconds + 15, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "flowtrace-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return run();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            // Spool or capture I/O: the agent cannot keep its promise; say why, without a stack trace.
+            System.err.println("flowtrace agent packets: " + e.getMessage()
+                    + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""));
+            return 1;
+        } finally {
+            done.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // The JVM is already shutting down (SIGTERM): the hook is running and waits for us.
+            }
+        }
+    }
+
+    private int run() throws Exception {
+        boolean live = iface != null || "-".equals(file);
+        AgentMetrics metrics = new AgentMetrics();
+        SpoolingPublisher publisher;
+        try {
+            publisher = publish.openPublisher(topic, metrics, live);
+        } catch (SpoolCorruptedException | IllegalArgumentException e) {
+            System.err.println("flowtrace agent packets: " + e.getMessage());
+            return 2;
+        }
+        CapturePublisher capture = new CapturePublisher(publish.agentId(), iface != null ? iface : interfaceName,
+                publisher, metrics);
+        TcpdumpSupervisor tcpdumpRun = iface != null
+                ? new TcpdumpSupervisor(tcpdump, iface, snaplen, filter, metrics) : null;
+        supervisor = tcpdumpRun;
+        String label = iface != null ? iface : file;
+        AgentProgress progress = new AgentProgress(label, metrics, publisher, publish.quiet, sizeOf(file));
+        int status = 0;
+        try {
+            progress.start();
+            if (tcpdumpRun != null) {
+                tcpdumpRun.run(capture, () -> stop);
+            } else {
+                status = replay(capture, progress);
+            }
+        } finally {
+            progress.stopDisplay();
+            try {
+                publisher.close();
+            } finally {
+                if (!publish.quiet) {
+                    progress.printSummary(System.err);
+                }
+            }
+        }
+        return status != 0 ? status : metrics.dropped.sum() > 0 ? 3 : 0;
+    }
+
+    private int replay(CapturePublisher capture, AgentProgress progress) throws IOException {
+        ReplayPacer pacer = pace > 0 ? new ReplayPacer(pace) : ReplayPacer.UNPACED;
+        try (InputStream in = progress.counting("-".equals(file) ? System.in : Files.newInputStream(Path.of(file)))) {
+            CaptureReader reader = CaptureReader.open(in, capture);
+            capture.publishAll(reader, pacer, () -> stop);
+            return 0;
+        } catch (NoSuchFileException e) {
+            System.err.println("flowtrace agent packets: " + file + ": no such file");
+            return 1;
+        } catch (CaptureFormatException e) {
+            System.err.println("flowtrace agent packets: " + file + ": " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private static long sizeOf(String file) {
+        if (file == null || file.equals("-")) {
+            return -1;
+        }
+        try {
+            return Files.size(Path.of(file));
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package io.flowtrace.cli;
+
+import io.flowtrace.agent.kafka.ProducerSettings;
+import io.flowtrace.agent.kafka.SpoolingPublisher;
+import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.agent.spool.DiskSpool;
+import io.flowtrace.agent.spool.SpoolCorruptedException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import picocli.CommandLine.Option;
+
+/** Kafka, spool and identity options shared by the agents (a picocli mixin). */
+final class PublishOptions {
+    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
+            description = "Kafka bootstrap servers (or bootstrap.servers in --kafka-config)")
+    String bootstrapServers;
+
+    @Option(names = "--kafka-config", paramLabel = "FILE",
+            description = "Kafka producer properties (TLS, SASL, any client setting); applied over the agent's defaults")
+    Path kafkaConfig;
+
+    @Option(names = "--compression", paramLabel = "TYPE",
+            description = "producer compression: zstd (default), lz4, gzip, snappy, none")
+    String compression;
+
+    @Option(names = "--agent-id", paramLabel = "ID", description = "agent identity in the vantage (default: host name)")
+    String agentId;
+
+    @Option(names = "--spool-dir", paramLabel = "DIR",
+            description = "on-disk spool for outages (default: ~/.flowtrace/spool/<topic>)")
+    Path spoolDir;
+
+    @Option(names = "--spool-max-bytes", paramLabel = "BYTES", defaultValue = "1073741824",
+            description = "spool size limit; records beyond it are dropped and counted (default: ${DEFAULT-VALUE})")
+    long spoolMaxBytes;
+
+    @Option(names = "--max-block-ms", paramLabel = "MS",
+            description = "wait this long for room in the producer before spooling (default: 5000 for files, 0 for live sources)")
+    Long maxBlockMs;
+
+    @Option(names = "--shutdown-timeout", paramLabel = "SECONDS", defaultValue = "30",
+            description = "on exit, wait this long for Kafka to take the spool and in-flight records (default: ${DEFAULT-VALUE})")
+    long shutdownTimeoutSeconds;
+
+    @Option(names = {"-q", "--quiet"}, description = "no progress and no summary on stderr")
+    boolean quiet;
+
+    String agentId() {
+        if (agentId != null) {
+            return agentId;
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            String env = System.getenv("HOSTNAME");
+            return env != null ? env : "unknown-host";
+        }
+    }
+
+    /** Opens the spool and the producer for {@code topic}. */
+    SpoolingPublisher openPublisher(String topic, AgentMetrics metrics, boolean liveSource)
+            throws IOException, SpoolCorruptedException {
+        Properties props = ProducerSettings.build(bootstrapServers, compression, kafkaConfig,
+                "flowtrace-agent-" + agentId() + "-" + topic);
+        Path dir = spoolDir != null ? spoolDir : Path.of(System.getProperty("user.home"), ".flowtrace", "spool", topic);
+        DiskSpool spool = DiskSpool.open(dir, spoolMaxBytes);
+        if (spool.recoveredTornBytes() > 0) {
+            System.err.printf("flowtrace agent: spool %s: cut off a torn last record (%d bytes) left by a crash%n", dir,
+                    spool.recoveredTornBytes());
+        }
+        long blockMs = maxBlockMs != null ? maxBlockMs : liveSource ? 0 : 5000;
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props);
+        return new SpoolingPublisher(producer, topic, spool, metrics, TimeUnit.MILLISECONDS.toNanos(blockMs),
+                Duration.ofSeconds(shutdownTimeoutSeconds));
+    }
+}

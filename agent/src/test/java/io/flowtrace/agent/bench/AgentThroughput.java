@@ -1,0 +1,205 @@
+package io.flowtrace.agent.bench;
+
+import io.flowtrace.agent.kafka.ProducerSettings;
+import io.flowtrace.agent.kafka.SpoolingPublisher;
+import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.agent.packets.CapturePublisher;
+import io.flowtrace.agent.packets.ReplayPacer;
+import io.flowtrace.agent.spool.DiskSpool;
+import io.flowtrace.core.pcap.CaptureReader;
+import io.flowtrace.core.pcap.CaptureRecord;
+import io.flowtrace.core.pcap.DecodeStatus;
+import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.core.pcap.PacketDecoder;
+import io.flowtrace.core.pcap.PcapWriter;
+import io.flowtrace.core.testing.TestData;
+import io.flowtrace.testkit.KafkaBroker;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * Benchmark, not a test (docs/agent.md): file replay to Kafka in packets/s next to the raw decode
+ * rate of the same file, in the same run, against the in-JVM KRaft broker.
+ *
+ * <pre>
+ * mvn -q -pl agent -am test-compile -DskipTests
+ * mvn -q -pl agent exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.flowtrace.agent.bench.AgentThroughput \
+ *     -Dexec.args="COPIES [CODECS [KAFKA_PROPERTIES [nostages]]]"
+ * </pre>
+ * Builds a capture of every testdata/tcp/*.pcap.gz repeated COPIES times (time-shifted, so each
+ * copy is new flows' worth of packets, same 5-tuples), then measures (1) read + decode, (2) read +
+ * decode + Avro + publish + acks=all for each compression type.
+ */
+public final class AgentThroughput {
+    public static void main(String[] args) throws Exception {
+        int copies = args.length > 0 ? Integer.parseInt(args[0]) : 20;
+        List<String> codecs = args.length > 1 ? List.of(args[1].split(",")) : List.of("lz4", "zstd", "none");
+        Path clientConfig = args.length > 2 ? Path.of(args[2]) : null;
+        boolean stages = args.length <= 3 || !args[3].equals("nostages");
+        Path capture = Files.createTempFile("flowtrace-bench", ".pcap");
+        long packets = build(capture, copies);
+        System.out.printf("capture %s: %,d frames, %,d bytes%n", capture, packets, Files.size(capture));
+        double decode = 0;
+        for (int i = 0; i < 3; i++) {
+            decode = Math.max(decode, decodeRate(capture));
+        }
+        System.out.printf("decode only (best of 3): %,.0f packets/s%n", decode);
+        for (int stage = 1; stage <= 3 && stages; stage++) {
+            double best = 0;
+            for (int i = 0; i < 3; i++) {
+                best = Math.max(best, stageRate(capture, stage));
+            }
+            System.out.printf("stage %d %-28s (best of 3): %,.0f packets/s%n", stage,
+                    new String[] {"", "decode + flow key", "+ PacketEvent (toAvro)", "+ single-object encode"}[stage], best);
+        }
+        KafkaBroker kafka = new KafkaBroker();
+        kafka.start();
+        try {
+            for (String codec : codecs) {
+                String topic = "bench-" + codec;
+                kafka.createTopic(topic, 4);
+                publishRate(kafka, capture, topic, codec, clientConfig, true); // warm-up (JIT), not reported
+                String warm = topic + "-measured";
+                kafka.createTopic(warm, 4);
+                double rate = publishRate(kafka, capture, warm, codec, clientConfig, false);
+                System.out.printf("publish %-5s: %,.0f packets/s = %.0f%% of decode; log size %,d bytes%n", codec, rate,
+                        100 * rate / decode, logBytes(kafka, warm));
+            }
+        } finally {
+            kafka.close();
+            Files.deleteIfExists(capture);
+        }
+    }
+
+    /** Bytes the topic's partitions hold on the broker's disk: what the compression saved. */
+    private static long logBytes(KafkaBroker kafka, String topic) throws Exception {
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(kafka.clientProperties())) {
+            long bytes = 0;
+            for (var dir : admin.describeLogDirs(List.of(0)).allDescriptions().get().get(0).values()) {
+                for (var e : dir.replicaInfos().entrySet()) {
+                    if (e.getKey().topic().equals(topic)) {
+                        bytes += e.getValue().size();
+                    }
+                }
+            }
+            return bytes;
+        }
+    }
+
+    private static long build(Path out, int copies) throws Exception {
+        List<Path> inputs;
+        try (Stream<Path> s = Files.list(TestData.file("tcp"))) {
+            inputs = s.filter(p -> p.toString().endsWith(".pcap.gz")).sorted().toList();
+        }
+        long n = 0;
+        long shift = 0;
+        try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(out), 1 << 20)) {
+            PcapWriter w = new PcapWriter(os, 1, 262144);
+            for (int c = 0; c < copies; c++) {
+                for (Path p : inputs) {
+                    try (InputStream in = Files.newInputStream(p)) {
+                        CaptureReader r = CaptureReader.open(in);
+                        CaptureRecord rec = new CaptureRecord();
+                        while (r.next(rec)) {
+                            if (rec.linkType != 1) {
+                                continue;
+                            }
+                            w.write(rec.timestampNanos + shift, rec.data, rec.dataOffset, rec.capturedLength, rec.wireLength);
+                            n++;
+                        }
+                    }
+                }
+                shift += 3_600_000_000_000L;
+            }
+            w.close();
+        }
+        return n;
+    }
+
+    private static double decodeRate(Path capture) throws Exception {
+        long start = System.nanoTime();
+        long n = 0;
+        long tcp = 0;
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(capture), 1 << 16)) {
+            CaptureReader r = CaptureReader.open(in);
+            CaptureRecord rec = new CaptureRecord();
+            DecodedPacket p = new DecodedPacket();
+            PacketDecoder d = new PacketDecoder();
+            while (r.next(rec)) {
+                n++;
+                if (d.decode(rec, p) == DecodeStatus.TCP) {
+                    tcp++;
+                }
+            }
+        }
+        if (tcp == 0) {
+            throw new IllegalStateException("no TCP in " + capture);
+        }
+        return n / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /** The agent's per-packet work without Kafka, cumulatively by stage. */
+    private static double stageRate(Path capture, int stage) throws Exception {
+        long start = System.nanoTime();
+        long n = 0;
+        long sink = 0;
+        io.flowtrace.avro.Vantage v = io.flowtrace.avro.Vantage.newBuilder().setAgentId("bench").setInterfaceName("if0").build();
+        String vantage = io.flowtrace.avro.mapping.PacketEvents.vantage(v);
+        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream(256);
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(capture), 1 << 16)) {
+            CaptureReader r = CaptureReader.open(in);
+            CaptureRecord rec = new CaptureRecord();
+            DecodedPacket p = new DecodedPacket();
+            PacketDecoder d = new PacketDecoder();
+            while (r.next(rec)) {
+                n++;
+                if (d.decode(rec, p) != DecodeStatus.TCP) {
+                    continue;
+                }
+                sink += io.flowtrace.avro.mapping.PacketEvents.flowKey(vantage, p).length();
+                if (stage >= 2) {
+                    io.flowtrace.avro.PacketEvent e = io.flowtrace.avro.mapping.PacketEvents.toAvro(p, v);
+                    if (stage >= 3) {
+                        buf.reset();
+                        io.flowtrace.avro.PacketEvent.getEncoder().encode(e, buf);
+                        sink += buf.size();
+                    }
+                }
+            }
+        }
+        if (sink == 42) {
+            System.out.print("");
+        }
+        return n / ((System.nanoTime() - start) / 1e9);
+    }
+
+    private static double publishRate(KafkaBroker kafka, Path capture, String topic, String codec, Path clientConfig,
+            boolean warmUp)
+            throws Exception {
+        AgentMetrics metrics = new AgentMetrics();
+        Path spool = Files.createTempDirectory("flowtrace-bench-spool");
+        long start = System.nanoTime();
+        SpoolingPublisher publisher = new SpoolingPublisher(
+                new KafkaProducer<>(ProducerSettings.build(kafka.bootstrapServers(), codec, clientConfig, "bench")), topic,
+                DiskSpool.open(spool, 1L << 30), metrics, 5_000_000_000L, Duration.ofSeconds(60));
+        CapturePublisher packets = new CapturePublisher("bench", null, publisher, metrics);
+        try (InputStream in = Files.newInputStream(capture)) {
+            packets.publishAll(CaptureReader.open(in, packets), ReplayPacer.UNPACED, () -> false);
+        }
+        publisher.close(); // waits for every acknowledgement
+        double seconds = (System.nanoTime() - start) / 1e9;
+        if (!warmUp) {
+            System.out.printf("  %s: %,d read, %,d published, %,d spooled in %.2f s%n", codec, metrics.read.sum(),
+                    metrics.published.sum(), metrics.spooled.sum(), seconds);
+        }
+        return metrics.read.sum() / seconds;
+    }
+}
