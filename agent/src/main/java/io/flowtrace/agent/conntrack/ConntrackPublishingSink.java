@@ -6,6 +6,7 @@ import io.flowtrace.agent.metrics.RateLimitedLog;
 import io.flowtrace.avro.ConntrackLoss;
 import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.Vantage;
+import io.flowtrace.avro.mapping.ConntrackAvroMapper;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.conntrack.ConntrackEvent;
 import java.io.ByteArrayOutputStream;

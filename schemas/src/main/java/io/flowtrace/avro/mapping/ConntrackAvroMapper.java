@@ -1,4 +1,4 @@
-package io.flowtrace.agent.conntrack;
+package io.flowtrace.avro.mapping;
 
 import io.flowtrace.avro.ConntrackEventType;
 import io.flowtrace.avro.ConntrackLoss;
