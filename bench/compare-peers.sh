@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times flowtrace analyze, tcptrace and tshark's TCP analysis on the same capture, in one run,
 # whole processes (JVM start-up included), median of N repetitions; prints packets/s and peak RSS.
-#   bench/compare-peers.sh CAPTURE [REPETITIONS]
+#   bench/compare-peers.sh CAPTURE [REPETITIONS]      (TSHARK_REPS=1 to time tshark once)
 # Needs tcptrace and tshark (apt-get install tcptrace tshark) and GNU time (/usr/bin/time).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,6 +14,8 @@ done
 packets=$(capinfos -c -M "$cap" | awk -F': *' '/Number of packets/ {print $2}')
 run() { # name, command...: prints "seconds maxrss_kb" of the median run
     local name="$1"; shift
+    local reps="$reps"
+    [[ "$name" == tshark* ]] && reps="${TSHARK_REPS:-$reps}"   # tshark is ~100x slower: fewer runs
     local results=()
     for ((i = 0; i < reps; i++)); do
         /usr/bin/time -f "%e %M" -o /tmp/compare-peers.time "$@" >/dev/null 2>/dev/null
