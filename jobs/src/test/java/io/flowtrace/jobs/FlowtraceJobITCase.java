@@ -95,6 +95,7 @@ class FlowtraceJobITCase {
 
         assertFlowRowsEqualTheOfflineReports(offline);
         assertWindowsAddUp(offline.size());
+        assertSlowStartExitsAddUp(offline);
         assertDeadLetters(malformedReasons.size(), config.get(JobOption.DEAD_LETTERS_TOPIC));
         assertCommittedFinalFlowRecords(offline, config.get(JobOption.FLOWS_TOPIC));
         assertThat(POSTGRES.query("SELECT count(*) AS n FROM tcp_events").get(0).get("n")).isNotEqualTo(0L);
@@ -127,6 +128,28 @@ class FlowtraceJobITCase {
         }
         assertThat(POSTGRES.query("SELECT DISTINCT window_size_ms FROM service_windows ORDER BY 1"))
                 .extracting(r -> r.get("window_size_ms")).containsExactly(10_000L, 60_000L);
+    }
+
+    /** Every direction that left slow start offline is one exit in the service windows, premature ones too. */
+    private void assertSlowStartExitsAddUp(Map<String, JsonNode> offline) {
+        long exits = 0;
+        long premature = 0;
+        for (JsonNode flow : offline.values()) {
+            for (String dir : List.of("c2s", "s2c")) {
+                JsonNode ss = flow.get(dir).get("slow_start");
+                if (ss.get("exit_cwnd_segments").asLong() > 0) {
+                    exits++;
+                    premature += ss.get("premature").asBoolean() ? 1 : 0;
+                }
+            }
+        }
+        assertThat(exits).as("the committed captures contain slow-start exits").isPositive();
+        for (Map<String, Object> row : POSTGRES.query("SELECT window_size_ms, sum(slow_start_exits) AS exits,"
+                + " sum(slow_start_premature) AS premature FROM service_windows GROUP BY window_size_ms")) {
+            assertThat(((Number) row.get("exits")).longValue()).as("exits in %s ms windows", row.get("window_size_ms"))
+                    .isEqualTo(exits);
+            assertThat(((Number) row.get("premature")).longValue()).isEqualTo(premature);
+        }
     }
 
     private void assertDeadLetters(int malformed, String topic) {

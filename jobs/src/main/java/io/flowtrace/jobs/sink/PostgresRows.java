@@ -21,7 +21,7 @@ import java.time.ZoneOffset;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 
 /**
- * The upsert statements of the sink tables (deploy/sql/V1__sink_schema.sql, V2__conntrack_budget_columns.sql) and how each record
+ * The upsert statements of the sink tables (deploy/sql/V1__sink_schema.sql, V2__conntrack_budget_columns.sql, V3__service_window_slow_start.sql) and how each record
  * fills them. Every statement is an idempotent upsert on the table's stable key, so a replay after
  * a failure rewrites the same rows; flow rows only move forward in record time, so a replayed
  * older version of a flow never overwrites a newer one.
@@ -72,8 +72,10 @@ public final class PostgresRows {
                 completed_handshakes, setup_count, setup_mean_us, setup_sd_us, setup_p50_us, setup_p90_us,
                 setup_p99_us, syn_retransmits, synack_retransmits, data_packets, data_bytes, retransmitted_packets,
                 retransmits_rto, retransmits_fast, retransmits_spurious, retransmits_tlp, retransmits_other,
-                retransmit_rate, rtt_count, rtt_p50_us, rtt_p90_us, rtt_p99_us, throughput_bps)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                retransmit_rate, rtt_count, rtt_p50_us, rtt_p90_us, rtt_p99_us, throughput_bps,
+                slow_start_exits, slow_start_exit_cwnd_p50, slow_start_exit_cwnd_p90, slow_start_premature,
+                slow_start_premature_share)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (vantage, service, window_size_ms, window_start) DO UPDATE SET
                 window_end = EXCLUDED.window_end, connections = EXCLUDED.connections,
                 completed_handshakes = EXCLUDED.completed_handshakes, setup_count = EXCLUDED.setup_count,
@@ -86,7 +88,11 @@ public final class PostgresRows {
                 retransmits_spurious = EXCLUDED.retransmits_spurious, retransmits_tlp = EXCLUDED.retransmits_tlp,
                 retransmits_other = EXCLUDED.retransmits_other, retransmit_rate = EXCLUDED.retransmit_rate,
                 rtt_count = EXCLUDED.rtt_count, rtt_p50_us = EXCLUDED.rtt_p50_us, rtt_p90_us = EXCLUDED.rtt_p90_us,
-                rtt_p99_us = EXCLUDED.rtt_p99_us, throughput_bps = EXCLUDED.throughput_bps
+                rtt_p99_us = EXCLUDED.rtt_p99_us, throughput_bps = EXCLUDED.throughput_bps,
+                slow_start_exits = EXCLUDED.slow_start_exits, slow_start_exit_cwnd_p50 = EXCLUDED.slow_start_exit_cwnd_p50,
+                slow_start_exit_cwnd_p90 = EXCLUDED.slow_start_exit_cwnd_p90,
+                slow_start_premature = EXCLUDED.slow_start_premature,
+                slow_start_premature_share = EXCLUDED.slow_start_premature_share
             """;
 
     static final String VANTAGE_WINDOWS = """
@@ -242,6 +248,12 @@ public final class PostgresRows {
             setNullableDouble(st, ++i, rtt.getP90());
             setNullableDouble(st, ++i, rtt.getP99());
             st.setDouble(++i, w.getThroughputBps());
+            Distribution exits = w.getSlowStartExitCwndSegments();
+            st.setLong(++i, exits.getCount());
+            setNullableDouble(st, ++i, exits.getP50());
+            setNullableDouble(st, ++i, exits.getP90());
+            st.setLong(++i, w.getSlowStartPremature());
+            setNullableDouble(st, ++i, w.getSlowStartPrematureShare());
         }
     }
 

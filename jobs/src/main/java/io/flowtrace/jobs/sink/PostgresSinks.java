@@ -29,7 +29,8 @@ public final class PostgresSinks {
     /** The DDL, packaged from deploy/sql/ into the job jar. */
     public static final String SCHEMA_RESOURCE = "/sql/V1__sink_schema.sql";
     /** Every migration, applied in order at start (each idempotent). */
-    public static final List<String> SCHEMA_RESOURCES = List.of(SCHEMA_RESOURCE, "/sql/V2__conntrack_budget_columns.sql");
+    public static final List<String> SCHEMA_RESOURCES = List.of(SCHEMA_RESOURCE, "/sql/V2__conntrack_budget_columns.sql",
+            "/sql/V3__service_window_slow_start.sql");
 
     private final JobConfig config;
 

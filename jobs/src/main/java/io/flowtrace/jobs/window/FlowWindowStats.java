@@ -32,6 +32,10 @@ public final class FlowWindowStats {
     public Reservoir setupUs;
     /** Per-flow average data RTT (the client's data when it has samples, else the server's), microseconds. */
     public Reservoir rttUs;
+    /** cwnd at slow-start exit, segments, one sample per direction that left slow start. */
+    public Reservoir exitCwndSegments;
+    /** Of those exits, how many were premature (seed 001). */
+    public long prematureExits;
 
     public FlowWindowStats() {
     }
@@ -39,6 +43,7 @@ public final class FlowWindowStats {
     FlowWindowStats(int reservoirSize) {
         setupUs = new Reservoir(reservoirSize);
         rttUs = new Reservoir(reservoirSize);
+        exitCwndSegments = new Reservoir(reservoirSize);
     }
 
     void add(FlowSummary summary) {
@@ -76,6 +81,13 @@ public final class FlowWindowStats {
         spurious += c.getSpurious();
         tlp += c.getTlp();
         other += c.getOther();
+        Integer exitCwnd = d.getSlowStart().getExitCwndSegments();
+        if (exitCwnd != null && exitCwnd > 0) {
+            exitCwndSegments.add(exitCwnd);
+            if (Boolean.TRUE.equals(d.getSlowStart().getPremature())) {
+                prematureExits++;
+            }
+        }
     }
 
     void merge(FlowWindowStats o) {
@@ -101,6 +113,14 @@ public final class FlowWindowStats {
         other += o.other;
         setupUs.merge(o.setupUs);
         rttUs.merge(o.rttUs);
+        exitCwndSegments.merge(o.exitCwndSegments);
+        prematureExits += o.prematureExits;
+    }
+
+    /** Premature exits over exits; null without exits. */
+    Double prematureShare() {
+        long exits = exitCwndSegments.count;
+        return exits == 0 ? null : (double) prematureExits / exits;
     }
 
     /** Distinct payload bits of the window's flows over the window's length. */

@@ -58,6 +58,9 @@ public final class WindowRecords {
                         .setRetransmits(retransmits(s))
                         .setRetransmitRate(s.retransmitRate())
                         .setRttUs(distribution(s.rttUs))
+                        .setSlowStartExitCwndSegments(distribution(s.exitCwndSegments))
+                        .setSlowStartPremature(s.prematureExits)
+                        .setSlowStartPrematureShare(s.prematureShare())
                         .setThroughputBps(s.throughputBps(size))
                         .build());
             }
