@@ -10,9 +10,11 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() {
         System.err.println("""
                 flowtrace demo is not available yet.
-                What exists today: the analysis core, offline:  ./flowtrace analyze testdata/decoding/tcp4-sack.pcap
-                Still missing for the demo: the Flink job (Kafka -> per-flow analysis -> PostgreSQL/Kafka sinks),
-                the capture agents, and the embedded Kafka/PostgreSQL/MiniCluster launcher.""");
+                What exists today: the offline analysis (./flowtrace analyze testdata/tcp/cubic-loss.sender.pcap.gz),
+                the capture agents (./flowtrace agent packets|conntrack), the Flink job (jobs/target/flowtrace-job.jar)
+                and their end-to-end tests on an in-process Kafka, PostgreSQL and Flink MiniCluster.
+                Still missing for the demo: one command that starts those embedded services, replays the bundled
+                captures through the agents into the job, and prints and renders the results.""");
         return 3;
     }
 }
