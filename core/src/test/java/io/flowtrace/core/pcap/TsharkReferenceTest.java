@@ -3,6 +3,7 @@ package io.flowtrace.core.pcap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowtrace.core.testing.TestData;
+import io.flowtrace.core.testing.Tsv;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -10,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -36,7 +36,7 @@ class TsharkReferenceTest {
     @ParameterizedTest
     @MethodSource("captures")
     void decodesEveryFieldAsTsharkDoes(String capture) throws Exception {
-        List<Map<String, String>> reference = readTsv(TestData.file("decoding/" + capture + ".tshark.tsv"));
+        List<Map<String, String>> reference = Tsv.read(TestData.file("decoding/" + capture + ".tshark.tsv"));
         assertThat(reference).isNotEmpty();
         List<CaptureFormatException> errors = new ArrayList<>();
         PacketDecoder decoder = new PacketDecoder();
@@ -176,23 +176,5 @@ class TsharkReferenceTest {
         int dot = s.indexOf('.');
         String frac = (s.substring(dot + 1) + "000000000").substring(0, 9);
         return Long.parseLong(s.substring(0, dot)) * 1_000_000_000L + Long.parseLong(frac);
-    }
-
-    private static List<Map<String, String>> readTsv(Path tsv) throws IOException {
-        List<String> lines = Files.readAllLines(tsv);
-        String[] header = lines.get(0).split("\t", -1);
-        List<Map<String, String>> rows = new ArrayList<>();
-        for (String line : lines.subList(1, lines.size())) {
-            if (line.isBlank()) {
-                continue;
-            }
-            String[] cells = line.split("\t", -1);
-            Map<String, String> row = new HashMap<>();
-            for (int i = 0; i < header.length; i++) {
-                row.put(header[i], i < cells.length ? cells[i] : "");
-            }
-            rows.add(row);
-        }
-        return rows;
     }
 }

@@ -6,8 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flowtrace.core.testing.CaptureRun;
 import io.flowtrace.core.testing.TestData;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import io.flowtrace.core.testing.Tsv;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import java.util.zip.GZIPInputStream;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -122,7 +120,7 @@ class KernelTruthTest {
         JsonNode truth = kernel(c);
         String sender = truth.get("data_sender").asText();
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".receiver.pcap.gz"));
-        List<Map<String, String>> tshark = tsv(TestData.file("tcp/" + c + ".receiver.tshark.tsv.gz"));
+        List<Map<String, String>> tshark = Tsv.read(TestData.file("tcp/" + c + ".receiver.tshark.tsv.gz"));
         long truthTotal = 0;
         long oursTotal = 0;
         long tsharkTotal = 0;
@@ -165,7 +163,7 @@ class KernelTruthTest {
     void countsDupAcksAndZeroWindowsExactlyAsTsharkDoes(String c) throws Exception {
         for (String vantage : new String[] {"sender", "receiver"}) {
             CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + "." + vantage + ".pcap.gz"));
-            List<Map<String, String>> tshark = tsv(TestData.file("tcp/" + c + "." + vantage + ".tshark.tsv.gz"));
+            List<Map<String, String>> tshark = Tsv.read(TestData.file("tcp/" + c + "." + vantage + ".tshark.tsv.gz"));
             Map<String, long[]> bySource = new HashMap<>();
             for (Map<String, String> row : tshark) {
                 long[] n = bySource.computeIfAbsent(endpoint(row, "src") + ">" + endpoint(row, "dst"), k -> new long[2]);
@@ -206,24 +204,5 @@ class KernelTruthTest {
         } catch (java.net.UnknownHostException e) {
             throw new IllegalArgumentException(v6, e);
         }
-    }
-
-    static List<Map<String, String>> tsv(Path gz) throws Exception {
-        List<Map<String, String>> rows = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(new GZIPInputStream(Files.newInputStream(gz))))) {
-            String[] header = r.readLine().split("\t", -1);
-            for (String line = r.readLine(); line != null; line = r.readLine()) {
-                if (line.isBlank()) {
-                    continue;
-                }
-                String[] cells = line.split("\t", -1);
-                Map<String, String> row = new HashMap<>();
-                for (int i = 0; i < header.length; i++) {
-                    row.put(header[i], i < cells.length ? cells[i] : "");
-                }
-                rows.add(row);
-            }
-        }
-        return rows;
     }
 }

@@ -6,6 +6,7 @@ import io.flowtrace.core.flow.Endpoint;
 import io.flowtrace.core.testing.CaptureRun;
 import io.flowtrace.core.testing.Conversation;
 import io.flowtrace.core.testing.TestData;
+import io.flowtrace.core.testing.Tsv;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -93,7 +94,7 @@ class SlowStartRulesTest {
     @Test
     void countsSuperSegmentsAboveTheMssAsTsharkSeesThem() throws Exception {
         CaptureRun run = CaptureRun.of(TestData.file("tcp/tso-on.sender.pcap.gz"));
-        List<Map<String, String>> tshark = KernelTruthTest.tsv(TestData.file("tcp/tso-on.sender.tshark.tsv.gz"));
+        List<Map<String, String>> tshark = Tsv.read(TestData.file("tcp/tso-on.sender.tshark.tsv.gz"));
         for (Map<String, Object> f : run.flows.values()) {
             String client = (String) f.get("flow.client");
             String server = (String) f.get("flow.server");

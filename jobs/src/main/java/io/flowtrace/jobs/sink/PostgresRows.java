@@ -5,6 +5,7 @@ import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DirectionStats;
 import io.flowtrace.avro.Distribution;
 import io.flowtrace.avro.FlowRecord;
+import io.flowtrace.avro.RetransmitCounts;
 import io.flowtrace.avro.ServiceWindow;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
@@ -229,24 +230,16 @@ public final class PostgresRows {
             st.setLong(++i, setup.getCount());
             setNullableDouble(st, ++i, setup.getMean());
             setNullableDouble(st, ++i, setup.getSd());
-            setNullableDouble(st, ++i, setup.getP50());
-            setNullableDouble(st, ++i, setup.getP90());
-            setNullableDouble(st, ++i, setup.getP99());
+            i = setPercentiles(st, i, setup);
             st.setLong(++i, w.getSynRetransmits());
             st.setLong(++i, w.getSynackRetransmits());
             st.setLong(++i, w.getDataPackets());
             st.setLong(++i, w.getDataBytes());
             st.setLong(++i, w.getRetransmittedPackets());
-            st.setLong(++i, w.getRetransmits().getRto());
-            st.setLong(++i, w.getRetransmits().getFast());
-            st.setLong(++i, w.getRetransmits().getSpurious());
-            st.setLong(++i, w.getRetransmits().getTlp());
-            st.setLong(++i, w.getRetransmits().getOther());
+            i = setRetransmits(st, i, w.getRetransmits());
             setNullableDouble(st, ++i, w.getRetransmitRate());
             st.setLong(++i, rtt.getCount());
-            setNullableDouble(st, ++i, rtt.getP50());
-            setNullableDouble(st, ++i, rtt.getP90());
-            setNullableDouble(st, ++i, rtt.getP99());
+            i = setPercentiles(st, i, rtt);
             st.setDouble(++i, w.getThroughputBps());
             Distribution exits = w.getSlowStartExitCwndSegments();
             st.setLong(++i, exits.getCount());
@@ -255,6 +248,24 @@ public final class PostgresRows {
             st.setLong(++i, w.getSlowStartPremature());
             setNullableDouble(st, ++i, w.getSlowStartPrematureShare());
         }
+    }
+
+    /** The five retransmission classes in contract order (rto, fast, spurious, tlp, other); returns the last index. */
+    private static int setRetransmits(PreparedStatement st, int i, RetransmitCounts c) throws SQLException {
+        st.setLong(++i, c.getRto());
+        st.setLong(++i, c.getFast());
+        st.setLong(++i, c.getSpurious());
+        st.setLong(++i, c.getTlp());
+        st.setLong(++i, c.getOther());
+        return i;
+    }
+
+    /** p50, p90, p99 of a distribution (null when empty); returns the last index. */
+    private static int setPercentiles(PreparedStatement st, int i, Distribution d) throws SQLException {
+        setNullableDouble(st, ++i, d.getP50());
+        setNullableDouble(st, ++i, d.getP90());
+        setNullableDouble(st, ++i, d.getP99());
+        return i;
     }
 
     static final class VantageWindowRow implements JdbcStatementBuilder<VantageWindow> {
@@ -273,14 +284,8 @@ public final class PostgresRows {
             st.setLong(++i, w.getLatePackets());
             st.setLong(++i, w.getDataPackets());
             st.setLong(++i, w.getRetransmittedPackets());
-            st.setLong(++i, w.getRetransmits().getRto());
-            st.setLong(++i, w.getRetransmits().getFast());
-            st.setLong(++i, w.getRetransmits().getSpurious());
-            st.setLong(++i, w.getRetransmits().getTlp());
-            st.setLong(++i, w.getRetransmits().getOther());
-            setNullableDouble(st, ++i, rtt.getP50());
-            setNullableDouble(st, ++i, rtt.getP90());
-            setNullableDouble(st, ++i, rtt.getP99());
+            i = setRetransmits(st, i, w.getRetransmits());
+            i = setPercentiles(st, i, rtt);
             st.setDouble(++i, w.getThroughputBps());
         }
     }
