@@ -34,7 +34,7 @@ public enum JobOption {
             "environment variable holding the PostgreSQL password (unset: no password)"),
     JDBC_PASSWORD_FILE("jdbc-password-file", "",
             "file holding the PostgreSQL password (first line); wins over jdbc-password-env"),
-    JDBC_INIT_SCHEMA("jdbc-init-schema", "true", "apply deploy/sql/V1__sink_schema.sql, V2__*.sql and V3__*.sql (idempotent) when the job starts"),
+    JDBC_INIT_SCHEMA("jdbc-init-schema", "true", "apply every migration of deploy/sql/migrations.list (idempotent) when the job starts"),
     JDBC_BATCH_SIZE("jdbc-batch-size", "500", "rows per JDBC batch"),
     JDBC_BATCH_INTERVAL_MS("jdbc-batch-interval-ms", "1000", "longest wait before a partial JDBC batch is written"),
     JDBC_MAX_RETRIES("jdbc-max-retries", "3", "retries of a failed JDBC batch before the job fails (and restarts)"),

@@ -22,7 +22,7 @@ import java.time.ZoneOffset;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 
 /**
- * The upsert statements of the sink tables (deploy/sql/V1__sink_schema.sql, V2__conntrack_budget_columns.sql, V3__service_window_slow_start.sql) and how each record
+ * The upsert statements of the sink tables (deploy/sql/, migrations.list) and how each record
  * fills them. Every statement is an idempotent upsert on the table's stable key, so a replay after
  * a failure rewrites the same rows; flow rows only move forward in record time, so a replayed
  * older version of a flow never overwrites a newer one.

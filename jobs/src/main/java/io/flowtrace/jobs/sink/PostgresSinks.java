@@ -26,11 +26,10 @@ import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
  * effectively exactly-once by the idempotent upserts of {@link PostgresRows}.
  */
 public final class PostgresSinks {
-    /** The DDL, packaged from deploy/sql/ into the job jar. */
-    public static final String SCHEMA_RESOURCE = "/sql/V1__sink_schema.sql";
+    /** The ordered list of migrations (deploy/sql/migrations.list). */
+    public static final String MIGRATIONS_RESOURCE = "/sql/migrations.list";
     /** Every migration, applied in order at start (each idempotent). */
-    public static final List<String> SCHEMA_RESOURCES = List.of(SCHEMA_RESOURCE, "/sql/V2__conntrack_budget_columns.sql",
-            "/sql/V3__service_window_slow_start.sql");
+    public static final List<String> SCHEMA_RESOURCES = migrations();
 
     private final JobConfig config;
 
@@ -85,7 +84,7 @@ public final class PostgresSinks {
         return b.build();
     }
 
-    /** Applies the sink schema (idempotent DDL, V1 then V2) with one plain JDBC connection, before the job starts. */
+    /** Applies the sink schema (every migration in order, each idempotent DDL) with one plain JDBC connection, before the job starts. */
     public static void applySchema(JobConfig config) {
         String url = config.get(JobOption.JDBC_URL);
         try (Connection c = DriverManager.getConnection(url, config.get(JobOption.JDBC_USER), config.jdbcPassword());
@@ -96,6 +95,14 @@ public final class PostgresSinks {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot apply the sink schema to " + url, e);
         }
+    }
+
+    private static List<String> migrations() {
+        return ddl(MIGRATIONS_RESOURCE).lines()
+                .map(String::strip)
+                .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+                .map(file -> "/sql/" + file)
+                .toList();
     }
 
     private static String ddl(String resource) {
