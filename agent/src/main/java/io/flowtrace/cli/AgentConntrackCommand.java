@@ -5,6 +5,7 @@ import io.flowtrace.agent.conntrack.ConntrackPublishingSink;
 import io.flowtrace.agent.conntrack.CtnetlinkSource;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.agent.metrics.MetricsEndpoint;
 import io.flowtrace.agent.spool.SpoolCorruptedException;
 import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.Vantage;
@@ -79,6 +80,7 @@ final class AgentConntrackCommand implements Callable<Integer> {
             return 2;
         }
         Vantage vantage = Vantage.newBuilder().setAgentId(publish.agentId()).setInterfaceName(interfaceName).build();
+        MetricsEndpoint endpoint = publish.startMetrics(topic, metrics, publisher);
         CountDownLatch done = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             stop = true;
@@ -115,6 +117,9 @@ final class AgentConntrackCommand implements Callable<Integer> {
             } finally {
                 if (!publish.quiet) {
                     progress.printSummary(System.err);
+                }
+                if (endpoint != null) {
+                    endpoint.close();
                 }
                 done.countDown();
                 try {

@@ -2,6 +2,7 @@ package io.flowtrace.cli;
 
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.agent.metrics.MetricsEndpoint;
 import io.flowtrace.agent.packets.CapturePublisher;
 import io.flowtrace.agent.packets.ReplayPacer;
 import io.flowtrace.agent.packets.TcpdumpSupervisor;
@@ -44,6 +45,10 @@ final class AgentPacketsCommand implements Callable<Integer> {
 
     @Option(names = "--tcpdump", paramLabel = "PATH", defaultValue = "tcpdump", description = "tcpdump executable")
     String tcpdump;
+
+    @Option(names = "--tcpdump-stats-interval", paramLabel = "SECONDS", defaultValue = "10",
+            description = "ask tcpdump for its captured / dropped-by-kernel counts (SIGUSR1) this often; 0: only at exit (default: ${DEFAULT-VALUE})")
+    int tcpdumpStatsInterval;
 
     @Option(names = "--interface-name", paramLabel = "NAME",
             description = "vantage interface name for a file or stdin (default: if<pcapng interface id>, as analyze)")
@@ -111,10 +116,11 @@ final class AgentPacketsCommand implements Callable<Integer> {
             System.err.println("flowtrace agent packets: " + e.getMessage());
             return 2;
         }
+        MetricsEndpoint endpoint = publish.startMetrics(topic, metrics, publisher);
         CapturePublisher capture = new CapturePublisher(publish.agentId(), iface != null ? iface : interfaceName,
                 publisher, metrics);
         TcpdumpSupervisor tcpdumpRun = iface != null
-                ? new TcpdumpSupervisor(tcpdump, iface, snaplen, filter, metrics) : null;
+                ? new TcpdumpSupervisor(tcpdump, iface, snaplen, filter, metrics, tcpdumpStatsInterval * 1000L) : null;
         supervisor = tcpdumpRun;
         String label = iface != null ? iface : file;
         AgentProgress progress = new AgentProgress(label, metrics, publisher, publish.quiet, sizeOf(file));
@@ -133,6 +139,9 @@ final class AgentPacketsCommand implements Callable<Integer> {
             } finally {
                 if (!publish.quiet) {
                     progress.printSummary(System.err);
+                }
+                if (endpoint != null) {
+                    endpoint.close();
                 }
             }
         }

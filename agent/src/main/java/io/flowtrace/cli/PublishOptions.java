@@ -3,13 +3,16 @@ package io.flowtrace.cli;
 import io.flowtrace.agent.kafka.ProducerSettings;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.agent.metrics.MetricsEndpoint;
 import io.flowtrace.agent.spool.DiskSpool;
 import io.flowtrace.agent.spool.SpoolCorruptedException;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -51,6 +54,14 @@ final class PublishOptions {
     @Option(names = {"-q", "--quiet"}, description = "no progress and no summary on stderr")
     boolean quiet;
 
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = "serve the agent's counters at http://ADDRESS:PORT/metrics (Prometheus text format; 0: any free port)")
+    Integer metricsPort;
+
+    @Option(names = "--metrics-address", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+            description = "address the metrics endpoint listens on (default: ${DEFAULT-VALUE}; 0.0.0.0 for a scraper elsewhere)")
+    String metricsAddress;
+
     String agentId() {
         if (agentId != null) {
             return agentId;
@@ -61,6 +72,17 @@ final class PublishOptions {
             String env = System.getenv("HOSTNAME");
             return env != null ? env : "unknown-host";
         }
+    }
+
+    /** The metrics endpoint when --metrics-port is given (its URL on stderr), else null. */
+    MetricsEndpoint startMetrics(String topic, AgentMetrics metrics, SpoolingPublisher publisher) throws IOException {
+        if (metricsPort == null) {
+            return null;
+        }
+        MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress(metricsAddress, metricsPort), metrics,
+                Map.of("agent", agentId(), "topic", topic), publisher::spoolPendingRecords);
+        System.err.printf("flowtrace agent: metrics on http://%s:%d/metrics%n", metricsAddress, endpoint.port());
+        return endpoint;
     }
 
     /** Opens the spool and the producer for {@code topic}. */

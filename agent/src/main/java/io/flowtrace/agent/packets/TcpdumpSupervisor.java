@@ -1,6 +1,8 @@
 package io.flowtrace.agent.packets;
 
+import com.sun.jna.LastErrorException;
 import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.agent.os.LibC;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
 import java.io.BufferedReader;
@@ -21,7 +23,10 @@ import org.slf4j.LoggerFactory;
  * Runs {@code tcpdump -i IF -s SNAPLEN --immediate-mode -U -w - [FILTER]} and publishes what it writes; restarts it
  * with exponential backoff (1 s doubling to 60 s, reset after a run of 60 s) when it dies. tcpdump's
  * own statistics ("N packets captured / received by filter / dropped by kernel", printed on exit and
- * on SIGUSR1) are parsed from its stderr and exposed as source counters, summed over restarts.
+ * on SIGUSR1) are parsed from its stderr and exposed as source counters, summed over restarts. While
+ * it captures, tcpdump is sent SIGUSR1 every stats interval so the kernel's drop count is live, not
+ * only known at exit. The signal goes to the process started, so a {@code --tcpdump} wrapper script
+ * must {@code exec} tcpdump.
  */
 public final class TcpdumpSupervisor {
     private static final Logger LOG = LoggerFactory.getLogger(TcpdumpSupervisor.class);
@@ -38,16 +43,20 @@ public final class TcpdumpSupervisor {
     private final int snaplen;
     private final String filter;
     private final AgentMetrics metrics;
+    private final long statsIntervalMs;
     private final TcpdumpStats finished = new TcpdumpStats();
     private volatile Process current;
     private volatile boolean stopping;
 
-    public TcpdumpSupervisor(String tcpdump, String iface, int snaplen, String filter, AgentMetrics metrics) {
+    /** @param statsIntervalMs how often tcpdump is asked for its statistics (SIGUSR1); 0: only at exit */
+    public TcpdumpSupervisor(String tcpdump, String iface, int snaplen, String filter, AgentMetrics metrics,
+            long statsIntervalMs) {
         this.tcpdump = tcpdump;
         this.iface = iface;
         this.snaplen = snaplen;
         this.filter = filter;
         this.metrics = metrics;
+        this.statsIntervalMs = statsIntervalMs;
         metrics.sourceCounter(RESTARTS, 0);
     }
 
@@ -115,8 +124,11 @@ public final class TcpdumpSupervisor {
         Thread stderr = new Thread(() -> readStderr(p.getErrorStream(), run), "tcpdump-stderr-" + iface);
         stderr.setDaemon(true);
         stderr.start();
+        Thread statsRequests = null;
         try (InputStream out = p.getInputStream()) {
             CaptureReader reader = CaptureReader.open(out, publisher);
+            // tcpdump wrote its file header: it is capturing and handles SIGUSR1 from here on.
+            statsRequests = startStatsRequests(p);
             // Read to the end even when stopping: tcpdump writes what it captured before it exits.
             publisher.publishAll(reader, ReplayPacer.UNPACED, () -> false);
         } catch (CaptureFormatException e) {
@@ -124,6 +136,9 @@ public final class TcpdumpSupervisor {
                 LOG.warn("tcpdump on {} wrote no readable capture: {}", iface, e.getMessage());
             }
         } finally {
+            if (statsRequests != null) {
+                statsRequests.interrupt();
+            }
             if (stop.getAsBoolean()) {
                 p.toHandle().destroy();
             }
@@ -133,15 +148,48 @@ public final class TcpdumpSupervisor {
         current = null;
         synchronized (finished) {
             finished.add(run);
-            publishCounters(finished);
+            publishCounters(finished, new TcpdumpStats());
         }
         return exit;
+    }
+
+    /** A daemon thread sending SIGUSR1 to {@code p} every stats interval until interrupted; null if off. */
+    private Thread startStatsRequests(Process p) {
+        if (statsIntervalMs <= 0) {
+            return null;
+        }
+        Thread t = new Thread(() -> {
+            try {
+                while (true) {
+                    Thread.sleep(statsIntervalMs);
+                    if (!p.isAlive()) {
+                        return;
+                    }
+                    LibC.INSTANCE.kill((int) p.pid(), LibC.SIGUSR1);
+                }
+            } catch (InterruptedException e) {
+                // the run is over
+            } catch (LastErrorException | UnsatisfiedLinkError e) {
+                LOG.warn("cannot ask tcpdump (pid {}) for its statistics: {}; they are known at its exit only", p.pid(),
+                        e.toString());
+            }
+        }, "tcpdump-stats-" + iface);
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     private void readStderr(InputStream err, TcpdumpStats run) {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(err, StandardCharsets.UTF_8))) {
             for (String line = r.readLine(); line != null; line = r.readLine()) {
-                if (!run.parse(line)) {
+                boolean stats;
+                synchronized (finished) {
+                    stats = run.parse(line);
+                    if (stats) {
+                        publishCounters(finished, run); // live: earlier runs plus this run's latest report
+                    }
+                }
+                if (!stats) {
                     LOG.info("tcpdump: {}", line);
                 }
             }
@@ -150,10 +198,10 @@ public final class TcpdumpSupervisor {
         }
     }
 
-    private void publishCounters(TcpdumpStats total) {
-        metrics.sourceCounter(CAPTURED, total.captured);
-        metrics.sourceCounter(RECEIVED, total.receivedByFilter);
-        metrics.sourceCounter(DROPPED, total.droppedByKernel);
+    private void publishCounters(TcpdumpStats earlierRuns, TcpdumpStats current) {
+        metrics.sourceCounter(CAPTURED, earlierRuns.captured + current.captured);
+        metrics.sourceCounter(RECEIVED, earlierRuns.receivedByFilter + current.receivedByFilter);
+        metrics.sourceCounter(DROPPED, earlierRuns.droppedByKernel + current.droppedByKernel);
     }
 
     /** tcpdump's statistics of one run (the last report it printed) or summed over runs. */

@@ -1,5 +1,6 @@
 package io.flowtrace.agent.conntrack;
 
+import io.flowtrace.agent.os.LibC;
 import io.flowtrace.core.conntrack.ConntrackEvent;
 import io.flowtrace.core.conntrack.EventType;
 import io.flowtrace.core.conntrack.NetlinkSizer;

@@ -31,7 +31,7 @@ class TcpdumpStatsTest {
 
     @Test
     void commandCapturesHeadersOnlyInImmediateModeToStdout() {
-        TcpdumpSupervisor t = new TcpdumpSupervisor("tcpdump", "eth0", 128, "tcp port 443", new AgentMetrics());
+        TcpdumpSupervisor t = new TcpdumpSupervisor("tcpdump", "eth0", 128, "tcp port 443", new AgentMetrics(), 10_000);
         assertThat(t.command()).containsExactly("tcpdump", "-i", "eth0", "-s", "128", "--immediate-mode", "-U", "-w", "-",
                 "tcp port 443");
     }

@@ -1,11 +1,14 @@
-package io.flowtrace.agent.conntrack;
+package io.flowtrace.agent.os;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 
-/** The few libc socket calls ctnetlink needs; JNA so the agent ships no JNI code of its own. */
-interface LibC extends Library {
+/**
+ * The few libc calls the agents need (ctnetlink sockets, network namespaces, signals to tcpdump);
+ * JNA so the agent ships no JNI code of its own.
+ */
+public interface LibC extends Library {
     LibC INSTANCE = Native.load("c", LibC.class);
 
     int AF_NETLINK = 16;
@@ -24,6 +27,8 @@ interface LibC extends Library {
     int CLONE_NEWNET = 0x40000000;
     int O_RDONLY = 0;
     int O_CLOEXEC = 0x80000;
+    /** SIGUSR1 on Linux (x86, arm): tcpdump prints its statistics and keeps capturing. */
+    int SIGUSR1 = 10;
 
     int open(String path, int flags) throws LastErrorException;
 
@@ -40,4 +45,6 @@ interface LibC extends Library {
     int close(int fd) throws LastErrorException;
 
     int setns(int fd, int nstype) throws LastErrorException;
+
+    int kill(int pid, int sig) throws LastErrorException;
 }
