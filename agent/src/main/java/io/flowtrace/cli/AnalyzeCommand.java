@@ -140,7 +140,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     private static TcpEventSink eventSink(FlowKey key, long instance, EventWriter writer, PrintStream out) {
         return e -> {
             if (writer != null) {
-                writer.write(key, instance, "", e);
+                writer.write(key, instance, e);
             } else {
                 out.printf("event %s %s %s%n", key.canonical(), EventWriter.kind(e), e);
             }

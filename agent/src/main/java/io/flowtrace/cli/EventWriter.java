@@ -16,15 +16,16 @@ final class EventWriter {
     EventWriter(OutputStream out) throws IOException {
         this.out = out;
         this.json = new JsonFactory().createGenerator(out);
+        json.setRootValueSeparator(null); // JSON Lines: Jackson would put a space before every object after the first
         json.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
     }
 
-    void write(FlowKey key, long instance, String client, TcpEvent e) {
+    void write(FlowKey key, long instance, TcpEvent e) {
         try {
             json.writeStartObject();
             json.writeStringField("event", kind(e));
             json.writeObjectFieldStart("flow");
-            json.writeStringField("client", client);
+            json.writeStringField("key", key.canonical());
             json.writeStringField("vantage", key.vantage());
             json.writeNumberField("instance", instance);
             json.writeEndObject();

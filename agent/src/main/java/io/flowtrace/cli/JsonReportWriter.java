@@ -17,6 +17,7 @@ public final class JsonReportWriter implements AutoCloseable {
     public JsonReportWriter(OutputStream out) throws IOException {
         this.out = out;
         this.json = new JsonFactory().createGenerator(out);
+        json.setRootValueSeparator(null); // JSON Lines: Jackson would put a space before every object after the first
         json.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
     }
 

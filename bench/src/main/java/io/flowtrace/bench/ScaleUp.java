@@ -14,8 +14,9 @@ import java.nio.file.Path;
 
 /**
  * Makes a large benchmark capture from a small real one: {@code copies} back-to-back copies of an
- * Ethernet/IPv4 capture, copy k with both addresses' second and third octets set to k (so every
- * copy is a distinct set of flows) and its timestamps shifted past the previous copy. Checksums are
+ * Ethernet/IPv4 capture, copy k with both addresses' second octet set to k mod 256 and their first
+ * octet raised by k / 256 (so every copy is a distinct set of flows, and the two ends of a connection
+ * keep their distinct addresses) and its timestamps shifted past the previous copy. Checksums are
  * left as they are: none of the compared tools verifies them by default.
  *
  * <p>{@code java -cp bench/target/flowtrace-bench.jar io.flowtrace.bench.ScaleUp IN OUT COPIES}
@@ -47,10 +48,10 @@ public final class ScaleUp {
                         boolean ipv4 = rec.capturedLength >= 34 && (d[o + 12] & 0xff) == 0x08 && d[o + 13] == 0
                                 && (d[o + 14] & 0xf0) == 0x40;
                         if (ipv4) {
-                            d[o + 14 + 13] = (byte) k; // source address, second and third octet
-                            d[o + 14 + 14] = (byte) (k >> 8);
-                            d[o + 14 + 17] = (byte) k; // destination address
-                            d[o + 14 + 18] = (byte) (k >> 8);
+                            for (int a : new int[] {o + 14 + 12, o + 14 + 16}) { // source, destination address
+                                d[a] = (byte) (d[a] + (k >> 8));
+                                d[a + 1] = (byte) k;
+                            }
                         }
                         out.write(rec.timestampNanos + k * span, d, o, rec.capturedLength, rec.wireLength);
                         written++;

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
@@ -121,7 +122,7 @@ public final class MetricsEndpoint implements AutoCloseable {
 
     private static String labelText(Map<String, String> labels) {
         StringBuilder b = new StringBuilder();
-        labels.forEach((k, v) -> {
+        new TreeMap<>(labels).forEach((k, v) -> { // sorted: the same text for the same state
             if (b.length() > 0) {
                 b.append(',');
             }
