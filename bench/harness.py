@@ -249,11 +249,18 @@ def job(args):
     return f"`bash bench/job-bench.sh{' --quick' if args.quick else ''}`:\n\n" + out.strip()
 
 
+def agent_classpath():
+    """The agent's test classpath, siblings as their target/classes (no install into ~/.m2)."""
+    cp = os.path.join(WORK, "agent-classpath.txt")
+    run(["mvn", "-q", "-B", "-ntp", "-pl", "agent", "-am", "test-compile", "dependency:build-classpath",
+         "-Dmdep.includeScope=test", f"-Dmdep.outputFile={cp}"])
+    return ":".join([os.path.join(ROOT, "agent", "target", "classes"), os.path.join(ROOT, "agent", "target", "test-classes"),
+                     open(cp).read().strip()])
+
+
 def agent(args):
     copies = "2" if args.quick else "10"
-    run(["mvn", "-q", "-B", "-ntp", "-pl", "agent", "-am", "install", "-DskipTests"])
-    out = run(["mvn", "-q", "-B", "-ntp", "-pl", "agent", "exec:java", "-Dexec.classpathScope=test",
-               "-Dexec.mainClass=io.flowtrace.agent.bench.AgentThroughput", f"-Dexec.args={copies} none,lz4,zstd"],
+    out = run(["java", "-cp", agent_classpath(), "io.flowtrace.agent.bench.AgentThroughput", copies, "none,lz4,zstd"],
               capture_output=True, text=True).stdout
     keep = [l for l in out.splitlines() if re.match(r"^(capture|decode only|stage|publish)", l)]
     return (f"`AgentThroughput {copies} none,lz4,zstd` (agent → in-JVM KRaft broker on the same cores, acks=all, "
