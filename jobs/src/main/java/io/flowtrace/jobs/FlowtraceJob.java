@@ -24,7 +24,14 @@ import io.flowtrace.jobs.window.FlowWindowAggregate;
 import io.flowtrace.jobs.window.WindowRecords;
 import java.time.Duration;
 import java.util.List;
+import io.flowtrace.jobs.join.ConntrackJoin;
+import io.flowtrace.jobs.join.ConntrackJoinFunction;
+import io.flowtrace.jobs.join.CtFacts;
+import io.flowtrace.jobs.join.FlowConntrack;
 import org.apache.flink.api.common.functions.FilterFunction;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.util.Collector;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -161,9 +168,22 @@ public final class FlowtraceJob {
                     .process(new ConntrackTriage())
                     .name("conntrack-decode-validate")
                     .uid("conntrack-decode-validate");
-            DataStream<BudgetWindow> budgets = ConntrackBudgetWindow.budgets(samples, ConntrackBudgetWindow.fromConfig(config));
+            DataStream<ConntrackSample> budgetInput = samples.map(new WithoutJoin())
+                    .name("conntrack-budget-input").uid("conntrack-budget-input");
+            DataStream<BudgetWindow> budgets = ConntrackBudgetWindow.budgets(budgetInput, ConntrackBudgetWindow.fromConfig(config));
             sinkAll(budgets, sinks.conntrackBudgets(), "conntrack-budgets");
             deadLetters = deadLetters.union(samples.getSideOutput(InputTriage.DEAD_LETTERS));
+            if (config.getBoolean(JobOption.CONNTRACK_JOIN) && !sinks.flowConntrack().isEmpty()) {
+                DataStream<CtFacts> facts = samples.flatMap(new JoinKeys()).name("conntrack-join-keys").uid("conntrack-join-keys");
+                DataStream<FlowConntrack> joined = flows.keyBy(new FlowJoinKey())
+                        .connect(facts.keyBy(new CtJoinKey()))
+                        .process(new ConntrackJoinFunction(config.getLong(JobOption.CONNTRACK_JOIN_WAIT_MS),
+                                config.getLong(JobOption.CONNTRACK_JOIN_IDLE_MS), config.getLong(JobOption.CONNTRACK_JOIN_SLACK_MS),
+                                config.getInt(JobOption.CONNTRACK_JOIN_MAX_PER_KEY)))
+                        .name("conntrack-join")
+                        .uid("conntrack-join");
+                sinkAll(joined, sinks.flowConntrack(), "flow-conntrack");
+            }
         }
         sinkAll(deadLetters, sinks.deadLetters(), "dead-letters");
     }
@@ -182,6 +202,47 @@ public final class FlowtraceJob {
         @Override
         public boolean filter(FlowSummary summary) {
             return summary.finalRecord;
+        }
+    }
+
+    /** The budget windows keep samples without the join's facts. */
+    static final class WithoutJoin implements MapFunction<ConntrackSample, ConntrackSample> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public ConntrackSample map(ConntrackSample s) {
+            return s.withoutJoin();
+        }
+    }
+
+    /** A TCP conntrack event, once per tuple it can be seen by ({@link ConntrackJoin#keys}). */
+    static final class JoinKeys implements FlatMapFunction<ConntrackSample, CtFacts> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void flatMap(ConntrackSample s, Collector<CtFacts> out) {
+            if (s.join != null) {
+                ConntrackJoin.keys(s.join).forEach(out::collect);
+            }
+        }
+    }
+
+    static final class FlowJoinKey implements KeySelector<FlowSummary, String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String getKey(FlowSummary s) {
+            return ConntrackJoin.key(s.record.getFlow().getVantage().getAgentId(), s.record.getFlow().getClient(),
+                    s.record.getFlow().getServer());
+        }
+    }
+
+    static final class CtJoinKey implements KeySelector<CtFacts, String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String getKey(CtFacts f) {
+            return f.joinKey;
         }
     }
 

@@ -57,6 +57,16 @@ public enum JobOption {
             "SO_RCVBUF the conntrack listener requests (conntrackd default 2 MiB; the kernel doubles it): ENOBUFS risk is computed for it"),
     CONNTRACK_DRAIN_LATENCY_MS("conntrack-drain-latency-ms", "100",
             "longest time the conntrack listener goes without reading: buffer needed = largest truesize sum in such an interval"),
+    CONNTRACK_JOIN("conntrack-join", "true",
+            "join conntrack entries with flow instances by tuple (table flow_conntrack); needs conntrack-input"),
+    CONNTRACK_JOIN_WAIT_MS("conntrack-join-wait-ms", "180000",
+            "event time a final flow waits for its conntrack DESTROY, and a destroyed entry for its flows (TCP TIME_WAIT is 120 s)"),
+    CONNTRACK_JOIN_IDLE_MS("conntrack-join-idle-ms", "3600000",
+            "event time a live flow or conntrack entry without news stays in the join's state"),
+    CONNTRACK_JOIN_SLACK_MS("conntrack-join-slack-ms", "2000",
+            "tolerance between conntrack start/stop and the flow's capture times when matching instances"),
+    CONNTRACK_JOIN_MAX_PER_KEY("conntrack-join-max-per-key", "16",
+            "most flow instances and most conntrack entries the join keeps per tuple (port reuse); the oldest go first"),
     CONNTRACK_KERNEL_FEATURES("conntrack-kernel-features", "stock",
             "kernel features for the estimate and truesize: stock[,acct=..,timestamp=..,labels=..,secctx=<len>,nat=..,mark=..,zones=..,event-timestamp=..]");
 

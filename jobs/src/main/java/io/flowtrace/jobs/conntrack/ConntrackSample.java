@@ -26,6 +26,12 @@ public final class ConntrackSample {
     public long enobufs;
     /** Read from a raw netlink socket, which sees ENOBUFS (a window of only text-source events observes none). */
     public boolean netlinkSource;
+    /**
+     * What the conntrack ↔ flow join needs of a TCP event (tuples, status, lifetime, counters); null
+     * for loss reports and non-TCP events. Not part of equality; the budget windows drop it
+     * before their state ({@link #withoutJoin}).
+     */
+    public io.flowtrace.jobs.join.CtFacts join;
 
     public ConntrackSample() {
     }
@@ -52,6 +58,24 @@ public final class ConntrackSample {
         s.kind = LOSS;
         s.enobufs = enobufs;
         s.netlinkSource = true;
+        return s;
+    }
+
+    /** This sample without its join facts (what budget windows keep). */
+    public ConntrackSample withoutJoin() {
+        if (join == null) {
+            return this;
+        }
+        ConntrackSample s = new ConntrackSample();
+        s.agentId = agentId;
+        s.interfaceName = interfaceName;
+        s.timeNs = timeNs;
+        s.kind = kind;
+        s.exactBytes = exactBytes;
+        s.estimatedBytes = estimatedBytes;
+        s.truesizeBytes = truesizeBytes;
+        s.enobufs = enobufs;
+        s.netlinkSource = netlinkSource;
         return s;
     }
 

@@ -6,6 +6,7 @@ import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
 import io.flowtrace.jobs.conntrack.BudgetWindow;
 import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.join.FlowConntrack;
 import java.util.List;
 import org.apache.flink.api.connector.sink2.Sink;
 
@@ -19,13 +20,21 @@ public record JobSinks(
         List<Sink<ServiceWindow>> serviceWindows,
         List<Sink<VantageWindow>> vantageWindows,
         List<Sink<DeadLetter>> deadLetters,
-        List<Sink<BudgetWindow>> conntrackBudgets) {
+        List<Sink<BudgetWindow>> conntrackBudgets,
+        List<Sink<FlowConntrack>> flowConntrack) {
+
+    /** Without a sink for the conntrack ↔ flow join (the join is then not built). */
+    public JobSinks(List<Sink<FlowSummary>> flows, List<Sink<TcpEvent>> tcpEvents,
+            List<Sink<ServiceWindow>> serviceWindows, List<Sink<VantageWindow>> vantageWindows,
+            List<Sink<DeadLetter>> deadLetters, List<Sink<BudgetWindow>> conntrackBudgets) {
+        this(flows, tcpEvents, serviceWindows, vantageWindows, deadLetters, conntrackBudgets, List.of());
+    }
 
     /** Without conntrack budget sinks (a job without the conntrack input). */
     public JobSinks(List<Sink<FlowSummary>> flows, List<Sink<TcpEvent>> tcpEvents,
             List<Sink<ServiceWindow>> serviceWindows, List<Sink<VantageWindow>> vantageWindows,
             List<Sink<DeadLetter>> deadLetters) {
-        this(flows, tcpEvents, serviceWindows, vantageWindows, deadLetters, List.of());
+        this(flows, tcpEvents, serviceWindows, vantageWindows, deadLetters, List.of(), List.of());
     }
 
     /** PostgreSQL and/or Kafka, as {@code --postgres-output} and {@code --kafka-output} say. */
@@ -40,7 +49,9 @@ public record JobSinks(
                 both(pg ? postgres.serviceWindows() : null, kafka ? topics.serviceWindows() : null),
                 both(pg ? postgres.vantageWindows() : null, kafka ? topics.vantageWindows() : null),
                 both(pg ? postgres.deadLetters() : null, kafka ? topics.deadLetters() : null),
-                both(pg ? postgres.conntrackBudgets() : null, kafka ? topics.conntrackBudgets() : null));
+                both(pg ? postgres.conntrackBudgets() : null, kafka ? topics.conntrackBudgets() : null),
+                // PostgreSQL only: the join has no Kafka contract yet (docs/conntrack.md "Join").
+                both(pg ? postgres.flowConntrack() : null, null));
     }
 
     private static <T> List<Sink<T>> both(Sink<T> a, Sink<T> b) {

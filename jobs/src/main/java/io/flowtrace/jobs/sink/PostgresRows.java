@@ -12,6 +12,7 @@ import io.flowtrace.avro.VantageWindow;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.jobs.conntrack.BudgetWindow;
 import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.join.FlowConntrack;
 import java.nio.ByteBuffer;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -144,6 +145,70 @@ public final class PostgresRows {
                 buffer_utilisation = EXCLUDED.buffer_utilisation, predicted_drops = EXCLUDED.predicted_drops,
                 enobufs_risk = EXCLUDED.enobufs_risk
             """;
+
+    static final String FLOW_CONNTRACK = """
+            INSERT INTO flow_conntrack (vantage, client, server, instance, ct_vantage, ct_id, tuple_side, nat,
+                pre_nat_client, pre_nat_server, post_nat_client, post_nat_server, ct_status, ct_tcp_state, ct_start,
+                ct_stop, ct_start_ns, ct_stop_ns, ct_destroyed, ct_c2s_packets, ct_c2s_bytes, ct_s2c_packets,
+                ct_s2c_bytes, captured_c2s_packets, captured_s2c_packets, c2s_missing_packets, s2c_missing_packets,
+                flow_final, join_time_us)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (vantage, client, server, instance) DO UPDATE SET
+                ct_vantage = EXCLUDED.ct_vantage, ct_id = EXCLUDED.ct_id, tuple_side = EXCLUDED.tuple_side,
+                nat = EXCLUDED.nat, pre_nat_client = EXCLUDED.pre_nat_client, pre_nat_server = EXCLUDED.pre_nat_server,
+                post_nat_client = EXCLUDED.post_nat_client, post_nat_server = EXCLUDED.post_nat_server,
+                ct_status = EXCLUDED.ct_status, ct_tcp_state = EXCLUDED.ct_tcp_state, ct_start = EXCLUDED.ct_start,
+                ct_stop = EXCLUDED.ct_stop, ct_start_ns = EXCLUDED.ct_start_ns, ct_stop_ns = EXCLUDED.ct_stop_ns,
+                ct_destroyed = EXCLUDED.ct_destroyed, ct_c2s_packets = EXCLUDED.ct_c2s_packets,
+                ct_c2s_bytes = EXCLUDED.ct_c2s_bytes, ct_s2c_packets = EXCLUDED.ct_s2c_packets,
+                ct_s2c_bytes = EXCLUDED.ct_s2c_bytes, captured_c2s_packets = EXCLUDED.captured_c2s_packets,
+                captured_s2c_packets = EXCLUDED.captured_s2c_packets,
+                c2s_missing_packets = EXCLUDED.c2s_missing_packets, s2c_missing_packets = EXCLUDED.s2c_missing_packets,
+                flow_final = EXCLUDED.flow_final, join_time_us = EXCLUDED.join_time_us
+            WHERE flow_conntrack.join_time_us <= EXCLUDED.join_time_us
+            """;
+
+    static final class FlowConntrackRow implements JdbcStatementBuilder<FlowConntrack> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void accept(PreparedStatement st, FlowConntrack r) throws SQLException {
+            int i = 0;
+            st.setString(++i, r.vantage);
+            st.setString(++i, r.client);
+            st.setString(++i, r.server);
+            st.setLong(++i, r.instance);
+            st.setString(++i, r.ctVantage);
+            setNullableLong(st, ++i, r.ctId >= 0 ? r.ctId : null);
+            st.setString(++i, r.tupleSide);
+            st.setString(++i, r.nat);
+            st.setString(++i, r.preNatClient);
+            st.setString(++i, r.preNatServer);
+            st.setString(++i, r.postNatClient);
+            st.setString(++i, r.postNatServer);
+            st.setLong(++i, r.ctStatus);
+            if (r.ctTcpState >= 0) {
+                st.setInt(++i, r.ctTcpState);
+            } else {
+                st.setNull(++i, Types.INTEGER);
+            }
+            st.setObject(++i, r.ctStartNs >= 0 ? fromNanos(r.ctStartNs) : null);
+            st.setObject(++i, r.ctStopNs >= 0 ? fromNanos(r.ctStopNs) : null);
+            setNullableLong(st, ++i, r.ctStartNs >= 0 ? r.ctStartNs : null);
+            setNullableLong(st, ++i, r.ctStopNs >= 0 ? r.ctStopNs : null);
+            st.setBoolean(++i, r.ctDestroyed);
+            setNullableLong(st, ++i, r.ctC2sPackets >= 0 ? r.ctC2sPackets : null);
+            setNullableLong(st, ++i, r.ctC2sBytes >= 0 ? r.ctC2sBytes : null);
+            setNullableLong(st, ++i, r.ctS2cPackets >= 0 ? r.ctS2cPackets : null);
+            setNullableLong(st, ++i, r.ctS2cBytes >= 0 ? r.ctS2cBytes : null);
+            st.setLong(++i, r.capturedC2sPackets);
+            st.setLong(++i, r.capturedS2cPackets);
+            setNullableLong(st, ++i, r.c2sMissingPackets);
+            setNullableLong(st, ++i, r.s2cMissingPackets);
+            st.setBoolean(++i, r.flowFinal);
+            st.setLong(++i, r.joinTimeUs);
+        }
+    }
 
     static final class FlowSummaryRow implements JdbcStatementBuilder<FlowSummary> {
         private static final long serialVersionUID = 1L;
@@ -355,6 +420,11 @@ public final class PostgresRows {
 
     private static OffsetDateTime fromMicros(long micros) {
         return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L).atOffset(ZoneOffset.UTC);
+    }
+
+    private static OffsetDateTime fromNanos(long nanos) {
+        return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L))
+                .atOffset(ZoneOffset.UTC);
     }
 
     private static OffsetDateTime fromMillis(long millis) {

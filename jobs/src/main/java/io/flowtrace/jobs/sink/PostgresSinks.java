@@ -8,6 +8,7 @@ import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.conntrack.BudgetWindow;
 import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.join.FlowConntrack;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -59,6 +60,10 @@ public final class PostgresSinks {
 
     JdbcSink<BudgetWindow> conntrackBudgets() {
         return sink(PostgresRows.CONNTRACK_BUDGETS, new PostgresRows.ConntrackBudgetRow());
+    }
+
+    JdbcSink<FlowConntrack> flowConntrack() {
+        return sink(PostgresRows.FLOW_CONNTRACK, new PostgresRows.FlowConntrackRow());
     }
 
     private <T> JdbcSink<T> sink(String sql, JdbcStatementBuilder<T> row) {

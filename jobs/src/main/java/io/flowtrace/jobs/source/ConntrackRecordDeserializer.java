@@ -9,6 +9,7 @@ import io.flowtrace.avro.mapping.ConntrackEvents;
 import io.flowtrace.core.conntrack.KernelFeatures;
 import io.flowtrace.core.conntrack.NetlinkSizer;
 import io.flowtrace.jobs.conntrack.ConntrackSample;
+import io.flowtrace.jobs.join.CtFacts;
 import java.io.IOException;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.message.BinaryMessageDecoder;
@@ -75,10 +76,12 @@ public final class ConntrackRecordDeserializer implements KafkaRecordDeserializa
                 return;
             }
             ConntrackEvents.Sizes sizes = ConntrackEvents.size(event, features(), sizer());
-            out.collect(Either.Right(ConntrackSample.event(event.getVantage().getAgentId(),
+            ConntrackSample sample = ConntrackSample.event(event.getVantage().getAgentId(),
                     event.getVantage().getInterfaceName(), ConntrackEvents.timeNanos(event),
                     kind(event), sizes.exactBytes(), sizes.estimatedBytes(),
-                    sizes.truesizeBytes(), event.getSource() == ConntrackSource.NETLINK)));
+                    sizes.truesizeBytes(), event.getSource() == ConntrackSource.NETLINK);
+            sample.join = CtFacts.of(event);
+            out.collect(Either.Right(sample));
         } catch (IOException | RuntimeException e) {
             // Untrusted input: whatever decoding or sizing throws on these bytes is the record's fault.
             out.collect(Either.Left(PacketRecordDeserializer.deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e)));

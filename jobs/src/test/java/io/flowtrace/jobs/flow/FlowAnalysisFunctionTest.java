@@ -154,6 +154,44 @@ class FlowAnalysisFunctionTest {
         }
     }
 
+    /**
+     * A savepoint (canonical format, as {@code flink savepoint} writes) taken mid-flow on one backend
+     * and restored on the same or the other backend: the restored operator finishes the flow with the
+     * same final record as an uninterrupted run, and leaves no state or timer behind.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"rocksdb>rocksdb", "hashmap>rocksdb", "rocksdb>hashmap"})
+    void restoresFromACanonicalSavepointAcrossStateBackends(String fromTo) throws Exception {
+        String from = fromTo.substring(0, fromTo.indexOf('>'));
+        String to = fromTo.substring(fromTo.indexOf('>') + 1);
+        List<PacketEvent> packets = CaptureFixtures.packets(CAPTURE, VANTAGE);
+        String uninterrupted;
+        try (var harness = harness(null)) {
+            feed(harness, packets);
+            harness.processWatermark(Long.MAX_VALUE);
+            uninterrupted = finals(harness).get(0).reportJson;
+        }
+        int third = packets.size() / 3;
+        OperatorSubtaskState savepoint;
+        try (var before = harness(backend(from))) {
+            feed(before, packets.subList(0, third));
+            savepoint = before.snapshotWithLocalState(1L, 1L,
+                    org.apache.flink.runtime.checkpoint.SavepointType.savepoint(
+                            org.apache.flink.core.execution.SavepointFormatType.CANONICAL))
+                    .getJobManagerOwnedState();
+        }
+        try (var after = harness(backend(to), savepoint)) {
+            assertThat(after.numEventTimeTimers()).as("the flow's timer is restored").isEqualTo(1);
+            feed(after, packets.subList(third, packets.size()));
+            after.processWatermark(Long.MAX_VALUE);
+            assertThat(finals(after)).singleElement().satisfies(s -> assertThat(s.reportJson).isEqualTo(uninterrupted));
+            if (to.equals("hashmap")) {
+                assertThat(after.numKeyedStateEntries()).isZero();
+            }
+            assertThat(after.numEventTimeTimers()).isZero();
+        }
+    }
+
     private static StateBackend backend(String name) {
         return name.equals("rocksdb") ? new EmbeddedRocksDBStateBackend() : new HashMapStateBackend();
     }

@@ -1,0 +1,85 @@
+package io.flowtrace.bench.job;
+
+import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.Vantage;
+import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.pcap.CaptureReader;
+import io.flowtrace.core.pcap.CaptureRecord;
+import io.flowtrace.core.pcap.DecodeStatus;
+import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.core.pcap.PacketDecoder;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The benchmark's input: a real capture's TCP packets as PacketEvents, replicated like
+ * {@link io.flowtrace.bench.ScaleUp} (copy k has the second and third octets of both IPv4 addresses
+ * set to k, so every copy is a distinct set of flows), with capture times shifted per copy or not.
+ */
+final class BenchPackets {
+    private final List<PacketEvent> base;
+    private final long spanNs;
+
+    BenchPackets(Path capture, Vantage vantage) throws IOException {
+        base = new ArrayList<>();
+        try (InputStream in = Files.newInputStream(capture); CaptureReader r = CaptureReader.open(in)) {
+            CaptureRecord rec = new CaptureRecord();
+            PacketDecoder decoder = new PacketDecoder();
+            DecodedPacket p = new DecodedPacket();
+            while (r.next(rec)) {
+                if (decoder.decode(rec, p) == DecodeStatus.TCP) {
+                    base.add(PacketEvents.toAvro(p, vantage));
+                }
+            }
+        } catch (io.flowtrace.core.pcap.CaptureFormatException e) {
+            throw new IOException(capture + ": " + e.getMessage(), e);
+        }
+        long first = base.get(0).getCaptureTimeNs();
+        long last = base.stream().mapToLong(PacketEvent::getCaptureTimeNs).max().orElseThrow();
+        spanNs = last - first + 1_000_000_000L;
+    }
+
+    int size() {
+        return base.size();
+    }
+
+    List<PacketEvent> base() {
+        return base;
+    }
+
+    /** Packet i of the endless replication (copy i / size, timestamps shifted per copy when {@code shift}). */
+    PacketEvent get(long i, boolean shift) {
+        int copy = (int) (i / base.size());
+        return copy(base.get((int) (i % base.size())), copy, shift);
+    }
+
+    PacketEvent copy(PacketEvent p, int copy, boolean shift) {
+        if (copy > 0xffff) {
+            throw new IllegalArgumentException("at most 65536 copies (two address octets)");
+        }
+        PacketEvent c = PacketEvent.newBuilder(p)
+                .setSrcAddr(shifted(p.getSrcAddr(), copy))
+                .setDstAddr(shifted(p.getDstAddr(), copy))
+                .build();
+        if (shift) {
+            c.setCaptureTimeNs(p.getCaptureTimeNs() + copy * spanNs);
+        }
+        return c;
+    }
+
+    private static ByteBuffer shifted(ByteBuffer address, int copy) {
+        ByteBuffer d = address.duplicate();
+        byte[] a = new byte[d.remaining()];
+        d.get(a);
+        if (a.length == 4) {
+            a[1] = (byte) (copy >> 8);
+            a[2] = (byte) copy;
+        }
+        return ByteBuffer.wrap(a);
+    }
+}

@@ -1,0 +1,480 @@
+package io.flowtrace.bench.job;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.Vantage;
+import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.bench.Packets;
+import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.jobs.FlowtraceJob;
+import io.flowtrace.jobs.JobConfig;
+import io.flowtrace.jobs.sink.JobSinks;
+import io.flowtrace.jobs.sink.PostgresSinks;
+import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.testkit.KafkaBroker;
+import io.flowtrace.testkit.Postgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Stream;
+import org.apache.avro.message.BinaryMessageDecoder;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The job benchmark (issue 6 "Performance", docs/BENCHMARKS.md "## Job"), all in one JVM: testkit's
+ * in-process KRaft broker and embedded PostgreSQL, the job on a local MiniCluster per run.
+ *
+ * <ol>
+ *   <li>fill a topic with N packets of a real capture replicated with shifted addresses (and times);
+ *   <li>(1) plain KafkaConsumer from the beginning + Avro single-object decode of every record;
+ *   <li>(2) the whole job (bounded) on the same topic to PostgreSQL and exactly-once Kafka, parallelism 1 and 2;
+ *   <li>(3) event → PostgreSQL latency at a paced input rate (see {@link #latency});
+ *   <li>(4) state bytes per idle flow, heap and RocksDB (savepoint size / live flows).
+ * </ol>
+ * Every measurement is repeated and reported as median [min, max].
+ *
+ * <p>Usage: {@code bench/job-bench.sh [--packets N] [--runs R] [--rate PPS] [--latency-seconds S]
+ * [--latency-runs R] [--idle-copies C] [--parallelism 1,2] [--capture testdata/...]}
+ */
+public final class JobBench {
+    private static final Vantage VANTAGE = new Vantage("bench", "eth0");
+    private static final int PARTITIONS = 2;
+    private final Map<String, String> args;
+    private final KafkaBroker kafka = new KafkaBroker();
+    private final Postgres postgres = new Postgres();
+    private final Path work;
+    private BenchPackets packets;
+    private int topicSeq;
+
+    private JobBench(Map<String, String> args) throws IOException {
+        this.args = args;
+        this.work = Files.createTempDirectory("flowtrace-job-bench");
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Map<String, String> a = new LinkedHashMap<>();
+        a.put("packets", "1000000");
+        a.put("runs", "5");
+        a.put("rate", "100000");
+        a.put("latency-seconds", "20");
+        a.put("latency-runs", "3");
+        a.put("idle-copies", "10000");
+        a.put("parallelism", "1,2");
+        a.put("capture", "join/client.pcap");
+        a.put("phases", "consume,job,latency,state");
+        a.put("checkpoint-interval-ms", "2000");
+        for (int i = 0; i < argv.length; i += 2) {
+            if (!argv[i].startsWith("--") || i + 1 >= argv.length || !a.containsKey(argv[i].substring(2))) {
+                System.err.println("usage: JobBench " + a.keySet().stream().map(k -> "[--" + k + " " + a.get(k) + "]")
+                        .reduce((x, y) -> x + " " + y).orElse(""));
+                System.exit(2);
+            }
+            a.put(argv[i].substring(2), argv[i + 1]);
+        }
+        new JobBench(a).run();
+        System.exit(0); // MiniCluster and client threads are not all daemons
+    }
+
+    private void run() throws Exception {
+        kafka.start();
+        postgres.start();
+        try {
+            packets = new BenchPackets(Packets.testdata(args.get("capture")), VANTAGE);
+            report("machine: %s, %d cores, Java %s, max heap %d MiB; options %s", System.getProperty("os.name") + " "
+                    + System.getProperty("os.version"), Runtime.getRuntime().availableProcessors(),
+                    System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20, args);
+            report("capture %s: %d TCP packets per copy", args.get("capture"), packets.size());
+            List<String> phases = List.of(args.get("phases").split(","));
+            long n = Long.parseLong(args.get("packets"));
+            int runs = Integer.parseInt(args.get("runs"));
+            String topic = null;
+            if (phases.contains("consume") || phases.contains("job")) {
+                topic = newTopic("bench.packets");
+                long t0 = System.nanoTime();
+                fill(topic, n);
+                report("filled %s with %,d packets (%,d copies, times shifted per copy) in %.1f s", topic, n,
+                        (n + packets.size() - 1) / packets.size(), (System.nanoTime() - t0) / 1e9);
+            }
+            if (phases.contains("consume")) {
+                List<Double> rates = new ArrayList<>();
+                for (int r = 0; r < runs; r++) {
+                    rates.add(consume(topic, n));
+                }
+                report("(1) consume + Avro decode: %s packets/s", stats(rates));
+            }
+            if (phases.contains("job")) {
+                for (String p : args.get("parallelism").split(",")) {
+                    List<Double> rates = new ArrayList<>();
+                    for (int r = 0; r < runs; r++) {
+                        rates.add(jobThroughput(topic, n, Integer.parseInt(p)));
+                    }
+                    report("(2) job to PostgreSQL + Kafka, parallelism %s: %s packets/s (wall time of the bounded job, startup included)",
+                            p, stats(rates));
+                }
+            }
+            if (phases.contains("latency")) {
+                int rate = Integer.parseInt(args.get("rate"));
+                int seconds = Integer.parseInt(args.get("latency-seconds"));
+                List<Double> p50 = new ArrayList<>();
+                List<Double> p99 = new ArrayList<>();
+                List<Double> max = new ArrayList<>();
+                for (int r = 0; r < Integer.parseInt(args.get("latency-runs")); r++) {
+                    double[] l = latency(rate, seconds);
+                    p50.add(l[0]);
+                    p99.add(l[1]);
+                    max.add(l[2]);
+                }
+                report("(3) event -> PostgreSQL latency at %,d packets/s, ms: p50 %s, p99 %s, max %s", rate, stats(p50),
+                        stats(p99), stats(max));
+            }
+            if (phases.contains("state")) {
+                int copies = Integer.parseInt(args.get("idle-copies"));
+                for (String backend : List.of("hashmap", "rocksdb")) {
+                    stateSize(backend, copies);
+                }
+            }
+        } finally {
+            postgres.close();
+            kafka.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- fill and (1)
+
+    private String newTopic(String prefix) {
+        String t = prefix + "." + (++topicSeq);
+        kafka.createTopics(PARTITIONS, t);
+        return t;
+    }
+
+    private KafkaProducer<byte[], byte[]> producer() {
+        return producer(1);
+    }
+
+    /** Idempotent; one request in flight for brand-new topics (BUILD-NOTES), more once leaders are settled. */
+    private KafkaProducer<byte[], byte[]> producer(int inFlight) {
+        Properties props = kafka.clientProperties();
+        props.put("acks", "all");
+        props.put("enable.idempotence", "true");
+        props.put("max.in.flight.requests.per.connection", Integer.toString(inFlight));
+        props.put("linger.ms", "5");
+        props.put("batch.size", Integer.toString(256 * 1024));
+        props.put("compression.type", "none");
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static byte[] key(PacketEvent p, DecodedPacket scratch) {
+        PacketEvents.fromAvro(p, scratch);
+        return PacketEvents.flowKey(PacketEvents.vantage(p.getVantage()), scratch).getBytes(UTF_8);
+    }
+
+    private void fill(String topic, long n) throws IOException {
+        DecodedPacket scratch = new DecodedPacket();
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (long i = 0; i < n; i++) {
+                PacketEvent p = packets.get(i, true);
+                producer.send(new ProducerRecord<>(topic, key(p, scratch), p.toByteBuffer().array()));
+            }
+            producer.flush();
+        }
+    }
+
+    /** (1) A plain consumer from the beginning, every record decoded; packets/s. */
+    private double consume(String topic, long n) throws IOException {
+        Properties props = kafka.clientProperties();
+        props.put("max.poll.records", "5000");
+        props.put("fetch.max.bytes", Integer.toString(64 << 20));
+        props.put("max.partition.fetch.bytes", Integer.toString(16 << 20));
+        BinaryMessageDecoder<PacketEvent> decoder = PacketEvent.getDecoder();
+        PacketEvent reuse = new PacketEvent();
+        long count = 0;
+        long checksum = 0;
+        long t0 = System.nanoTime();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                parts.add(new TopicPartition(topic, p));
+            }
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            while (count < n) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+                    reuse = decoder.decode(r.value(), reuse);
+                    checksum += reuse.getSeq();
+                    count++;
+                }
+            }
+        }
+        double rate = count / ((System.nanoTime() - t0) / 1e9);
+        report("  consume run: %,d records, %.0f packets/s (checksum %d)", count, rate, checksum);
+        return rate;
+    }
+
+    // ---------------------------------------------------------------- (2)
+
+    private Map<String, String> jobOptions(String input, String run) {
+        Map<String, String> o = new HashMap<>();
+        o.put("bootstrap-servers", kafka.bootstrapServers());
+        o.put("packets-topic", input);
+        o.put("conntrack-input", "false");
+        o.put("group-id", "bench-" + run);
+        o.put("transactional-id-prefix", "bench-" + run);
+        o.put("start-offsets", "earliest");
+        o.put("transaction-timeout-ms", "600000");
+        o.put("jdbc-url", postgres.jdbcUrl());
+        o.put("jdbc-user", Postgres.USER);
+        o.put("jdbc-password-env", "");
+        o.put("checkpoint-dir", work.resolve("checkpoints-" + run).toUri().toString());
+        o.put("restart-attempts", "0");
+        for (String out : List.of("flows", "tcp-events", "service-windows", "vantage-windows", "dead-letters",
+                "conntrack-budgets")) {
+            o.put(out + "-topic", "bench." + run + "." + out);
+        }
+        return o;
+    }
+
+    private void createOutputs(Map<String, String> o) {
+        kafka.createTopics(PARTITIONS, o.get("flows-topic"), o.get("tcp-events-topic"), o.get("service-windows-topic"),
+                o.get("vantage-windows-topic"), o.get("dead-letters-topic"), o.get("conntrack-budgets-topic"));
+    }
+
+    private void resetTables() {
+        for (String t : List.of("flow_summary", "tcp_events", "service_windows", "vantage_windows", "dead_letters",
+                "conntrack_budgets", "flow_conntrack", "bench_writes")) {
+            postgres.execute("DROP TABLE IF EXISTS " + t + " CASCADE");
+        }
+    }
+
+    /** (2) The bounded job over the whole topic; packets/s of its wall time (MiniCluster start included). */
+    private double jobThroughput(String topic, long n, int parallelism) throws Exception {
+        String run = "job-p" + parallelism + "-" + (++topicSeq);
+        Map<String, String> o = jobOptions(topic, run);
+        o.put("bounded", "true");
+        // A bounded job ends with a final checkpoint (Kafka transactions commit on checkpoints): a short
+        // interval keeps that wait from dominating the wall time.
+        o.put("checkpoint-interval-ms", args.get("checkpoint-interval-ms"));
+        o.put("parallelism", Integer.toString(parallelism));
+        o.put("state-backend", "hashmap");
+        createOutputs(o);
+        resetTables();
+        JobConfig config = JobConfig.of(o);
+        PostgresSinks.applySchema(config);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        long t0 = System.nanoTime();
+        env.execute("bench-" + run);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        long flows = (Long) postgres.query("SELECT count(*) AS n FROM flow_summary").get(0).get("n");
+        long expectedFlows = 6L * ((n + packets.size() - 1) / packets.size());
+        report("  job run p=%d: %.1f s, %.0f packets/s, %,d flow rows (expected about %,d)", parallelism, seconds,
+                n / seconds, flows, expectedFlows);
+        return n / seconds;
+    }
+
+    // ---------------------------------------------------------------- (3)
+
+    /**
+     * (3) The job runs (unbounded, parallelism 2, heap) on an empty topic; a producer thread then
+     * publishes the replicated capture at {@code rate} packets/s for {@code seconds}, each packet's
+     * capture time set to the wall-clock time just before it is handed to the producer. A trigger on
+     * flow_summary logs clock_timestamp() of every row write (inside the JDBC batch's statement). A
+     * flow's latency is: first write whose end_state is fin or rst minus that row's last_seen (the
+     * capture = publish time of the packet that closed the flow: the job writes that version as
+     * soon as it sees the packet). It covers producer batching, broker, source, the job, and the
+     * JDBC batch interval (1000 ms default, kept).
+     */
+    private double[] latency(int rate, int seconds) throws Exception {
+        String topic = newTopic("bench.latency");
+        String run = "latency-" + topicSeq;
+        Map<String, String> o = jobOptions(topic, run);
+        o.put("bounded", "false");
+        o.put("parallelism", "2");
+        o.put("state-backend", "hashmap");
+        o.put("checkpoint-interval-ms", "10000");
+        createOutputs(o);
+        resetTables();
+        JobConfig config = JobConfig.of(o);
+        PostgresSinks.applySchema(config);
+        postgres.execute("""
+                CREATE TABLE bench_writes (vantage text, client text, server text, instance bigint, end_state text,
+                    last_seen timestamptz, written_at timestamptz);
+                CREATE OR REPLACE FUNCTION bench_log() RETURNS trigger AS $$
+                BEGIN
+                    INSERT INTO bench_writes VALUES (NEW.vantage, NEW.client, NEW.server, NEW.instance, NEW.end_state,
+                        NEW.last_seen, clock_timestamp());
+                    RETURN NEW;
+                END $$ LANGUAGE plpgsql;
+                CREATE TRIGGER bench_log AFTER INSERT OR UPDATE ON flow_summary FOR EACH ROW EXECUTE FUNCTION bench_log();
+                """);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        JobClient job = env.executeAsync("bench-" + run);
+        Thread.sleep(8000); // job deployed, sources polling
+        long total = (long) rate * seconds;
+        long intervalNs = 1_000_000_000L / rate;
+        DecodedPacket scratch = new DecodedPacket();
+        long wallOffsetNs = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
+        long t0 = System.nanoTime();
+        long behindMax = 0;
+        try (KafkaProducer<byte[], byte[]> producer = producer(5)) { // the topic is 8 s old: leaders settled
+            for (long i = 0; i < total; i++) {
+                long due = t0 + i * intervalNs;
+                long now;
+                while ((now = System.nanoTime()) < due) {
+                    Thread.onSpinWait();
+                }
+                behindMax = Math.max(behindMax, now - due);
+                PacketEvent p = packets.get(i, false);
+                p.setCaptureTimeNs(now + wallOffsetNs);
+                producer.send(new ProducerRecord<>(topic, key(p, scratch), p.toByteBuffer().array()));
+            }
+            producer.flush();
+        }
+        double sent = (System.nanoTime() - t0) / 1e9;
+        Thread.sleep(10_000);
+        job.cancel().get();
+        Map<String, Object> r = postgres.query("""
+                WITH closes AS (
+                    SELECT DISTINCT ON (vantage, client, server, instance)
+                           extract(epoch FROM (written_at - last_seen)) * 1000 AS ms
+                    FROM bench_writes WHERE end_state IN ('fin', 'rst')
+                    ORDER BY vantage, client, server, instance, written_at)
+                SELECT count(*) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50,
+                       percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max FROM closes
+                """).get(0);
+        double p50 = ((Number) r.get("p50")).doubleValue();
+        double p99 = ((Number) r.get("p99")).doubleValue();
+        double max = ((Number) r.get("max")).doubleValue();
+        report("  latency run: %,d packets in %.1f s (%.0f/s offered, producer at most %.1f ms behind schedule), "
+                + "%s closed flows: p50 %.0f ms, p99 %.0f ms, max %.0f ms", total, sent, total / sent, behindMax / 1e6,
+                r.get("n"), p50, p99, max);
+        return new double[] {p50, p99, max};
+    }
+
+    // ---------------------------------------------------------------- (4)
+
+    /**
+     * (4) Idle flows: the first 6 packets of every connection (handshake and the first data, no
+     * FIN/RST), {@code copies} copies with the same capture times (so no flow reaches its idle or
+     * update timer), into the unbounded job; once the consumer group has committed every offset,
+     * a savepoint: its bytes on disk divided by the number of live flows. Canonical format for both
+     * backends, RocksDB's native format too.
+     */
+    private void stateSize(String backend, int copies) throws Exception {
+        List<PacketEvent> idle = new ArrayList<>();
+        Map<String, Integer> perFlow = new HashMap<>();
+        DecodedPacket scratch = new DecodedPacket();
+        for (PacketEvent p : packets.base()) {
+            String k = new String(key(p, scratch), UTF_8);
+            if ((p.getTcpFlags() & (DecodedPacket.FIN | DecodedPacket.RST)) == 0 && perFlow.merge(k, 1, Integer::sum) <= 6) {
+                idle.add(p);
+            }
+        }
+        int flowsPerCopy = perFlow.size();
+        String topic = newTopic("bench.idle");
+        long published = 0;
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int c = 0; c < copies; c++) {
+                for (PacketEvent p : idle) {
+                    PacketEvent q = packets.copy(p, c, false);
+                    producer.send(new ProducerRecord<>(topic, key(q, scratch), q.toByteBuffer().array()));
+                    published++;
+                }
+            }
+            producer.flush();
+        }
+        long flows = (long) flowsPerCopy * copies;
+        String run = "state-" + backend + "-" + topicSeq;
+        Map<String, String> o = jobOptions(topic, run);
+        o.put("bounded", "false");
+        o.put("parallelism", "2");
+        o.put("state-backend", backend);
+        o.put("checkpoint-interval-ms", "2000");
+        o.put("postgres-output", "false");
+        o.put("kafka-output", "false");
+        JobConfig config = JobConfig.of(o);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        new FlowtraceJob(config, PacketSource.fromConfig(config),
+                new JobSinks(List.of(), List.of(), List.of(), List.of(), List.of())).build(env);
+        JobClient job = env.executeAsync("bench-" + run);
+        waitForCommitted(topic, "bench-" + run, published);
+        Map<String, Long> sizes = new LinkedHashMap<>();
+        sizes.put("canonical", savepointBytes(job, SavepointFormatType.CANONICAL, run));
+        if (backend.equals("rocksdb")) {
+            sizes.put("native", savepointBytes(job, SavepointFormatType.NATIVE, run));
+        }
+        job.cancel().get();
+        for (Map.Entry<String, Long> e : sizes.entrySet()) {
+            report("(4) state %s, %s savepoint: %,d bytes for %,d live flows (%,d packets) = %.0f bytes per idle flow",
+                    backend, e.getKey(), e.getValue(), flows, published, e.getValue() / (double) flows);
+        }
+    }
+
+    private void waitForCommitted(String topic, String group, long total) throws Exception {
+        try (Admin admin = Admin.create(kafka.clientProperties())) {
+            long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+            while (System.nanoTime() < deadline) {
+                Map<TopicPartition, OffsetAndMetadata> committed =
+                        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+                long sum = committed.values().stream().filter(m -> m != null).mapToLong(OffsetAndMetadata::offset).sum();
+                if (sum >= total) {
+                    return;
+                }
+                Thread.sleep(1000);
+            }
+        }
+        throw new IllegalStateException("the job did not consume " + total + " records of " + topic + " within 10 min");
+    }
+
+    private long savepointBytes(JobClient job, SavepointFormatType format, String run) throws Exception {
+        Path dir = work.resolve("savepoints-" + run + "-" + format.name().toLowerCase(Locale.ROOT));
+        String path = job.triggerSavepoint(dir.toUri().toString(), format).get();
+        try (Stream<Path> files = Files.walk(Path.of(java.net.URI.create(path.startsWith("file:") ? path : "file://" + path)))) {
+            return files.filter(Files::isRegularFile).mapToLong(f -> {
+                try {
+                    return Files.size(f);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }).sum();
+        }
+    }
+
+    // ---------------------------------------------------------------- reporting
+
+    private static String stats(List<Double> values) {
+        List<Double> v = new ArrayList<>(values);
+        Collections.sort(v);
+        double median = v.size() % 2 == 1 ? v.get(v.size() / 2) : (v.get(v.size() / 2 - 1) + v.get(v.size() / 2)) / 2;
+        return String.format(Locale.ROOT, "median %,.0f [min %,.0f, max %,.0f] over %d runs", median, v.get(0),
+                v.get(v.size() - 1), v.size());
+    }
+
+    private static void report(String format, Object... values) {
+        System.out.println("JOBBENCH " + String.format(Locale.ROOT, format, values));
+        System.out.flush();
+    }
+}
