@@ -18,6 +18,8 @@ public final class JsonReportWriter implements AutoCloseable {
         this.out = out;
         this.json = new JsonFactory().createGenerator(out);
         json.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+        // One object per line: without this Jackson starts every object after the first with " ".
+        json.setRootValueSeparator(null);
     }
 
     public void write(FlowKey key, long instance, TcpFlowAnalyzer flow) {
