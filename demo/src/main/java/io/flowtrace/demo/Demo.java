@@ -111,6 +111,10 @@ final class Demo implements AutoCloseable {
         return services.jdbcUrl();
     }
 
+    boolean stopping() {
+        return stopping;
+    }
+
     /** Asks a running replay to stop (Ctrl-C); {@link #close} does the rest. */
     void stop() {
         stopping = true;

@@ -132,6 +132,9 @@ public final class DemoCommand implements Callable<Integer> {
         } catch (InterruptedException e) {
             return 130;
         } catch (Exception e) {
+            if (demo.stopping()) {
+                return 130; // Ctrl-C: the services went away under the run, not a failure to report
+            }
             err.println("flowtrace demo: failed: " + e.getMessage());
             err.println("flowtrace demo: the log is " + DemoMain.logFile());
             return 1;

@@ -83,15 +83,26 @@ public final class DemoSummary {
         for (Map<String, Object> r : byReason) {
             out.printf("  %-10s %,6d exits, %,d premature%n", Db.s(r, "reason"), Db.l(r, "n"), Db.l(r, "premature"));
         }
+        for (Map<String, Object> r : db.query("""
+                SELECT f.report -> d.dir -> 'slow_start' ->> 'exit' AS reason, count(*) AS n
+                FROM flow_summary f, (VALUES ('c2s'), ('s2c')) AS d(dir)
+                WHERE (f.report -> d.dir -> 'slow_start' ->> 'exit_cwnd_bytes')::bigint < 0
+                  AND f.report -> d.dir -> 'slow_start' ->> 'exit' <> 'none'
+                GROUP BY 1 ORDER BY 2 DESC, 1""")) {
+            out.printf("  %-10s %,6d senders still in slow start at the end, held back by this limit%n", Db.s(r, "reason"),
+                    Db.l(r, "n"));
+        }
         List<Map<String, Object>> largest = db.query("SELECT * FROM (" + SLOW_START_EXITS + ") x"
                 + " ORDER BY data_bytes DESC, vantage, client LIMIT 5");
         if (!largest.isEmpty()) {
             out.println("  largest senders:");
         }
         for (Map<String, Object> r : largest) {
-            out.printf("  %-22s %-24s %s  exit %-9s cwnd %4d segments (%,d B), BDP %,d B%s%n", Db.s(r, "vantage"),
+            long bdp = Db.l(r, "bdp_bytes");
+            out.printf("  %-22s %-24s %s  exit %-9s cwnd %4d segments (%,d B), BDP %s%s%n", Db.s(r, "vantage"),
                     Db.s(r, "client"), Db.s(r, "dir"), Db.s(r, "reason"), Db.l(r, "cwnd_segments"), Db.l(r, "cwnd_bytes"),
-                    Db.l(r, "bdp_bytes"), Boolean.TRUE.equals(r.get("premature")) ? "  PREMATURE" : "");
+                    bdp < 0 ? "- (no RTT sample)" : String.format("%,d B", bdp),
+                    Boolean.TRUE.equals(r.get("premature")) ? "  PREMATURE" : "");
         }
     }
 
