@@ -1,20 +1,28 @@
 package io.flowtrace.cli;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
-/** Placeholder until the embedded demo lands (issue "Embedded default"): says what is missing. */
-@Command(name = "demo", description = "Run the whole pipeline embedded on bundled captures (not yet available).")
+/**
+ * {@code flowtrace demo} is run by the {@code ./flowtrace} launcher from the demo module (it needs
+ * Flink, Kafka and PostgreSQL, which this command line does not carry); reaching this class means the
+ * agent jar was started directly, so it says how to run the demo instead.
+ */
+@Command(name = "demo", description = "Run the whole pipeline embedded (Kafka, PostgreSQL, Flink job, agents) on bundled"
+        + " captures or your own: ./flowtrace demo --help (docs/demo.md).")
 final class DemoCommand implements Callable<Integer> {
+    @Parameters(arity = "0..*", hidden = true)
+    List<String> ignored;
+
     @Override
     public Integer call() {
         System.err.println("""
-                flowtrace demo is not available yet.
-                What exists today: the offline analysis (./flowtrace analyze testdata/tcp/cubic-loss.sender.pcap.gz),
-                the capture agents (./flowtrace agent packets|conntrack), the Flink job (jobs/target/flowtrace-job.jar)
-                and their end-to-end tests on an in-process Kafka, PostgreSQL and Flink MiniCluster.
-                Still missing for the demo: one command that starts those embedded services, replays the bundled
-                captures through the agents into the job, and prints and renders the results.""");
-        return 3;
+                flowtrace demo runs from the launcher in the repository root, which builds and starts the demo module
+                (Kafka, PostgreSQL and the Flink job in one JVM):
+                  ./flowtrace demo [--pcap FILE...] [--report DIR] [--export-flows FILE] [--keep]
+                See docs/demo.md.""");
+        return 2;
     }
 }

@@ -1,0 +1,73 @@
+package io.flowtrace.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class DemoCommandTest {
+    private static final Path HOME = Bundled.home();
+
+    @Test
+    void bundledRunReplaysThreeRealCapturesAndTwoConntrackRecordings() {
+        DemoCommand cmd = new DemoCommand();
+        new CommandLine(cmd).parseArgs();
+        Demo.Settings s = cmd.settings();
+        assertThat(s.captures()).extracting(Capture::agentId).containsExactly("cubic-loss", "short-conns", "rwnd-limited");
+        assertThat(s.captures()).allSatisfy(c -> assertThat(c.file()).isRegularFile());
+        assertThat(s.conntrack()).extracting(c -> c.file().getFileName().toString())
+                .containsExactly("v4_plain.nl.bin", "burst.nl.bin");
+        assertThat(s.keep()).isFalse();
+        assertThat(s.parallelism()).isEqualTo(2);
+    }
+
+    @Test
+    void onePcapIsPublishedAsAnalyzeNamesItsVantage() {
+        DemoCommand cmd = new DemoCommand();
+        Path file = HOME.resolve("testdata/tcp/cubic-loss.sender.pcap.gz");
+        new CommandLine(cmd).parseArgs("--pcap", file.toString(), "--export-flows", "x.jsonl");
+        Demo.Settings s = cmd.settings();
+        // analyze's default --agent-id is "local": the same flows get the same vantage "local/if0"
+        assertThat(s.captures()).extracting(Capture::agentId).containsExactly("local");
+        assertThat(s.conntrack()).isEmpty();
+        assertThat(s.exportFile()).isEqualTo(Path.of("x.jsonl"));
+    }
+
+    @Test
+    void severalPcapsKeepTheirFlowsApartByFileName() {
+        DemoCommand cmd = new DemoCommand();
+        new CommandLine(cmd).parseArgs("--pcap", HOME.resolve("testdata/tcp/cubic-loss.sender.pcap.gz").toString(),
+                HOME.resolve("testdata/tcp/cubic-loss.receiver.pcap.gz").toString());
+        assertThat(cmd.settings().captures()).extracting(Capture::agentId)
+                .containsExactly("cubic-loss.sender", "cubic-loss.receiver");
+    }
+
+    @Test
+    void missingPcapIsAClearErrorNotACrash() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        CommandLine cli = new CommandLine(new DemoCommand(System.out, new PrintStream(err, true, StandardCharsets.UTF_8)));
+        cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+        int status = cli.execute("--pcap", "/nonexistent/capture.pcap");
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--pcap /nonexistent/capture.pcap: no such file");
+    }
+
+    @Test
+    void secondDemoWhileOneRunsGetsAClearMessageAndNonZeroStatus() throws Exception {
+        try (DemoLock held = DemoLock.acquire(DemoLock.defaultPath())) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int status = new CommandLine(new DemoCommand(System.out, new PrintStream(err, true, StandardCharsets.UTF_8)))
+                    .execute("-q");
+            assertThat(status).isEqualTo(4);
+            assertThat(err.toString(StandardCharsets.UTF_8))
+                    .contains("another flowtrace demo is already running")
+                    .contains(DemoLock.defaultPath().toString());
+        }
+        // released: it can be taken again
+        DemoLock.acquire(DemoLock.defaultPath()).close();
+    }
+}
