@@ -8,15 +8,12 @@
 -- flowtrace_purge deletes by the time columns that already have indexes; run it often (hourly) so
 -- each run deletes a small slice, and let autovacuum reclaim the space (docs/operations.md).
 
--- Services dashboard: one service's windows over a time range (the key starts with vantage).
+-- Indexes. V1 already indexes every time column the dashboards filter on (flow_summary.last_seen,
+-- (server, last_seen), tcp_events (kind, event_time), the windows' (window_size_ms, window_start),
+-- dead_letters.job_time) and a flow's events come by primary key. The one query shape without an
+-- index: the services dashboard's per-service windows over a time range (service_windows' key starts
+-- with vantage, and "All" vantages is the usual choice).
 CREATE INDEX IF NOT EXISTS service_windows_service_start ON service_windows (service, window_size_ms, window_start);
-
--- Overview "live flows": rows not yet final are few (flows alive now), so this index stays small.
-CREATE INDEX IF NOT EXISTS flow_summary_open_last_seen ON flow_summary (last_seen) WHERE NOT final;
-
--- Flow drill-down: a flow's events in time order (the key orders by event_index, the same order,
--- but the panel filters the dashboard's time range on event_time too).
-CREATE INDEX IF NOT EXISTS tcp_events_flow_time ON tcp_events (vantage, client, server, instance, event_time);
 
 -- Deletes every row older than the cutoff: flows whose last packet, events whose packet, windows
 -- whose end, dead letters whose job time lie before it. Returns the rows deleted per table.
