@@ -1,0 +1,22 @@
+# The capture agents (flowtrace agent packets | conntrack) with tcpdump (live capture: --iface) and
+# conntrack-tools (the conntrack -E source). Live capture needs CAP_NET_RAW (tcpdump) and
+# CAP_NET_ADMIN (ctnetlink event groups) and the host's network namespace: deploy/k8s/agent-daemonset.yaml.
+# Build from the repository root: docker build -f docker/agent.Dockerfile -t flowtrace/agent:0.1.0 .
+FROM maven:3.9.9-eclipse-temurin-17 AS build
+WORKDIR /src
+COPY . /src
+RUN mvn -B -ntp -q -DskipTests -pl agent -am package \
+    && mkdir -p /out \
+    && cp "$(ls agent/target/flowtrace-agent-*.jar | grep -v -- '-tests' | head -n 1)" /out/flowtrace-agent.jar \
+    && cp -r agent/target/lib /out/lib
+
+FROM eclipse-temurin:17.0.14_7-jre-jammy
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends tcpdump conntrack \
+    && rm -rf /var/lib/apt/lists/* \
+    && mkdir -p /var/lib/flowtrace/spool
+COPY --from=build /out/ /opt/flowtrace/
+# Give --spool-dir a directory under /var/lib/flowtrace and make that a volume (compose) or a
+# hostPath (DaemonSet), so a restarted agent replays what it spooled.
+ENTRYPOINT ["java", "-XX:+UseParallelGC", "-cp", "/opt/flowtrace/flowtrace-agent.jar:/opt/flowtrace/lib/*", "io.flowtrace.cli.FlowtraceCli"]
+CMD ["--help"]

@@ -1,0 +1,250 @@
+package io.flowtrace.jobs.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowtrace.jobs.JobOption;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * deploy/k8s offline: every manifest parses, has a known kind for its apiVersion and the fields its
+ * kind needs; images are pinned; the agents get NET_RAW/NET_ADMIN and nothing else, never privileged;
+ * secrets are referenced, never inlined; topics match the job's defaults. With kubectl on the PATH,
+ * {@code kubectl kustomize deploy/k8s} must build the same objects (kubectl apply --dry-run=client needs
+ * an API server for discovery even with --validate=false, so it cannot run here).
+ */
+class DeployManifestsTest {
+    private static final Map<String, String> API_VERSIONS = Map.ofEntries(
+            Map.entry("Namespace", "v1"),
+            Map.entry("ServiceAccount", "v1"),
+            Map.entry("PersistentVolumeClaim", "v1"),
+            Map.entry("Service", "v1"),
+            Map.entry("Role", "rbac.authorization.k8s.io/v1"),
+            Map.entry("RoleBinding", "rbac.authorization.k8s.io/v1"),
+            Map.entry("Deployment", "apps/v1"),
+            Map.entry("DaemonSet", "apps/v1"),
+            Map.entry("CronJob", "batch/v1"),
+            Map.entry("KafkaTopic", "kafka.strimzi.io/v1beta2"),
+            Map.entry("FlinkDeployment", "flink.apache.org/v1beta1"));
+    private static final String NAMESPACE = "flowtrace";
+
+    private record Manifest(Path file, Map<String, Object> doc) {
+        String kind() {
+            return Yaml.string(doc, "kind");
+        }
+
+        String name() {
+            return Yaml.string(doc, "metadata.name");
+        }
+
+        @Override
+        public String toString() {
+            return file.getFileName() + " " + kind() + "/" + name();
+        }
+    }
+
+    private static List<Path> files() throws IOException {
+        try (Stream<Path> s = Files.list(RepoFiles.path("deploy/k8s"))) {
+            return s.filter(p -> p.toString().endsWith(".yaml") && !p.getFileName().toString().equals("kustomization.yaml"))
+                    .sorted().toList();
+        }
+    }
+
+    private static List<Manifest> manifests() throws IOException {
+        List<Manifest> out = new ArrayList<>();
+        for (Path f : files()) {
+            for (Map<String, Object> doc : Yaml.documents(f)) {
+                out.add(new Manifest(f, doc));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void everyManifestHasAKnownKindApiVersionAndIdentity() throws IOException {
+        List<Manifest> all = manifests();
+        assertThat(all).extracting(Manifest::kind).contains("FlinkDeployment", "DaemonSet", "KafkaTopic");
+        for (Manifest m : all) {
+            assertThat(API_VERSIONS).as("kind of %s", m).containsKey(m.kind());
+            assertThat(Yaml.string(m.doc(), "apiVersion")).as("apiVersion of %s", m).isEqualTo(API_VERSIONS.get(m.kind()));
+            assertThat(m.name()).as("metadata.name of %s", m).isNotBlank();
+            if (!m.kind().equals("Namespace")) {
+                assertThat(Yaml.string(m.doc(), "metadata.namespace")).as("namespace of %s", m).isEqualTo(NAMESPACE);
+            }
+        }
+    }
+
+    @Test
+    void flinkDeploymentRunsTheJobJarInApplicationModeWithRocksDbCheckpointsAndHa() throws IOException {
+        Manifest fd = only("FlinkDeployment");
+        Map<String, Object> spec = Yaml.map(fd.doc().get("spec"), "spec");
+        assertThat(spec.get("flinkVersion")).isEqualTo("v2_2");
+        Map<String, Object> conf = Yaml.map(spec.get("flinkConfiguration"), "flinkConfiguration");
+        assertThat(conf.get("state.backend.type")).isEqualTo("rocksdb");
+        assertThat(conf.get("high-availability.type")).isEqualTo("kubernetes");
+        assertThat((String) conf.get("high-availability.storageDir")).isNotBlank();
+        assertThat((String) conf.get("execution.checkpointing.dir")).startsWith("file:///flink-data/");
+        assertThat((String) conf.get("execution.checkpointing.savepoint-dir")).startsWith("file:///flink-data/");
+        // Application mode: a job section with the jar inside the image (docker/job.Dockerfile puts it there).
+        assertThat(Yaml.string(spec, "job.jarURI")).isEqualTo("local:///opt/flink/usrlib/flowtrace-job.jar");
+        assertThat(Yaml.string(spec, "job.entryClass")).isEqualTo("io.flowtrace.jobs.FlowtraceJob");
+        assertThat(Yaml.string(spec, "job.upgradeMode")).isEqualTo("savepoint");
+        // The checkpoint volume is mounted and its claim is in the manifests; so is the service account.
+        assertThat(names("PersistentVolumeClaim")).contains(Yaml.string(
+                Yaml.map(Yaml.list(Yaml.at(spec, "podTemplate.spec.volumes"), "volumes").get(0), "volume"),
+                "persistentVolumeClaim.claimName"));
+        assertThat(names("ServiceAccount")).contains((String) spec.get("serviceAccount"));
+        // Source parallelism = packets partitions: more subtasks would idle, fewer would cap throughput.
+        assertThat(Yaml.at(spec, "job.parallelism")).isEqualTo(topicPartitions().get(JobOption.PACKETS_TOPIC.defaultValue()));
+        List<Object> args = Yaml.list(Yaml.at(spec, "job.args"), "args");
+        assertThat(args).contains("--jdbc-password-file", "--config").doesNotContain("--jdbc-password");
+    }
+
+    @Test
+    void agentsRunOnTheHostNetworkWithOnlyNetRawAndNetAdmin() throws IOException {
+        Manifest ds = only("DaemonSet");
+        Map<String, Object> pod = Yaml.map(Yaml.at(ds.doc(), "spec.template.spec"), "pod spec");
+        assertThat(pod.get("hostNetwork")).isEqualTo(true);
+        assertThat(pod.get("hostPID")).isNotEqualTo(true);
+        assertThat(pod.get("hostIPC")).isNotEqualTo(true);
+        List<Object> containers = Yaml.list(pod.get("containers"), "containers");
+        assertThat(containers).hasSize(2);
+        for (Object c : containers) {
+            Map<String, Object> container = Yaml.map(c, "container");
+            assertThat(Yaml.at(container, "securityContext.privileged")).isEqualTo(false);
+            assertThat(Yaml.at(container, "securityContext.allowPrivilegeEscalation")).isEqualTo(false);
+            assertThat(Yaml.list(Yaml.at(container, "securityContext.capabilities.drop"), "drop")).containsExactly("ALL");
+            assertThat(Yaml.list(Yaml.at(container, "securityContext.capabilities.add"), "add"))
+                    .containsExactlyInAnyOrder("NET_RAW", "NET_ADMIN");
+        }
+    }
+
+    @Test
+    void nothingIsPrivilegedAndEveryImageIsPinned() throws IOException {
+        for (Manifest m : manifests()) {
+            Yaml.walk(m.doc(), node -> {
+                if (node.containsKey("privileged")) {
+                    assertThat(node.get("privileged")).as("privileged in %s", m).isEqualTo(false);
+                }
+                Object caps = node.get("capabilities");
+                if (caps != null) {
+                    assertThat(Yaml.list(Yaml.map(caps, "capabilities").get("add"), "add"))
+                            .as("added capabilities in %s", m).isSubsetOf("NET_RAW", "NET_ADMIN");
+                }
+                if (node.get("image") instanceof String image) {
+                    assertPinned(image, m.toString());
+                }
+            });
+        }
+    }
+
+    @Test
+    void secretsAreReferencedNeverInlinedAndDocumented() throws IOException {
+        String operations = Files.readString(RepoFiles.path("docs/operations.md"), StandardCharsets.UTF_8);
+        Set<String> referenced = new TreeSet<>();
+        for (Manifest m : manifests()) {
+            assertThat(m.kind()).as("no Secret objects with values in git").isNotEqualTo("Secret");
+            Yaml.walk(m.doc(), node -> {
+                if (node.get("name") instanceof String name && name.matches("(?i).*(PASSWORD|SECRET|TOKEN).*")) {
+                    assertThat(node).as("env %s in %s comes from a secretKeyRef", name, m).doesNotContainKey("value");
+                    assertThat(Yaml.at(node, "valueFrom.secretKeyRef.name")).as("env %s in %s", name, m).isNotNull();
+                }
+                Object ref = Yaml.at(node, "secretKeyRef.name");
+                if (ref != null) {
+                    referenced.add(ref.toString());
+                }
+                Object secretVolume = Yaml.at(node, "secret.secretName");
+                if (secretVolume != null) {
+                    referenced.add(secretVolume.toString());
+                }
+            });
+            for (Object arg : Yaml.list(Yaml.at(m.doc(), "spec.job.args"), "args")) {
+                assertThat(arg.toString()).as("job argument").doesNotContainIgnoringCase("password=");
+            }
+        }
+        assertThat(referenced).isNotEmpty();
+        for (String secret : referenced) {
+            assertThat(operations).as("docs/operations.md explains secret %s", secret).contains(secret);
+        }
+    }
+
+    @Test
+    void kafkaTopicsAreTheJobsTopicsWithSizedPartitions() throws IOException {
+        Map<String, Object> partitions = topicPartitions();
+        Set<String> jobTopics = new HashSet<>();
+        for (JobOption o : List.of(JobOption.PACKETS_TOPIC, JobOption.CONNTRACK_TOPIC, JobOption.FLOWS_TOPIC,
+                JobOption.TCP_EVENTS_TOPIC, JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC,
+                JobOption.DEAD_LETTERS_TOPIC, JobOption.CONNTRACK_BUDGETS_TOPIC)) {
+            jobTopics.add(o.defaultValue());
+        }
+        assertThat(partitions.keySet()).isEqualTo(jobTopics);
+        for (Manifest t : all("KafkaTopic")) {
+            assertThat(Yaml.map(Yaml.at(t.doc(), "metadata.labels"), "labels").get("strimzi.io/cluster")).as("%s", t).isEqualTo("flowtrace");
+            assertThat((Integer) Yaml.at(t.doc(), "spec.partitions")).as("%s", t).isPositive();
+            assertThat((Integer) Yaml.at(t.doc(), "spec.replicas")).as("%s", t).isGreaterThanOrEqualTo(3);
+        }
+    }
+
+    @Test
+    void kustomizationListsEveryManifestAndKubectlBuildsIt() throws Exception {
+        Map<String, Object> k = Yaml.documents(RepoFiles.path("deploy/k8s/kustomization.yaml")).get(0);
+        List<String> listed = Yaml.list(k.get("resources"), "resources").stream().map(Object::toString).toList();
+        assertThat(listed).containsExactlyElementsOf(files().stream().map(p -> p.getFileName().toString()).toList());
+
+        Path kubectl = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+                .map(d -> Path.of(d, "kubectl")).filter(Files::isExecutable).findFirst().orElse(null);
+        Assumptions.assumeTrue(kubectl != null, "kubectl not on the PATH: the offline kustomize build is skipped");
+        Path out = Files.createTempFile("kustomize", ".yaml");
+        Process p = new ProcessBuilder(kubectl.toString(), "kustomize", RepoFiles.path("deploy/k8s").toString())
+                .redirectErrorStream(false).redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("kubectl kustomize finished").isTrue();
+        assertThat(p.exitValue()).as("kubectl kustomize exit status").isZero();
+        List<Map<String, Object>> built = Yaml.documents(out);
+        Files.delete(out);
+        assertThat(built).hasSize(manifests().size());
+    }
+
+    static void assertPinned(String image, String where) {
+        assertThat(image).as("image in %s", where).doesNotEndWith(":latest").doesNotContain("${");
+        String afterRegistryPort = image.substring(image.lastIndexOf('/') + 1);
+        assertThat(afterRegistryPort).as("image %s in %s has a tag or digest", image, where).containsAnyOf(":", "@sha256:");
+    }
+
+    private static Map<String, Object> topicPartitions() throws IOException {
+        Map<String, Object> out = new java.util.TreeMap<>();
+        for (Manifest t : all("KafkaTopic")) {
+            out.put(t.name(), Yaml.at(t.doc(), "spec.partitions"));
+        }
+        return out;
+    }
+
+    private static List<Manifest> all(String kind) throws IOException {
+        return manifests().stream().filter(m -> kind.equals(m.kind())).toList();
+    }
+
+    private static Manifest only(String kind) throws IOException {
+        List<Manifest> found = all(kind);
+        assertThat(found).as("%s manifests", kind).hasSize(1);
+        return found.get(0);
+    }
+
+    private static Set<String> names(String kind) throws IOException {
+        Set<String> out = new HashSet<>();
+        for (Manifest m : all(kind)) {
+            out.add(m.name());
+        }
+        return out;
+    }
+}

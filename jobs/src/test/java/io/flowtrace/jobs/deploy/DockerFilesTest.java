@@ -1,0 +1,203 @@
+package io.flowtrace.jobs.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docker/ and deploy/grafana/ offline (no Docker engine here, and the client has no compose plugin):
+ * the compose file's structure, pinned images, paths that exist, documented variables; the
+ * Dockerfiles' base images against the POM's Flink version; Grafana provisioning without secrets and
+ * consistent with the dashboards and the mounts.
+ */
+class DockerFilesTest {
+    private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Z0-9_]+)(:?[-?][^}]*)?}");
+
+    private static Map<String, Object> compose() {
+        return Yaml.documents(RepoFiles.path("docker/compose.yaml")).get(0);
+    }
+
+    private static Map<String, Object> services() {
+        return Yaml.map(compose().get("services"), "services");
+    }
+
+    @Test
+    void composeRunsTheWholeStackOnPinnedImages() {
+        Map<String, Object> services = services();
+        assertThat(services.keySet()).contains("kafka", "postgres", "jobmanager", "taskmanager", "grafana", "agent-packets",
+                "agent-conntrack");
+        services.forEach((name, s) -> {
+            String image = Yaml.string(Yaml.map(s, name), "image");
+            assertThat(image).as("service %s names its image", name).isNotNull();
+            DeployManifestsTest.assertPinned(image, "compose service " + name);
+        });
+        Map<String, Object> kafka = Yaml.map(services.get("kafka"), "kafka");
+        assertThat(Yaml.string(kafka, "image")).startsWith("apache/kafka:");
+        assertThat(Yaml.string(kafka, "environment.KAFKA_PROCESS_ROLES")).isEqualTo("broker,controller"); // KRaft
+        assertThat(Yaml.map(kafka.get("environment"), "env").keySet()).noneMatch(k -> k.contains("ZOOKEEPER"));
+        assertThat(Yaml.string(services(), "postgres.image")).startsWith("postgres:");
+        assertThat(Yaml.string(services(), "grafana.image")).startsWith("grafana/grafana:");
+        // Application mode: the JobManager runs the job class from usrlib; the TaskManager joins it.
+        List<Object> jm = Yaml.list(Yaml.at(services(), "jobmanager.command"), "command");
+        assertThat(jm).startsWith("standalone-job", "--job-classname", "io.flowtrace.jobs.FlowtraceJob");
+        assertThat(jm).contains("--jdbc-user", "flowtrace_writer").doesNotContain("--jdbc-password");
+        assertThat(Yaml.list(Yaml.at(services(), "taskmanager.command"), "command")).containsExactly("taskmanager");
+        assertThat(Yaml.list(Yaml.at(services(), "agent-packets.command"), "command")).startsWith("agent", "packets");
+        assertThat(Yaml.list(Yaml.at(services(), "agent-conntrack.command"), "command")).startsWith("agent", "conntrack");
+    }
+
+    @Test
+    void everyBuildAndVolumePathExistsInTheRepository() {
+        Path docker = RepoFiles.path("docker");
+        services().forEach((name, s) -> {
+            Map<String, Object> service = Yaml.map(s, name);
+            if (service.get("build") != null) {
+                Path context = docker.resolve(Yaml.string(service, "build.context")).normalize();
+                assertThat(context).as("build context of %s", name).isDirectory();
+                assertThat(context.resolve(Yaml.string(service, "build.dockerfile"))).as("Dockerfile of %s", name).isRegularFile();
+            }
+            for (Object v : Yaml.list(service.get("volumes"), "volumes")) {
+                String source = v.toString().split(":")[0];
+                if (source.startsWith(".")) {
+                    assertThat(docker.resolve(source).normalize()).as("volume %s of %s", v, name).exists();
+                }
+            }
+        });
+        // The replayed recordings the defaults name are committed.
+        assertThat(RepoFiles.path("testdata/tcp/cubic-loss.sender.pcap.gz")).isRegularFile();
+        assertThat(RepoFiles.path("testdata/conntrack/v4_plain.events.txt")).isRegularFile();
+    }
+
+    @Test
+    void everyComposeVariableIsDocumentedAndSecretsAreRequired() throws IOException {
+        String compose = Files.readString(RepoFiles.path("docker/compose.yaml"), StandardCharsets.UTF_8);
+        String example = Files.readString(RepoFiles.path("docker/env.example"), StandardCharsets.UTF_8);
+        Set<String> used = new TreeSet<>();
+        Matcher m = VARIABLE.matcher(compose);
+        while (m.find()) {
+            used.add(m.group(1));
+            if (m.group(1).contains("PASSWORD")) {
+                assertThat(m.group(2)).as("%s must be required (${VAR:?...})", m.group(1)).startsWith(":?");
+            }
+        }
+        assertThat(used).isNotEmpty();
+        for (String v : used) {
+            assertThat(example).as("docker/env.example documents %s", v).containsPattern("(?m)^" + v + "=");
+        }
+        // No literal secret: every *PASSWORD* environment value is a variable reference.
+        services().forEach((name, s) -> {
+            Object env = Yaml.map(s, name).get("environment");
+            if (env != null) {
+                Yaml.map(env, "environment").forEach((k, value) -> {
+                    if (k.contains("PASSWORD")) {
+                        assertThat(value.toString()).as("%s of %s", k, name).startsWith("${");
+                    }
+                });
+            }
+        });
+        for (String line : example.lines().toList()) {
+            if (line.contains("PASSWORD=")) {
+                assertThat(line).as("env.example carries no password").endsWith("=");
+            }
+        }
+    }
+
+    @Test
+    void dockerfilesBuildOnTheOfficialImagesOfOurVersions() throws IOException {
+        String pom = Files.readString(RepoFiles.path("pom.xml"), StandardCharsets.UTF_8);
+        Matcher flink = Pattern.compile("<flink.version>([^<]+)</flink.version>").matcher(pom);
+        assertThat(flink.find()).isTrue();
+        Matcher java = Pattern.compile("<maven.compiler.release>([^<]+)</maven.compiler.release>").matcher(pom);
+        String javaVersion = java.find() ? java.group(1) : "17";
+
+        List<String> jobFroms = froms("docker/job.Dockerfile");
+        assertThat(jobFroms.get(jobFroms.size() - 1)).isEqualTo("flink:" + flink.group(1) + "-scala_2.12-java" + javaVersion);
+        String job = Files.readString(RepoFiles.path("docker/job.Dockerfile"), StandardCharsets.UTF_8);
+        assertThat(job).contains("/opt/flink/usrlib/flowtrace-job.jar");
+        // The jar name the Dockerfile copies is the shade plugin's finalName.
+        assertThat(Files.readString(RepoFiles.path("jobs/pom.xml"), StandardCharsets.UTF_8)).contains("<finalName>flowtrace-job</finalName>");
+
+        String agent = Files.readString(RepoFiles.path("docker/agent.Dockerfile"), StandardCharsets.UTF_8);
+        assertThat(agent).contains("tcpdump").contains("conntrack").contains("io.flowtrace.cli.FlowtraceCli");
+        for (String file : List.of("docker/job.Dockerfile", "docker/agent.Dockerfile")) {
+            for (String image : froms(file)) {
+                DeployManifestsTest.assertPinned(image, file);
+            }
+            // COPY sources from the build context (the repository root) exist.
+            for (String line : Files.readAllLines(RepoFiles.path(file), StandardCharsets.UTF_8)) {
+                if (line.startsWith("COPY ") && !line.contains("--from=")) {
+                    String[] parts = line.substring(5).trim().split("\\s+");
+                    for (int i = 0; i < parts.length - 1; i++) {
+                        if (!parts[i].startsWith("--")) {
+                            assertThat(RepoFiles.root().resolve(parts[i]).normalize()).as("COPY source %s in %s", parts[i], file).exists();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void grafanaProvisioningTakesEveryConnectionValueFromTheEnvironment() throws IOException {
+        Path file = RepoFiles.path("deploy/grafana/provisioning/datasources/flowtrace.yaml");
+        Map<String, Object> ds = Yaml.map(Yaml.list(Yaml.documents(file).get(0).get("datasources"), "datasources").get(0), "ds");
+        assertThat(ds.get("type")).isEqualTo("grafana-postgresql-datasource");
+        for (String path : List.of("url", "user", "jsonData.database", "jsonData.sslmode", "secureJsonData.password")) {
+            assertThat(Yaml.string(ds, path)).as(path).matches("(\\$\\{[A-Z0-9_]+}:?)+");
+        }
+        // Every dashboard queries this datasource by uid.
+        String uid = (String) ds.get("uid");
+        for (GrafanaDashboards.Dashboard d : GrafanaDashboards.all()) {
+            Yaml.walk(new com.fasterxml.jackson.databind.ObjectMapper().convertValue(d.root(), Map.class), node -> {
+                if (node.get("datasource") instanceof Map<?, ?> ref) {
+                    assertThat(ref.get("uid")).as("datasource of %s", d.uid()).isEqualTo(uid);
+                }
+            });
+        }
+        // The variables the datasource file reads are set for Grafana in compose and in Kubernetes.
+        Set<String> needed = new TreeSet<>();
+        Matcher m = VARIABLE.matcher(Files.readString(file, StandardCharsets.UTF_8));
+        while (m.find()) {
+            needed.add(m.group(1));
+        }
+        assertThat(Yaml.map(Yaml.at(services(), "grafana.environment"), "env").keySet()).containsAll(needed);
+        List<String> k8sEnv = new ArrayList<>();
+        for (Map<String, Object> doc : Yaml.documents(RepoFiles.path("deploy/k8s/60-grafana.yaml"))) {
+            Yaml.walk(doc, node -> {
+                if (node.containsKey("name") && (node.containsKey("value") || node.containsKey("valueFrom"))) {
+                    k8sEnv.add(node.get("name").toString());
+                }
+            });
+        }
+        assertThat(k8sEnv).containsAll(needed);
+
+        // The dashboard provider reads the directory compose and Kubernetes mount the dashboards at.
+        Map<String, Object> provider = Yaml.map(Yaml.list(Yaml.documents(RepoFiles.path(
+                "deploy/grafana/provisioning/dashboards/flowtrace.yaml")).get(0).get("providers"), "providers").get(0), "provider");
+        String path = Yaml.string(provider, "options.path");
+        assertThat(Yaml.list(Yaml.at(services(), "grafana.volumes"), "volumes"))
+                .contains("../deploy/grafana/dashboards:" + path + ":ro");
+        assertThat(Files.readString(RepoFiles.path("deploy/k8s/60-grafana.yaml"), StandardCharsets.UTF_8)).contains("mountPath: " + path);
+    }
+
+    private static List<String> froms(String file) throws IOException {
+        List<String> out = new ArrayList<>();
+        for (String line : Files.readAllLines(RepoFiles.path(file), StandardCharsets.UTF_8)) {
+            if (line.startsWith("FROM ")) {
+                out.add(line.substring(5).trim().split("\\s+")[0]);
+            }
+        }
+        return out;
+    }
+}
