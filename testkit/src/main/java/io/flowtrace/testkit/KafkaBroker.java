@@ -18,6 +18,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
@@ -124,8 +125,17 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
     private void awaitLeaders(List<String> names) throws InterruptedException, ExecutionException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (true) {
-            boolean ready = admin.describeTopics(names).allTopicNames().get().values().stream()
-                    .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+            boolean ready;
+            try {
+                ready = admin.describeTopics(names).allTopicNames().get().values().stream()
+                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+            } catch (ExecutionException e) {
+                // the broker's metadata cache can lag the controller: a just-created topic is unknown for a moment
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+                ready = false;
+            }
             if (ready) {
                 return;
             }

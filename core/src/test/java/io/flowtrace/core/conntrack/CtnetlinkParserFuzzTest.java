@@ -8,12 +8,18 @@ import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Seeded random mutations of real messages: the parser either returns an event or a typed error. */
+/**
+ * Seeded random mutations of real messages (byte flips, attribute and nested-attribute length lies,
+ * truncation, nlmsg_len lies up to 2^31-1, NLA_F_NESTED flips, grown tails): the parser either
+ * returns an event or its typed error, within {@link FuzzBudget}'s time and allocation per input.
+ * -Dfuzz.iterations sets the count (10^5 here, 10^6 with -Pfuzz-heavy).
+ */
 class CtnetlinkParserFuzzTest {
-    private static final int INPUTS = 100_000;
+    private static final int INPUTS = FuzzBudget.ITERATIONS;
 
     @Test
     void survivesOneHundredThousandMutatedRealMessagesWithTypedErrorsOnly() {
+        FuzzBudget budget = new FuzzBudget();
         List<byte[]> seeds = new ArrayList<>();
         for (RecordedCase c : RecordedCase.all()) {
             seeds.addAll(c.messages().subList(0, Math.min(30, c.messages().size())));
@@ -25,6 +31,7 @@ class CtnetlinkParserFuzzTest {
         int rejected = 0;
         for (int i = 0; i < INPUTS; i++) {
             byte[] m = mutate(seeds.get(rnd.nextInt(seeds.size())), rnd);
+            budget.begin();
             try {
                 ConntrackEvent e = parser.parse(m, 0, m.length, 0);
                 int size = sizer.exactSize(e);
@@ -39,7 +46,10 @@ class CtnetlinkParserFuzzTest {
                 }
                 rejected++;
             }
+            budget.end(i);
         }
+        assertThat(budget.worstNanos).as(budget.toString()).isLessThan(FuzzBudget.MAX_NANOS_PER_INPUT);
+        assertThat(budget.worstBytes).as(budget.toString()).isLessThan(FuzzBudget.MAX_BYTES_PER_INPUT);
         assertThat(parsed + rejected).isEqualTo(INPUTS);
         assertThat(parsed).isPositive();
         assertThat(rejected).isPositive();
@@ -49,7 +59,7 @@ class CtnetlinkParserFuzzTest {
         byte[] m = seed.clone();
         int edits = 1 + rnd.nextInt(4);
         for (int k = 0; k < edits && m.length > 0; k++) {
-            switch (rnd.nextInt(6)) {
+            switch (rnd.nextInt(8)) {
                 case 0 -> m[rnd.nextInt(m.length)] = (byte) rnd.nextInt(256);
                 case 1 -> { // an attribute length field (4-aligned offsets past the headers)
                     int off = 20 + 4 * rnd.nextInt(Math.max(1, (m.length - 20) / 4));
@@ -73,6 +83,25 @@ class CtnetlinkParserFuzzTest {
                     int off = 23 + 4 * rnd.nextInt(Math.max(1, (m.length - 20) / 4));
                     if (off < m.length) {
                         m[off] ^= (byte) 0x80;
+                    }
+                }
+                case 6 -> { // claim 2^31-1 (or 2^32-1) bytes in nlmsg_len: must not allocate for it
+                    if (m.length >= 4) {
+                        m[0] = (byte) 0xff;
+                        m[1] = (byte) 0xff;
+                        m[2] = (byte) 0xff;
+                        m[3] = rnd.nextBoolean() ? (byte) 0x7f : (byte) 0xff;
+                    }
+                }
+                case 7 -> { // a nested attribute claims more than its parent holds (or less than a header)
+                    int off = 20 + 4 * rnd.nextInt(Math.max(1, (m.length - 20) / 4));
+                    if (off + 3 < m.length && (m[off + 3] & 0x80) != 0) {
+                        int v = rnd.nextBoolean() ? 0xffff : rnd.nextInt(4);
+                        m[off] = (byte) v;
+                        m[off + 1] = (byte) (v >> 8);
+                    } else if (off + 1 < m.length) {
+                        m[off] = (byte) 0xfc;
+                        m[off + 1] = (byte) 0xff;
                     }
                 }
                 default -> { // grow with random bytes and claim them

@@ -63,8 +63,9 @@ public final class ConntrackEvents {
         if (e.getEventType() == null || e.getEventType() == ConntrackEventType.UNKNOWN) {
             return "event_type " + e.getEventType() + " is not NEW, UPDATE or DESTROY";
         }
-        if (e.getVantage() == null || e.getVantage().getAgentId().isEmpty()) {
-            return "vantage without agent_id";
+        String vantage = PacketEvents.vantageProblem(e.getVantage());
+        if (vantage != null) {
+            return vantage;
         }
         if (outsideTime(e.getTimeNs())) {
             return "time " + e.getTimeNs() + " ns is not between 2000 and 2100";
@@ -115,8 +116,9 @@ public final class ConntrackEvents {
 
     /** Why a decoded loss record cannot be used, or null when it is valid. */
     public static String invalidReason(ConntrackLoss l) {
-        if (l.getVantage() == null || l.getVantage().getAgentId().isEmpty()) {
-            return "vantage without agent_id";
+        String vantage = PacketEvents.vantageProblem(l.getVantage());
+        if (vantage != null) {
+            return vantage;
         }
         if (outsideTime(l.getTimeNs())) {
             return "time " + l.getTimeNs() + " ns is not between 2000 and 2100";

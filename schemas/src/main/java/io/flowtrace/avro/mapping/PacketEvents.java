@@ -20,6 +20,10 @@ public final class PacketEvents {
     /** Capture times outside [2000-01-01, 2100-01-01) are corrupt, not clock skew. */
     static final long MIN_TIME_NS = 946_684_800_000_000_000L;
     static final long MAX_TIME_NS = 4_102_444_800_000_000_000L;
+    /** Agents' clocks may be skewed by minutes; a day ahead is a broken clock or a corrupt record. */
+    static final long MAX_FUTURE_NS = 86_400_000_000_000L;
+    /** Host names are at most 253 characters; interface names far shorter (IFNAMSIZ 16, pcapng names ~50). */
+    static final int MAX_VANTAGE_CHARS = 255;
 
     private PacketEvents() {
     }
@@ -74,6 +78,19 @@ public final class PacketEvents {
      * reason rather than let absurd values corrupt flow state.
      */
     public static String invalidReason(PacketEvent e) {
+        return invalidReason(e, System.currentTimeMillis() * 1_000_000L);
+    }
+
+    /**
+     * As {@link #invalidReason(PacketEvent)} with the validating host's clock given: a capture time
+     * more than {@link #MAX_FUTURE_NS} ahead of it is corrupt (50 years ahead is still before 2100).
+     * A record valid once stays valid when replayed later, so replays after a failure agree.
+     */
+    public static String invalidReason(PacketEvent e, long nowNanos) {
+        String vantage = vantageProblem(e.getVantage());
+        if (vantage != null) {
+            return vantage;
+        }
         int v = e.getIpVersion();
         if (v != 4 && v != 6) {
             return "ip_version " + v + " is neither 4 nor 6";
@@ -113,6 +130,48 @@ public final class PacketEvents {
         }
         if (e.getCaptureTimeNs() < MIN_TIME_NS || e.getCaptureTimeNs() >= MAX_TIME_NS) {
             return "capture time " + e.getCaptureTimeNs() + " ns is not between 2000 and 2100";
+        }
+        if (nowNanos < MAX_TIME_NS - MAX_FUTURE_NS && e.getCaptureTimeNs() > nowNanos + MAX_FUTURE_NS) {
+            return "capture time " + e.getCaptureTimeNs() + " ns is more than a day ahead of this host's clock (" + nowNanos + " ns)";
+        }
+        if (outside(e.getCapturedLength(), 0, 1 << 20) || outside(e.getWireLength(), 0, 1 << 20)) {
+            return "captured/wire length " + e.getCapturedLength() + "/" + e.getWireLength() + " impossible";
+        }
+        if (outside(e.getTtl(), 0, 255)) {
+            return "ttl " + e.getTtl() + " outside 8 bits";
+        }
+        if (e.getIpId() != null && outside(e.getIpId(), 0, 65535)) {
+            return "ip_id " + e.getIpId() + " outside 16 bits";
+        }
+        // -1: the agent's "not read" (a snapped timestamp option), which fromAvro maps to absent
+        if ((e.getTsVal() != null && outside(e.getTsVal(), -1, 0xffffffffL))
+                || (e.getTsEcr() != null && outside(e.getTsEcr(), -1, 0xffffffffL))) {
+            return "TSval/TSecr " + e.getTsVal() + "/" + e.getTsEcr() + " outside 32 bits";
+        }
+        return null;
+    }
+
+    /**
+     * Why a vantage cannot key flows and rows, or null. The strings end up in keys and PostgreSQL
+     * text columns: PostgreSQL refuses NUL in text, and a b-tree key over ~2.7 kB fails the insert,
+     * either of which would fail the sink and with it the job, so both are refused here.
+     */
+    public static String vantageProblem(Vantage v) {
+        if (v == null || v.getAgentId().isEmpty()) {
+            return "vantage without agent_id";
+        }
+        String problem = vantageStringProblem("agent_id", v.getAgentId());
+        return problem != null ? problem : vantageStringProblem("interface_name", v.getInterfaceName());
+    }
+
+    private static String vantageStringProblem(String field, String s) {
+        if (s.length() > MAX_VANTAGE_CHARS) {
+            return "vantage " + field + " of " + s.length() + " characters (at most " + MAX_VANTAGE_CHARS + ")";
+        }
+        for (int i = 0; i < s.length(); i++) {
+            if (Character.isISOControl(s.charAt(i))) {
+                return "vantage " + field + " contains control character U+" + String.format("%04X", (int) s.charAt(i));
+            }
         }
         return null;
     }

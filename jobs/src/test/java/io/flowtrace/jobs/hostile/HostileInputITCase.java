@@ -1,0 +1,187 @@
+package io.flowtrace.jobs.hostile;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.Vantage;
+import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.jobs.CaptureFixtures;
+import io.flowtrace.jobs.FlowtraceJob;
+import io.flowtrace.jobs.JobConfig;
+import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.sink.JobSinks;
+import io.flowtrace.jobs.sink.PostgresSinks;
+import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.testkit.KafkaBroker;
+import io.flowtrace.testkit.Postgres;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * 10 000 malformed records of every kind {@link HostilePackets} makes, interleaved at random with
+ * the packets of a real capture on a real KRaft broker, through the whole job (MiniCluster p=2,
+ * restart attempts 0, so any failure fails the test) into real PostgreSQL and Kafka. Every bad record
+ * is a dead letter of its stage with a reason matching its kind (counted per kind against the counts
+ * generated), and the capture's flows equal the offline analysis ({@code flowtrace analyze --json}).
+ */
+class HostileInputITCase {
+    private static final Logger LOG = LoggerFactory.getLogger(HostileInputITCase.class);
+    private static final int PARALLELISM = 2;
+    private static final int MALFORMED = 10_000;
+    private static final String CAPTURE = "tcp/short-conns.sender.pcap.gz";
+    private static final Vantage VANTAGE = new Vantage("hostile-itcase", "eth0");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @RegisterExtension
+    @Order(1)
+    static final KafkaBroker KAFKA = new KafkaBroker();
+
+    @RegisterExtension
+    @Order(2)
+    static final Postgres POSTGRES = new Postgres();
+
+    @RegisterExtension
+    @Order(3)
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(PARALLELISM)
+            .build());
+
+    @Test
+    void deadLettersEveryMalformedRecordWithItsReasonAndAnalysesTheRealCaptureAroundThem(@TempDir Path checkpoints)
+            throws Exception {
+        JobConfig config = JobConfig.of(jobOptions(checkpoints));
+        KAFKA.createTopics(PARALLELISM, List.of(JobOption.PACKETS_TOPIC, JobOption.FLOWS_TOPIC, JobOption.TCP_EVENTS_TOPIC,
+                JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC, JobOption.DEAD_LETTERS_TOPIC).stream()
+                .map(config::get).toArray(String[]::new));
+        Map<String, JsonNode> offline = CaptureFixtures.offlineReports(CAPTURE, PacketEvents.vantage(VANTAGE));
+        List<HostilePackets.Bad> bad = HostilePackets.generate(MALFORMED, 20261130L);
+        Map<String, Integer> generated = new TreeMap<>();
+        bad.forEach(b -> generated.merge(b.kind().name(), 1, Integer::sum));
+        int good = publishInterleaved(config.get(JobOption.PACKETS_TOPIC), bad);
+
+        PostgresSinks.applySchema(config);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        long started = System.nanoTime();
+        env.execute("flowtrace-hostile-itcase"); // restart-attempts 0: a crash of any operator fails here
+        LOG.info("job over {} good packets and {} malformed records finished in {} ms", good, MALFORMED,
+                (System.nanoTime() - started) / 1_000_000);
+
+        assertDeadLettersPerKind(generated);
+        assertThat(KAFKA.readCommitted(config.get(JobOption.DEAD_LETTERS_TOPIC))).hasSize(MALFORMED);
+        assertFlowRowsEqualTheOfflineReports(offline);
+    }
+
+    private static void assertDeadLettersPerKind(Map<String, Integer> generated) {
+        Map<String, HostilePackets.Kind> kinds = new HashMap<>();
+        HostilePackets.kinds().forEach(k -> kinds.put(k.name(), k));
+        List<Map<String, Object>> rows = POSTGRES.query(
+                "SELECT stage, reason, convert_from(record_key, 'UTF8') AS k FROM dead_letters");
+        assertThat(rows).hasSize(MALFORMED);
+        Map<String, Integer> stored = new TreeMap<>();
+        Map<String, Integer> byReason = new TreeMap<>();
+        for (Map<String, Object> row : rows) {
+            String kindName = ((String) row.get("k")).split("\\|")[1];
+            HostilePackets.Kind kind = kinds.get(kindName);
+            assertThat(kind).as("dead letter key %s", row.get("k")).isNotNull();
+            assertThat(row.get("stage")).as(kindName).isEqualTo(kind.stage());
+            assertThat((String) row.get("reason")).as(kindName).matches(kind.reason());
+            stored.merge(kindName, 1, Integer::sum);
+            byReason.merge(row.get("stage") + ": " + ((String) row.get("reason")).replaceAll("(?i)0x[0-9a-f]+|-?\\d+", "N"), 1, Integer::sum);
+        }
+        assertThat(stored).isEqualTo(generated);
+        StringBuilder table = new StringBuilder();
+        stored.forEach((k, n) -> table.append(String.format("%n  %5d  %-8s %s", n, kinds.get(k).stage(), k)));
+        LOG.info("dead letters per kind:{}", table);
+        StringBuilder reasons = new StringBuilder();
+        byReason.forEach((r, n) -> reasons.append(String.format("%n  %5d  %s", n, r.length() > 140 ? r.substring(0, 140) : r)));
+        LOG.info("dead letters per reason (numbers as N): {}", reasons);
+    }
+
+    private static void assertFlowRowsEqualTheOfflineReports(Map<String, JsonNode> offline) throws Exception {
+        Map<String, JsonNode> streamed = new TreeMap<>();
+        for (Map<String, Object> row : POSTGRES.query("SELECT report::text AS report, final FROM flow_summary")) {
+            assertThat(row.get("final")).isEqualTo(true);
+            JsonNode report = JSON.readTree((String) row.get("report"));
+            streamed.put(CaptureFixtures.identity(report), report);
+        }
+        assertThat(streamed.keySet()).as("no malformed record became a flow").isEqualTo(offline.keySet());
+        for (String flow : offline.keySet()) {
+            assertThat(CaptureFixtures.flatten(streamed.get(flow))).as("report of %s", flow)
+                    .isEqualTo(CaptureFixtures.flatten(offline.get(flow)));
+        }
+    }
+
+    /** The capture's packets in order, with the bad records dropped in between at random places. */
+    private static int publishInterleaved(String topic, List<HostilePackets.Bad> bad) {
+        List<PacketEvent> packets = CaptureFixtures.packets(CAPTURE, VANTAGE);
+        Random random = new Random(7);
+        DecodedPacket scratch = new DecodedPacket();
+        int next = 0;
+        try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
+            for (int i = 0; i < packets.size(); i++) {
+                // spread the bad records evenly in expectation over the capture
+                int due = (int) ((long) bad.size() * (i + 1) / packets.size());
+                while (next < due) {
+                    HostilePackets.Bad b = bad.get(next);
+                    String key = "hostile|" + b.kind().name() + "|" + next++;
+                    producer.send(new ProducerRecord<>(topic, random.nextInt(PARALLELISM), key.getBytes(UTF_8), b.value()));
+                }
+                PacketEvent p = packets.get(i);
+                PacketEvents.fromAvro(p, scratch);
+                String key = PacketEvents.flowKey(PacketEvents.vantage(p.getVantage()), scratch);
+                producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), HostilePackets.encode(p)));
+            }
+            producer.flush();
+        }
+        assertThat(next).isEqualTo(bad.size());
+        return packets.size();
+    }
+
+    private static Map<String, String> jobOptions(Path checkpoints) {
+        Map<String, String> o = new HashMap<>();
+        o.put("bootstrap-servers", KAFKA.bootstrapServers());
+        o.put("packets-topic", "hostile.packets");
+        o.put("conntrack-input", "false");
+        o.put("flows-topic", "hostile.flows");
+        o.put("tcp-events-topic", "hostile.tcp-events");
+        o.put("service-windows-topic", "hostile.service-windows");
+        o.put("vantage-windows-topic", "hostile.vantage-windows");
+        o.put("dead-letters-topic", "hostile.dead-letters");
+        o.put("group-id", "hostile-itcase");
+        o.put("start-offsets", "earliest");
+        o.put("bounded", "true");
+        o.put("transactional-id-prefix", "hostile-itcase");
+        o.put("transaction-timeout-ms", "60000");
+        o.put("jdbc-url", POSTGRES.jdbcUrl());
+        o.put("jdbc-user", Postgres.USER);
+        o.put("jdbc-password-env", "");
+        o.put("jdbc-batch-interval-ms", "200");
+        o.put("checkpoint-interval-ms", "1000");
+        o.put("checkpoint-dir", checkpoints.toUri().toString());
+        o.put("state-backend", "hashmap");
+        o.put("restart-attempts", "0");
+        o.put("parallelism", Integer.toString(PARALLELISM));
+        return o;
+    }
+}
