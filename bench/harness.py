@@ -245,8 +245,11 @@ def job(args):
     script = os.path.join(ROOT, "bench", "job-bench.sh")
     if not os.path.exists(script):
         return "bench/job-bench.sh is not there: no job numbers in this run."
-    out = run(["bash", script] + (["--quick"] if args.quick else []), capture_output=True, text=True).stdout
-    return f"`bash bench/job-bench.sh{' --quick' if args.quick else ''}`:\n\n" + out.strip()
+    opts = ["--packets", "200000", "--runs", "3", "--latency-runs", "1", "--latency-seconds", "10"] if args.quick else []
+    out = run(["bash", script] + opts, capture_output=True, text=True).stdout
+    lines = [l[len("JOBBENCH "):] for l in out.splitlines() if l.startswith("JOBBENCH ")]
+    return (f"`bash bench/job-bench.sh {' '.join(opts)}` (its result lines; docs/BENCHMARKS.md \"## Job\" explains them):"
+            "\n\n```\n" + "\n".join(lines) + "\n```")
 
 
 def agent_classpath():
