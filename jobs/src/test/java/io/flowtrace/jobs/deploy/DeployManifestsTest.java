@@ -131,6 +131,19 @@ class DeployManifestsTest {
         }
     }
 
+    /** The job computes the ENOBUFS risk for the buffer the conntrack agents really request. */
+    @Test
+    void jobAssumesTheReceiveBufferTheConntrackAgentsRequest() throws IOException {
+        List<Object> jobArgs = Yaml.list(Yaml.at(only("FlinkDeployment").doc(), "spec.job.args"), "args");
+        String jobBuffer = jobArgs.get(jobArgs.indexOf("--" + JobOption.CONNTRACK_RECEIVE_BUFFER_BYTES.key()) + 1).toString();
+        for (Object c : Yaml.list(Yaml.at(only("DaemonSet").doc(), "spec.template.spec.containers"), "containers")) {
+            List<Object> args = Yaml.list(Yaml.map(c, "container").get("args"), "args");
+            if (args.contains("conntrack")) {
+                assertThat(args.get(args.indexOf("--rcvbuf") + 1).toString()).isEqualTo(jobBuffer);
+            }
+        }
+    }
+
     @Test
     void nothingIsPrivilegedAndEveryImageIsPinned() throws IOException {
         for (Manifest m : manifests()) {
