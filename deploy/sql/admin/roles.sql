@@ -51,18 +51,19 @@ ALTER DEFAULT PRIVILEGES FOR ROLE flowtrace_writer IN SCHEMA public GRANT SELECT
 ALTER DEFAULT PRIVILEGES FOR ROLE flowtrace_writer IN SCHEMA public REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
 
 -- Sink tables that already exist (an earlier start as another user, or migrations an administrator
--- applied with psql): hand them to the writer and let the reader read them.
+-- applied with psql): hand them to the writer and let the reader read them. A sink table is one
+-- whose comment starts with 'flowtrace sink table' (every migration comments the tables it creates;
+-- V5 comments those of V1-V4), so a later migration's table needs no change here.
 DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['flow_summary', 'tcp_events', 'service_windows', 'vantage_windows',
-            'conntrack_budgets', 'dead_letters'] LOOP
-        IF to_regclass('public.' || t) IS NOT NULL THEN
-            EXECUTE format('ALTER TABLE public.%I OWNER TO flowtrace_writer', t);
-            EXECUTE format('REVOKE ALL ON public.%I FROM flowtrace_reader', t);
-            EXECUTE format('GRANT SELECT ON public.%I TO flowtrace_reader', t);
-        END IF;
+    FOR t IN SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+              AND obj_description(c.oid, 'pg_class') LIKE 'flowtrace sink table%' LOOP
+        EXECUTE format('ALTER TABLE public.%I OWNER TO flowtrace_writer', t);
+        EXECUTE format('REVOKE ALL ON public.%I FROM flowtrace_reader', t);
+        EXECUTE format('GRANT SELECT ON public.%I TO flowtrace_reader', t);
     END LOOP;
     IF to_regprocedure('public.flowtrace_purge(timestamptz)') IS NOT NULL THEN
         ALTER FUNCTION public.flowtrace_purge(timestamptz) OWNER TO flowtrace_writer;
