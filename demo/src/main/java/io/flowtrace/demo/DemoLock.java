@@ -25,7 +25,12 @@ final class DemoLock implements AutoCloseable {
         this.lock = lock;
     }
 
+    /** {@code -Dflowtrace.demo.lock=FILE} overrides it (tests, or two deliberate demos side by side). */
     static Path defaultPath() {
+        String override = System.getProperty("flowtrace.demo.lock");
+        if (override != null && !override.isBlank()) {
+            return Path.of(override);
+        }
         String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
         return Path.of(System.getProperty("java.io.tmpdir"), "flowtrace-demo-" + user + ".lock");
     }

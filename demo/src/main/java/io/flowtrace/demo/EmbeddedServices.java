@@ -23,11 +23,26 @@ final class EmbeddedServices implements AutoCloseable {
      *     another user created cannot be reused)
      */
     void start(Path pgBinaries) throws Exception {
-        kafka.start();
-        postgres = EmbeddedPostgres.builder()
-                .setOverrideWorkingDirectory(pgBinaries.toFile())
-                .setCleanDataDirectory(true)
-                .start();
+        // Both take seconds and are independent: PostgreSQL starts while the broker formats and starts.
+        java.util.concurrent.CompletableFuture<EmbeddedPostgres> pg = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return EmbeddedPostgres.builder()
+                        .setOverrideWorkingDirectory(pgBinaries.toFile())
+                        .setCleanDataDirectory(true)
+                        .start();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException("cannot start the embedded PostgreSQL", e);
+            }
+        });
+        try {
+            kafka.start();
+        } finally {
+            try {
+                postgres = pg.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause() instanceof Exception x ? x : e;
+            }
+        }
     }
 
     KafkaBroker kafka() {

@@ -57,7 +57,17 @@ class DemoCommandTest {
     }
 
     @Test
-    void secondDemoWhileOneRunsGetsAClearMessageAndNonZeroStatus() throws Exception {
+    void secondDemoWhileOneRunsGetsAClearMessageAndNonZeroStatus(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        // a private lock file: a real demo running on this machine must not make the test fail
+        System.setProperty("flowtrace.demo.lock", tmp.resolve("demo.lock").toString());
+        try {
+            holdLockAndStartSecondDemo();
+        } finally {
+            System.clearProperty("flowtrace.demo.lock");
+        }
+    }
+
+    private static void holdLockAndStartSecondDemo() throws Exception {
         try (DemoLock held = DemoLock.acquire(DemoLock.defaultPath())) {
             ByteArrayOutputStream err = new ByteArrayOutputStream();
             int status = new CommandLine(new DemoCommand(System.out, new PrintStream(err, true, StandardCharsets.UTF_8)))

@@ -186,7 +186,7 @@ public final class HtmlReport {
             }
             List<String> labels = new ArrayList<>();
             for (int b = 0; b < buckets; b++) {
-                labels.add(String.format(Locale.ROOT, "%.1f", b * width));
+                labels.add(String.format(Locale.ROOT, width < 0.05 ? "%.3f" : width < 0.5 ? "%.2f" : "%.1f", b * width));
             }
             chart(Svg.stackedBars(e.getKey() + ": " + e.getValue().size() + " retransmissions",
                     "seconds since the first retransmission (bucket start)", "retransmissions", labels,
