@@ -19,8 +19,6 @@ public final class JsonReportWriter implements AutoCloseable {
         this.json = new JsonFactory().createGenerator(out);
         json.setRootValueSeparator(null); // JSON Lines: Jackson would put a space before every object after the first
         json.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-        // One object per line: without this Jackson starts every object after the first with " ".
-        json.setRootValueSeparator(null);
     }
 
     public void write(FlowKey key, long instance, TcpFlowAnalyzer flow) {
