@@ -21,6 +21,10 @@ import java.util.TreeMap;
 public final class JobConfig implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final String KAFKA_PREFIX = "kafka.";
+    /** Kafka client properties whose values are secrets: sasl.jaas.config, ssl.*.password, ssl.keystore.key, tokens. */
+    private static final java.util.regex.Pattern SECRET_KEY =
+            java.util.regex.Pattern.compile("(?i)(password|jaas|secret|token|credential|\\.key$)");
+    static final String MASK = "******";
     static final String CONFIG_FILE = "config";
     static final String HELP = "help";
 
@@ -140,9 +144,15 @@ public final class JobConfig implements Serializable {
         return env.isEmpty() ? null : System.getenv(env);
     }
 
-    /** The effective values, for the start-up log (passwords are never among them). */
+    /**
+     * The effective values, for the start-up log. The PostgreSQL password is never among them (only
+     * the file or variable that holds it); pass-through Kafka properties that carry secrets (SASL JAAS
+     * configuration, key and store passwords, inline keys, tokens) are shown as {@value #MASK}.
+     */
     public Map<String, String> describe() {
-        return new TreeMap<>(values);
+        Map<String, String> out = new TreeMap<>(values);
+        out.replaceAll((k, v) -> k.startsWith(KAFKA_PREFIX) && SECRET_KEY.matcher(k).find() ? MASK : v);
+        return out;
     }
 
     private static Map<String, String> parseArgs(String[] args) {
