@@ -166,8 +166,41 @@ public final class JobBench {
 
     private String newTopic(String prefix) {
         String t = prefix + "." + (++topicSeq);
-        kafka.createTopics(PARTITIONS, t);
+        createTopics(t);
         return t;
+    }
+
+    /**
+     * testkit's createTopics, tolerating its wait for leaders failing with UNKNOWN_TOPIC_OR_PARTITION
+     * (topic metadata not yet visible to describeTopics on a loaded machine): then this waits itself.
+     */
+    private void createTopics(String... names) {
+        try {
+            kafka.createTopics(PARTITIONS, names);
+            return;
+        } catch (IllegalStateException e) {
+            if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+                throw e;
+            }
+        }
+        try (Admin admin = Admin.create(kafka.clientProperties())) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                try {
+                    boolean ready = admin.describeTopics(List.of(names)).allTopicNames().get().values().stream()
+                            .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                    if (ready) {
+                        return;
+                    }
+                } catch (Exception retry) {
+                    // not visible yet
+                }
+                Thread.sleep(200);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        throw new IllegalStateException("topics " + List.of(names) + " have no leaders after 60 s");
     }
 
     private KafkaProducer<byte[], byte[]> producer() {
@@ -257,7 +290,7 @@ public final class JobBench {
     }
 
     private void createOutputs(Map<String, String> o) {
-        kafka.createTopics(PARTITIONS, o.get("flows-topic"), o.get("tcp-events-topic"), o.get("service-windows-topic"),
+        createTopics(o.get("flows-topic"), o.get("tcp-events-topic"), o.get("service-windows-topic"),
                 o.get("vantage-windows-topic"), o.get("dead-letters-topic"), o.get("conntrack-budgets-topic"));
     }
 
