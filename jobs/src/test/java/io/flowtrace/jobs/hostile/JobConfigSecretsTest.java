@@ -1,0 +1,48 @@
+package io.flowtrace.jobs.hostile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowtrace.jobs.JobConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What the job logs at start ({@link JobConfig#describe}) never contains a password. */
+class JobConfigSecretsTest {
+    @Test
+    void thePostgresPasswordFromAFileIsReadButNeverDescribed(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("pg");
+        Files.writeString(file, "pg-s3cret-from-file\n");
+        JobConfig config = JobConfig.fromArgs("--jdbc-password-file", file.toString(), "--jdbc-user", "writer");
+        assertThat(config.jdbcPassword()).isEqualTo("pg-s3cret-from-file");
+        assertThat(config.describe().toString()).doesNotContain("pg-s3cret-from-file").contains(file.toString());
+    }
+
+    @Test
+    void thePostgresPasswordFromTheEnvironmentIsNeverDescribed() {
+        // PATH is set in every environment: stand-in for FLOWTRACE_JDBC_PASSWORD
+        String value = System.getenv("PATH");
+        JobConfig config = JobConfig.of(Map.of("jdbc-password-env", "PATH"));
+        assertThat(config.jdbcPassword()).isEqualTo(value);
+        assertThat(config.describe().toString()).doesNotContain(value).contains("jdbc-password-env=PATH");
+    }
+
+    @Test
+    void thereIsNoOptionToGiveThePostgresPasswordOnTheCommandLine() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> JobConfig.fromArgs("--jdbc-password", "x"))
+                .hasMessageContaining("unknown option --jdbc-password");
+    }
+
+    @Test
+    @Disabled("finding of issue 10: JobConfig.describe() prints kafka.sasl.jaas.config and kafka.ssl.*.password as given,"
+            + " and FlowtraceJob logs it at start; needs masking in jobs/src/main (not this helper's path)")
+    void kafkaSecretsAreMaskedInTheLoggedConfiguration() {
+        JobConfig config = JobConfig.of(Map.of(
+                "kafka.sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"kafka-s3cret\";",
+                "kafka.ssl.truststore.password", "store-s3cret"));
+        assertThat(config.describe().toString()).doesNotContain("kafka-s3cret").doesNotContain("store-s3cret");
+    }
+}
