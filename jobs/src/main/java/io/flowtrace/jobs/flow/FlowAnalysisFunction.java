@@ -116,7 +116,18 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Pac
         s.timerMs = FlowState.NO_TIMER;
         String key = ctx.getCurrentKey();
         if (ctx.timerService().currentWatermark() == Long.MAX_VALUE) {
-            // End of a bounded input: like analyze's flush, report the flow as it is, not as idle.
+            // End of a bounded input: like analyze's flush, report the flow as it is, not as idle, at
+            // its current wake-up time. A timer armed before a later packet moved the deadline (a
+            // deadline that moves later does not re-arm the timer) is superseded: re-arm at the
+            // current one, which fires at once, so the final record's time does not depend on how
+            // far the watermark had got before the input ended (docs/reliability.md, Findings).
+            long wake = wakeMs(s);
+            if (timestampMs < wake) {
+                ctx.timerService().registerEventTimeTimer(wake);
+                s.timerMs = wake;
+                state.update(s);
+                return;
+            }
             endFlow(key, s, timestampMs, out);
             return;
         }
@@ -153,13 +164,18 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Pac
 
     /** Arms the key's timer at the earlier of expiry and the next update, unless an earlier one is armed. */
     private void schedule(FlowState s, TimerService timers) {
-        long wake = Math.min(-Math.floorDiv(-expiryDeadlineNanos(s), NANOS_PER_MS), s.nextUpdateMs);
+        long wake = wakeMs(s);
         if (s.timerMs != FlowState.NO_TIMER && s.timerMs <= wake) {
             return;
         }
         cancelTimer(s, timers);
         timers.registerEventTimeTimer(wake);
         s.timerMs = wake;
+    }
+
+    /** The earlier of the flow's expiry (rounded up to a millisecond) and its next periodic update. */
+    private long wakeMs(FlowState s) {
+        return Math.min(-Math.floorDiv(-expiryDeadlineNanos(s), NANOS_PER_MS), s.nextUpdateMs);
     }
 
     private static void cancelTimer(FlowState s, TimerService timers) {
