@@ -189,15 +189,16 @@ class FailureRecoveryITCase {
         JobClient job = control.submit(config, s.job(config, List.of()), s.name, Map.of());
         JobID id = job.getJobID();
         control.checkpointUntilCommitted(id, "rel-" + s.name, s.firstHalfEndOffsets());
-        long checkpointsBefore = control.completedCheckpoints(id);
 
         // Output of the second half exists but is not committed: open Kafka transactions, rows already
-        // flushed to PostgreSQL by the at-least-once JDBC writers.
+        // flushed to PostgreSQL by the at-least-once JDBC writers. No checkpoint is triggered from here
+        // on; one triggered above may still complete late (seen once under load in CI), so what is
+        // asserted is the point of the test: output is uncommitted when the TaskManager dies.
         s.publishSecondHalf();
         JobControl.poll("uncommitted flow records of the second half", JobControl.JOB_TIMEOUT,
                 () -> KAFKA.readUncommitted(s.topic("flows")).size() > KAFKA.readCommitted(s.topic("flows")).size());
         long pendingFlows = KAFKA.readUncommitted(s.topic("flows")).size() - KAFKA.readCommitted(s.topic("flows")).size();
-        assertThat(control.completedCheckpoints(id)).as("no checkpoint since the first half").isEqualTo(checkpointsBefore);
+        assertThat(pendingFlows).as("uncommitted flow records when the TaskManager is killed").isPositive();
 
         // A real TaskManager loss: its task threads, Kafka producers and JDBC connections die with it.
         cluster.terminateTaskManager(0).get();
