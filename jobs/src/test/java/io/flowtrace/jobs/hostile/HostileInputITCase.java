@@ -15,6 +15,8 @@ import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
+import io.flowtrace.jobs.conntrack.ConntrackFixtures;
+import io.flowtrace.jobs.source.ConntrackKafkaSource;
 import io.flowtrace.jobs.source.PacketSource;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
@@ -38,7 +40,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * 10 000 malformed records of every kind {@link HostilePackets} makes, interleaved at random with
- * the packets of a real capture on a real KRaft broker, through the whole job (MiniCluster p=2,
+ * the packets of a real capture on a real KRaft broker, and 1 000 of {@link HostileConntrack}'s kinds
+ * between the real ctnetlink events of testdata/conntrack/v4_plain on the conntrack topic, through the whole job (MiniCluster p=2,
  * restart attempts 0, so any failure fails the test) into real PostgreSQL and Kafka. Every bad record
  * is a dead letter of its stage with a reason matching its kind (counted per kind against the counts
  * generated), and the capture's flows equal the offline analysis ({@code flowtrace analyze --json}).
@@ -47,6 +50,9 @@ class HostileInputITCase {
     private static final Logger LOG = LoggerFactory.getLogger(HostileInputITCase.class);
     private static final int PARALLELISM = 2;
     private static final int MALFORMED = 10_000;
+    private static final int CONNTRACK_MALFORMED_PER_KIND = 50;
+    private static final int CONNTRACK_MALFORMED = CONNTRACK_MALFORMED_PER_KIND * HostileConntrack.kinds().size();
+    private static final Vantage CONNTRACK_VANTAGE = new Vantage("hostile-itcase", "conntrack");
     private static final String CAPTURE = "tcp/short-conns.sender.pcap.gz";
     private static final Vantage VANTAGE = new Vantage("hostile-itcase", "eth0");
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -71,33 +77,41 @@ class HostileInputITCase {
             throws Exception {
         JobConfig config = JobConfig.of(jobOptions(checkpoints));
         KAFKA.createTopics(PARALLELISM, List.of(JobOption.PACKETS_TOPIC, JobOption.FLOWS_TOPIC, JobOption.TCP_EVENTS_TOPIC,
-                JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC, JobOption.DEAD_LETTERS_TOPIC).stream()
+                JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC, JobOption.DEAD_LETTERS_TOPIC,
+                JobOption.CONNTRACK_TOPIC, JobOption.CONNTRACK_BUDGETS_TOPIC).stream()
                 .map(config::get).toArray(String[]::new));
         Map<String, JsonNode> offline = CaptureFixtures.offlineReports(CAPTURE, PacketEvents.vantage(VANTAGE));
         List<HostilePackets.Bad> bad = HostilePackets.generate(MALFORMED, 20261130L);
         Map<String, Integer> generated = new TreeMap<>();
         bad.forEach(b -> generated.merge(b.kind().name(), 1, Integer::sum));
         int good = publishInterleaved(config.get(JobOption.PACKETS_TOPIC), bad);
+        Map<String, Integer> conntrackGenerated = new TreeMap<>();
+        int goodConntrack = publishConntrack(config.get(JobOption.CONNTRACK_TOPIC), conntrackGenerated);
 
         PostgresSinks.applySchema(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+                JobSinks.fromConfig(config)).build(env);
         long started = System.nanoTime();
         env.execute("flowtrace-hostile-itcase"); // restart-attempts 0: a crash of any operator fails here
         LOG.info("job over {} good packets and {} malformed records finished in {} ms", good, MALFORMED,
                 (System.nanoTime() - started) / 1_000_000);
 
-        assertDeadLettersPerKind(generated);
-        assertThat(KAFKA.readCommitted(config.get(JobOption.DEAD_LETTERS_TOPIC))).hasSize(MALFORMED);
+        assertDeadLettersPerKind(config.get(JobOption.PACKETS_TOPIC), HostilePackets.kinds(), generated);
+        assertDeadLettersPerKind(config.get(JobOption.CONNTRACK_TOPIC), HostileConntrack.kinds(), conntrackGenerated);
+        assertThat(KAFKA.readCommitted(config.get(JobOption.DEAD_LETTERS_TOPIC))).hasSize(MALFORMED + CONNTRACK_MALFORMED);
+        // the recorded events around the bad ones all count: one row per second window, events = messages
+        assertThat(POSTGRES.query("SELECT sum(events) AS n FROM conntrack_budgets WHERE window_size_ms = 1000").get(0).get("n"))
+                .isEqualTo(java.math.BigDecimal.valueOf(goodConntrack));
         assertFlowRowsEqualTheOfflineReports(offline);
     }
 
-    private static void assertDeadLettersPerKind(Map<String, Integer> generated) {
+    private static void assertDeadLettersPerKind(String topic, List<HostilePackets.Kind> all, Map<String, Integer> generated) {
         Map<String, HostilePackets.Kind> kinds = new HashMap<>();
-        HostilePackets.kinds().forEach(k -> kinds.put(k.name(), k));
+        all.forEach(k -> kinds.put(k.name(), k));
         List<Map<String, Object>> rows = POSTGRES.query(
-                "SELECT stage, reason, convert_from(record_key, 'UTF8') AS k FROM dead_letters");
-        assertThat(rows).hasSize(MALFORMED);
+                "SELECT stage, reason, convert_from(record_key, 'UTF8') AS k FROM dead_letters WHERE topic = ?", topic);
+        assertThat(rows).hasSize(generated.values().stream().mapToInt(Integer::intValue).sum());
         Map<String, Integer> stored = new TreeMap<>();
         Map<String, Integer> byReason = new TreeMap<>();
         for (Map<String, Object> row : rows) {
@@ -112,7 +126,7 @@ class HostileInputITCase {
         assertThat(stored).isEqualTo(generated);
         StringBuilder table = new StringBuilder();
         stored.forEach((k, n) -> table.append(String.format("%n  %5d  %-8s %s", n, kinds.get(k).stage(), k)));
-        LOG.info("dead letters per kind:{}", table);
+        LOG.info("dead letters of {} per kind:{}", topic, table);
         StringBuilder reasons = new StringBuilder();
         byReason.forEach((r, n) -> reasons.append(String.format("%n  %5d  %s", n, r.length() > 140 ? r.substring(0, 140) : r)));
         LOG.info("dead letters per reason (numbers as N): {}", reasons);
@@ -158,11 +172,42 @@ class HostileInputITCase {
         return packets.size();
     }
 
+    /**
+     * The real ctnetlink messages of testdata/conntrack/v4_plain as the raw agent publishes them, with
+     * the conntrack kinds' bad records in between; returns the number of good events.
+     */
+    private static int publishConntrack(String topic, Map<String, Integer> generated) throws Exception {
+        Random random = new Random(11);
+        List<HostilePackets.Kind> kinds = HostileConntrack.kinds();
+        List<byte[]> messages = ConntrackFixtures.messages("v4_plain");
+        int bad = 0;
+        try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
+            for (int m = 0; m < messages.size(); m++) {
+                io.flowtrace.core.conntrack.ConntrackEvent core = ConntrackFixtures.parse(messages.get(m));
+                io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, CONNTRACK_VANTAGE,
+                        io.flowtrace.avro.ConntrackSource.NETLINK);
+                producer.send(new ProducerRecord<>(topic, random.nextInt(PARALLELISM), ("good|" + m).getBytes(UTF_8),
+                        avro.toByteBuffer().array()));
+                int due = (int) ((long) CONNTRACK_MALFORMED * (m + 1) / messages.size());
+                while (bad < due) {
+                    HostilePackets.Kind kind = kinds.get(bad % kinds.size());
+                    producer.send(new ProducerRecord<>(topic, random.nextInt(PARALLELISM), HostileConntrack.key(kind.name(), bad),
+                            kind.make().apply(random)));
+                    generated.merge(kind.name(), 1, Integer::sum);
+                    bad++;
+                }
+            }
+            producer.flush();
+        }
+        return messages.size();
+    }
+
     private static Map<String, String> jobOptions(Path checkpoints) {
         Map<String, String> o = new HashMap<>();
         o.put("bootstrap-servers", KAFKA.bootstrapServers());
         o.put("packets-topic", "hostile.packets");
-        o.put("conntrack-input", "false");
+        o.put("conntrack-topic", "hostile.conntrack");
+        o.put("conntrack-budgets-topic", "hostile.conntrack-budgets");
         o.put("flows-topic", "hostile.flows");
         o.put("tcp-events-topic", "hostile.tcp-events");
         o.put("service-windows-topic", "hostile.service-windows");

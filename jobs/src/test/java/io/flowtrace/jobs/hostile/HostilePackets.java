@@ -175,12 +175,12 @@ final class HostilePackets {
     }
 
     /**
-     * The packet written by a broken producer: PacketEvent's single-object header and fingerprint,
+     * The record written by a broken producer: its contract's single-object header and fingerprint,
      * but the body written with {@code field} re-typed (e.g. a long where the reader expects bytes,
      * so the varint becomes a length claim of {@code value}).
      */
-    static byte[] lie(PacketEvent packet, String field, Schema.Type type, Object value) {
-        Schema original = PacketEvent.getClassSchema();
+    static byte[] lie(org.apache.avro.generic.IndexedRecord packet, String field, Schema.Type type, Object value) {
+        Schema original = packet.getSchema();
         List<Schema.Field> fields = new ArrayList<>();
         for (Schema.Field f : original.getFields()) {
             fields.add(f.name().equals(field) ? new Schema.Field(f.name(), Schema.create(type)) : new Schema.Field(f, f.schema()));

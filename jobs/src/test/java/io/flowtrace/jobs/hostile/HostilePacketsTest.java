@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.avro.mapping.ConntrackEvents;
+import io.flowtrace.jobs.conntrack.ConntrackSample;
+import io.flowtrace.jobs.source.ConntrackRecordDeserializer;
 import io.flowtrace.jobs.source.PacketRecordDeserializer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -53,6 +56,26 @@ class HostilePacketsTest {
         }
         assertThat(perKind).hasSize(HostilePackets.kinds().size());
         nanos.forEach((k, v) -> System.out.printf("%-50s %8.2f ms per record%n", k, v / 1e6 / perKind.get(k)));
+    }
+
+    @Test
+    void everyConntrackKindIsDeadLetteredAtItsStageWithAMatchingReason() {
+        Random r = new Random(2);
+        for (int i = 0; i < 100; i++) {
+            assertThat(ConntrackEvents.invalidReason(HostileConntrack.valid(r).build())).isNull();
+        }
+        ConntrackRecordDeserializer deserializer = new ConntrackRecordDeserializer("stock");
+        int offset = 0;
+        for (HostilePackets.Kind kind : HostileConntrack.kinds()) {
+            for (int i = 0; i < 20; i++) {
+                List<Either<DeadLetter, ConntrackSample>> out = new ArrayList<>();
+                deserializer.deserialize(new ConsumerRecord<>("ct", 0, offset++, new byte[0], kind.make().apply(r)), collector(out));
+                assertThat(out).as(kind.name()).hasSize(1);
+                assertThat(out.get(0).isLeft()).as("%s is a dead letter", kind.name()).isTrue();
+                assertThat(out.get(0).left().getStage().name()).as(kind.name()).isEqualTo(kind.stage());
+                assertThat(out.get(0).left().getReason()).as(kind.name()).matches(kind.reason());
+            }
+        }
     }
 
     private static <T> Collector<T> collector(List<T> out) {

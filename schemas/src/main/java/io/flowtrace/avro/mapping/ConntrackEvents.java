@@ -60,6 +60,20 @@ public final class ConntrackEvents {
 
     /** Why a decoded record cannot be used, or null when it is valid. */
     public static String invalidReason(io.flowtrace.avro.ConntrackEvent e) {
+        return invalidReason(e, System.currentTimeMillis() * 1_000_000L);
+    }
+
+    /** As {@link #invalidReason(io.flowtrace.avro.ConntrackEvent)} with the validating host's clock (see PacketEvents). */
+    public static String invalidReason(io.flowtrace.avro.ConntrackEvent e, long nowNanos) {
+        String ahead = aheadOfClock("time", e.getTimeNs(), nowNanos);
+        if (ahead == null && e.getEventTimestampNs() != null) {
+            ahead = aheadOfClock("event timestamp", e.getEventTimestampNs(), nowNanos);
+        }
+        String rest = checkEvent(e);
+        return rest != null ? rest : ahead;
+    }
+
+    private static String checkEvent(io.flowtrace.avro.ConntrackEvent e) {
         if (e.getEventType() == null || e.getEventType() == ConntrackEventType.UNKNOWN) {
             return "event_type " + e.getEventType() + " is not NEW, UPDATE or DESTROY";
         }
@@ -116,6 +130,15 @@ public final class ConntrackEvents {
 
     /** Why a decoded loss record cannot be used, or null when it is valid. */
     public static String invalidReason(ConntrackLoss l) {
+        return invalidReason(l, System.currentTimeMillis() * 1_000_000L);
+    }
+
+    public static String invalidReason(ConntrackLoss l, long nowNanos) {
+        String rest = checkLoss(l);
+        return rest != null ? rest : aheadOfClock("time", l.getTimeNs(), nowNanos);
+    }
+
+    private static String checkLoss(ConntrackLoss l) {
         String vantage = PacketEvents.vantageProblem(l.getVantage());
         if (vantage != null) {
             return vantage;
@@ -281,6 +304,14 @@ public final class ConntrackEvents {
 
     private static int orAbsent(Integer v) {
         return v == null ? ConntrackEvent.ABSENT : v;
+    }
+
+    /** 50 years ahead is still before 2100: refuse times more than a day ahead of the validating host's clock. */
+    private static String aheadOfClock(String what, long ns, long nowNanos) {
+        if (nowNanos < MAX_TIME_NS - PacketEvents.MAX_FUTURE_NS && ns > nowNanos + PacketEvents.MAX_FUTURE_NS) {
+            return what + " " + ns + " ns is more than a day ahead of this host's clock (" + nowNanos + " ns)";
+        }
+        return null;
     }
 
     private static boolean outsideTime(long ns) {

@@ -82,6 +82,22 @@ class PacketEventsHostileTest {
         assertThat(ConntrackEvents.invalidReason(event)).isEqualTo("vantage agent_id of 300 characters (at most 255)");
     }
 
+    @Test
+    void conntrackTimesFiftyYearsAheadAreRefusedToo() {
+        ConntrackEvent event = ConntrackEvent.newBuilder().setEventType(ConntrackEventType.NEW)
+                .setVantage(new Vantage("host", "conntrack")).setTimeNs(NOW).setL3Proto(2).setL4Proto(6)
+                .setOrig(tuple()).setReply(tuple()).setStatus(0).build();
+        assertThat(ConntrackEvents.invalidReason(event, NOW)).isNull();
+        assertThat(ConntrackEvents.invalidReason(ConntrackEvent.newBuilder(event).setTimeNs(NOW + 50 * YEAR).build(), NOW))
+                .startsWith("time ").contains("more than a day ahead");
+        assertThat(ConntrackEvents.invalidReason(ConntrackEvent.newBuilder(event).setEventTimestampNs(NOW + 50 * YEAR).build(), NOW))
+                .startsWith("event timestamp ").contains("more than a day ahead");
+        ConntrackLoss loss = ConntrackLoss.newBuilder().setVantage(new Vantage("host", "conntrack")).setTimeNs(NOW + 50 * YEAR)
+                .setEnobufsCount(1).build();
+        assertThat(ConntrackEvents.invalidReason(loss, NOW)).contains("more than a day ahead");
+        assertThat(ConntrackEvents.invalidReason(ConntrackLoss.newBuilder(loss).setTimeNs(NOW).build(), NOW)).isNull();
+    }
+
     private static io.flowtrace.avro.CtTuple tuple() {
         return io.flowtrace.avro.CtTuple.newBuilder().setSrc(ByteBuffer.wrap(new byte[4])).setDst(ByteBuffer.wrap(new byte[4]))
                 .setL4Proto(6).setSrcPort(1).setDstPort(2).build();
