@@ -29,8 +29,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Everything a run left in its sinks, as multisets of rows: every PostgreSQL sink table (all rows,
- * all columns but {@code dead_letters.job_time}, the wall-clock time a dead letter was made, and
- * {@code flow_summary.record_time_us}, see {@link #RECORD_TIME}) and every
+ * all columns but {@code dead_letters.job_time}, the wall-clock time a dead letter was made) and every
  * Kafka output topic read with isolation.level=read_committed (key plus the decoded value; a dead
  * letter's {@code job_time_ms} is dropped the same way). The only run-specific name, the input topic a
  * dead letter came from, is replaced by its role ("packets", "conntrack"): each scenario has its own
@@ -45,13 +44,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 record OutputSnapshot(Map<String, Map<String, Integer>> sources) {
 
     static final int SIGNIFICANT_DIGITS = 12;
-    /**
-     * Left out of the comparison: at the end of the input the job reports a flow at the time of the
-     * timer it has pending, which can be an earlier, superseded deadline when the final watermark
-     * came before a periodic one had passed it; when depends on the wall clock (docs/reliability.md,
-     * Findings). Every other field of the flow rows and records is compared.
-     */
-    static final String RECORD_TIME = "record_time_us";
     private static final Pattern DECIMAL = Pattern.compile("-?\\d+\\.\\d+(E-?\\d+)?");
     private static final MathContext ROUNDING = new MathContext(SIGNIFICANT_DIGITS, RoundingMode.HALF_EVEN);
 
