@@ -49,7 +49,7 @@ def machine():
                 mem = int(line.split()[1]) / 1024 / 1024
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
     tools = []
-    for tool, args, pattern in (("tcptrace", ["-v"], r"Ver(?:sion)?\s*([\d.]+)"), ("tshark", ["-v"], r"TShark[^\d]*([\d.]+)")):
+    for tool, args, pattern in (("tcptrace", ["-v"], r"version\s*([\d.]+)"), ("tshark", ["-v"], r"TShark[^\d]*([\d.]+)")):
         if shutil.which(tool):
             out = subprocess.run([tool] + args, capture_output=True, text=True)
             m = re.search(pattern, out.stdout + out.stderr)
@@ -198,6 +198,8 @@ def offline(args):
             for tool in (f, t):
                 if tool.seconds:
                     plot.append(f"{tool.name.split()[0]}, {mode}\t{packets}\t{tool.median()}")
+                elif tool.timed_out:
+                    plot.append(f"{tool.name.split()[0]}, {mode}, > timeout\t{packets}\t{args.timeout}")
     with open(os.path.join(WORK, "long-flow.tsv"), "w") as out:
         out.write("\n".join(plot) + "\n")
     run(["java", "-Djava.awt.headless=true", "-cp", JAR, "io.flowtrace.bench.LogLogPlot", os.path.join(WORK, "long-flow.tsv"),

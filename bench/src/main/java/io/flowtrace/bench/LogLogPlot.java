@@ -23,10 +23,10 @@ import javax.imageio.ImageIO;
  * <p>{@code java -Djava.awt.headless=true -cp bench/target/flowtrace-bench.jar io.flowtrace.bench.LogLogPlot DATA.tsv OUT.png TITLE XLABEL YLABEL}
  */
 public final class LogLogPlot {
-    private static final int W = 900;
+    private static final int W = 1020;
     private static final int H = 560;
     private static final int LEFT = 90;
-    private static final int RIGHT = 230;
+    private static final int RIGHT = 380;
     private static final int TOP = 50;
     private static final int BOTTOM = 70;
     private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
@@ -72,9 +72,9 @@ public final class LogLogPlot {
             }
         }
         int x0 = (int) Math.floor(Math.log10(minX));
-        int x1 = Math.max(x0 + 1, (int) Math.ceil(Math.log10(maxX)));
+        int x1 = Math.max(x0 + 1, (int) Math.ceil(Math.log10(maxX) - 0.05)); // 1,003,035 packets is "10^6"
         int y0 = (int) Math.floor(Math.log10(minY));
-        int y1 = Math.max(y0 + 1, (int) Math.ceil(Math.log10(maxY)));
+        int y1 = Math.max(y0 + 1, (int) Math.ceil(Math.log10(maxY) - 0.05));
 
         BufferedImage img = new BufferedImage(W, H, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = img.createGraphics();
