@@ -313,32 +313,10 @@ class ConntrackBudgetITCase {
     }
 
     private static Map<String, String> jobOptions(Path checkpoints) {
-        Map<String, String> o = new HashMap<>();
-        o.put("bootstrap-servers", KAFKA.bootstrapServers());
-        o.put("packets-topic", "itct.packets");
-        o.put("conntrack-topic", "itct.conntrack");
-        o.put("flows-topic", "itct.flows");
-        o.put("tcp-events-topic", "itct.tcp-events");
-        o.put("service-windows-topic", "itct.service-windows");
-        o.put("vantage-windows-topic", "itct.vantage-windows");
-        o.put("dead-letters-topic", "itct.dead-letters");
-        o.put("conntrack-budgets-topic", "itct.conntrack-budgets");
+        Map<String, String> o = ItJobOptions.bounded("itct", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
+                checkpoints, PARALLELISM);
         o.put("conntrack-drain-latency-ms", Long.toString(DRAIN_MS));
         o.put("conntrack-kernel-features", "stock");
-        o.put("group-id", "itct");
-        o.put("start-offsets", "earliest");
-        o.put("bounded", "true");
-        o.put("transactional-id-prefix", "itct");
-        o.put("transaction-timeout-ms", "60000");
-        o.put("jdbc-url", POSTGRES.jdbcUrl());
-        o.put("jdbc-user", Postgres.USER);
-        o.put("jdbc-password-env", "");
-        o.put("jdbc-batch-interval-ms", "200");
-        o.put("checkpoint-interval-ms", "500");
-        o.put("checkpoint-dir", checkpoints.toUri().toString());
-        o.put("state-backend", "hashmap");
-        o.put("restart-attempts", "0");
-        o.put("parallelism", Integer.toString(PARALLELISM));
         return o;
     }
 }

@@ -188,29 +188,8 @@ class FlowtraceJobITCase {
     }
 
     private static Map<String, String> jobOptions(Path checkpoints) {
-        Map<String, String> o = new HashMap<>();
-        o.put("bootstrap-servers", KAFKA.bootstrapServers());
-        o.put("packets-topic", "itcase.packets");
-        o.put("flows-topic", "itcase.flows");
-        o.put("tcp-events-topic", "itcase.tcp-events");
-        o.put("service-windows-topic", "itcase.service-windows");
-        o.put("vantage-windows-topic", "itcase.vantage-windows");
-        o.put("dead-letters-topic", "itcase.dead-letters");
-        o.put("group-id", "itcase");
-        o.put("start-offsets", "earliest");
-        o.put("bounded", "true");
-        o.put("transactional-id-prefix", "itcase");
-        o.put("transaction-timeout-ms", "60000");
-        o.put("jdbc-url", POSTGRES.jdbcUrl());
-        o.put("jdbc-user", Postgres.USER);
-        o.put("jdbc-password-env", "");
-        o.put("jdbc-batch-interval-ms", "200");
-        // The exactly-once KafkaSink commits on checkpoints; the final one at end of input commits the rest.
-        o.put("checkpoint-interval-ms", "500");
-        o.put("checkpoint-dir", checkpoints.toUri().toString());
-        o.put("state-backend", "hashmap");
-        o.put("restart-attempts", "0");
-        o.put("parallelism", Integer.toString(PARALLELISM));
+        Map<String, String> o = ItJobOptions.bounded("itcase", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
+                checkpoints, PARALLELISM);
         return o;
     }
 

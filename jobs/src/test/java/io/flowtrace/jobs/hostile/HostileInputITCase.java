@@ -11,6 +11,7 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.FlowtraceJob;
+import io.flowtrace.jobs.ItJobOptions;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.sink.JobSinks;
@@ -203,30 +204,11 @@ class HostileInputITCase {
     }
 
     private static Map<String, String> jobOptions(Path checkpoints) {
-        Map<String, String> o = new HashMap<>();
-        o.put("bootstrap-servers", KAFKA.bootstrapServers());
-        o.put("packets-topic", "hostile.packets");
-        o.put("conntrack-topic", "hostile.conntrack");
-        o.put("conntrack-budgets-topic", "hostile.conntrack-budgets");
-        o.put("flows-topic", "hostile.flows");
-        o.put("tcp-events-topic", "hostile.tcp-events");
-        o.put("service-windows-topic", "hostile.service-windows");
-        o.put("vantage-windows-topic", "hostile.vantage-windows");
-        o.put("dead-letters-topic", "hostile.dead-letters");
+        Map<String, String> o = ItJobOptions.bounded("hostile", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
+                checkpoints, PARALLELISM);
         o.put("group-id", "hostile-itcase");
-        o.put("start-offsets", "earliest");
-        o.put("bounded", "true");
         o.put("transactional-id-prefix", "hostile-itcase");
-        o.put("transaction-timeout-ms", "60000");
-        o.put("jdbc-url", POSTGRES.jdbcUrl());
-        o.put("jdbc-user", Postgres.USER);
-        o.put("jdbc-password-env", "");
-        o.put("jdbc-batch-interval-ms", "200");
         o.put("checkpoint-interval-ms", "1000");
-        o.put("checkpoint-dir", checkpoints.toUri().toString());
-        o.put("state-backend", "hashmap");
-        o.put("restart-attempts", "0");
-        o.put("parallelism", Integer.toString(PARALLELISM));
         return o;
     }
 }
