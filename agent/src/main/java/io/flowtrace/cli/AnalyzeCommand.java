@@ -69,6 +69,9 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "no progress or summary on stderr")
     boolean quiet;
 
+    @picocli.CommandLine.Mixin
+    OpenVpnAnalysis openvpn = new OpenVpnAnalysis();
+
     @Override
     public Integer call() throws IOException {
         PrintStream out = new PrintStream(new BufferedOutputStream(System.out, 1 << 16), false);
@@ -126,9 +129,11 @@ final class AnalyzeCommand implements Callable<Integer> {
             if (summary.records > 0) {
                 analysed++;
             }
+            openvpn.analyze(file, summary.count(DecodeStatus.NOT_TCP) > 0, json, services, quiet, agentId, out);
         }
         if (services) {
             ServiceTableWriter.write(serviceTable.rows(), json, out);
+            openvpn.writeServices(json, out);
         }
         if (jsonWriter != null) {
             jsonWriter.close();
