@@ -45,6 +45,7 @@ final class OpenVpnReportWriter {
             g.writeBooleanField("completed", s.setupCompleted());
             nullableMicros(g, "setup_us", s.setupNanos());
             g.writeStringField("end", s.setupEnd() == null ? null : s.setupEnd().jsonName());
+            nullableMicros(g, "control_exchange_us", s.controlExchangeNanos());
             g.writeEndObject();
             g.writeObjectFieldStart("timeline_us");
             relative(g, "client_reset", s.clientResetNanos(), s);

@@ -30,6 +30,7 @@ public final class DirectionStats {
         boolean peerResetSinceCopy;
         /** Gap of the previous timer-driven copy, for the backoff ratio; -1 if none. */
         long lastTimerGapNanos = -1;
+        boolean carriesPayload;
 
         Sent(long t) {
             firstNanos = t;
@@ -85,7 +86,9 @@ public final class DirectionStats {
                 lateFirstCopies++;
             }
             highestId = Math.max(highestId, id);
-            sent.put(id, new Sent(t));
+            Sent first = new Sent(t);
+            first.carriesPayload = payloadLength > 0;
+            sent.put(id, first);
             if (payloadLength > 0) {
                 lastControlWithPayloadNanos = t;
                 lastControlWithPayloadId = id;
@@ -157,10 +160,21 @@ public final class DirectionStats {
         }
     }
 
-    /** True if the peer's ACK of packet-id {@code id} was seen; its time, else -1. */
-    long ackedAt(long id) {
-        Sent s = sent.get(id);
-        return s == null ? -1 : s.ackedNanos;
+    /**
+     * When the peer had ACKed every packet-id that carried payload (the last of those first
+     * ACKs); -1 if one is still unACKed here or none carried payload.
+     */
+    long allPayloadAckedAt() {
+        long last = -1;
+        for (Sent s : sent.values()) {
+            if (s.carriesPayload) {
+                if (s.ackedNanos < 0) {
+                    return -1;
+                }
+                last = Math.max(last, s.ackedNanos);
+            }
+        }
+        return last;
     }
 
     public long controlPackets() {

@@ -7,7 +7,8 @@ package io.flowtrace.core.openvpn;
  * <p>Setup time runs from the client's first hard reset to the first data-channel packet in
  * either direction ({@link SetupEnd#DATA}). A client that connects and leaves sends no data
  * packet; then setup ends with the client's ACK of the server's last control packet carrying
- * payload in the initial exchange (key id 0) ({@link SetupEnd#CONTROL}). Otherwise setup did not
+ * payload in the initial exchange (key id 0), i.e. the ACK after which all of them were ACKed
+ * ({@link SetupEnd#CONTROL}). Otherwise setup did not
  * complete (no reset seen, or the server's last control packet was never ACKed).
  */
 public final class OpenVpnSession {
@@ -165,10 +166,22 @@ public final class OpenVpnSession {
         return controlEndNanos() >= 0 ? SetupEnd.CONTROL : null;
     }
 
-    /** The client's ACK of the server's last payload-carrying control packet; -1 if never seen. */
+    /**
+     * The client's ACK that completed the server's initial control messages (every one carrying
+     * payload ACKed; a lost one resent later ends the exchange only when it is ACKed); -1 if not seen.
+     */
     long controlEndNanos() {
-        long id = s2c.lastControlWithPayloadId;
-        return id < 0 || firstTlsNanos < 0 ? -1 : s2c.ackedAt(id);
+        return firstTlsNanos < 0 ? -1 : s2c.allPayloadAckedAt();
+    }
+
+    /**
+     * From the client's first hard reset to the end of the initial control exchange (the client's
+     * ACK of the server's last payload-carrying control packet), whether or not data followed; -1
+     * if that ACK was not seen. Without data it is the setup time.
+     */
+    public long controlExchangeNanos() {
+        long end = controlEndNanos();
+        return clientResetNanos < 0 || end < 0 ? -1 : end - clientResetNanos;
     }
 
     public boolean setupCompleted() {
