@@ -4,6 +4,7 @@ import static io.flowtrace.core.testing.Frames.bytes;
 import static io.flowtrace.core.testing.Frames.concat;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -114,5 +115,27 @@ class OpenVpnHeaderDecoderTest {
                 .isEqualTo(OpenVpnHeader.Kind.MALFORMED);
         assertThat(h.reason).isEqualTo("OpenVPN ACK count above 8");
         assertThat(plain.decode(bytes(0x48, 0), 0, 2, 2, h)).isEqualTo(OpenVpnHeader.Kind.TRUNCATED);
+    }
+
+    @Test
+    void randomBytesNeverThrowAndAlwaysGetAKind() {
+        SplittableRandom random = new SplittableRandom(22);
+        OpenVpnHeaderDecoder[] decoders = {plain,
+            new OpenVpnHeaderDecoder(new OpenVpnWire(new int[] {1194}, 20, false)),
+            new OpenVpnHeaderDecoder(new OpenVpnWire(new int[] {1194}, 0, true))};
+        byte[] b = new byte[200];
+        for (int i = 0; i < 200_000; i++) {
+            random.nextBytes(b);
+            int length = random.nextInt(b.length + 1);
+            int captured = random.nextInt(length + 1);
+            OpenVpnHeader.Kind kind = decoders[i % 3].decode(b, 0, captured, length, h);
+            assertThat(kind).isNotNull();
+            if (kind == OpenVpnHeader.Kind.TRUNCATED || kind == OpenVpnHeader.Kind.MALFORMED) {
+                assertThat(h.reason).isNotNull();
+            } else {
+                assertThat(h.payloadLength).isBetween(0, length);
+                assertThat(h.ackCount).isBetween(0, OpenVpnHeader.MAX_ACKS);
+            }
+        }
     }
 }
