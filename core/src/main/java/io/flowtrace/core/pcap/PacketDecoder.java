@@ -158,18 +158,23 @@ public final class PacketDecoder {
         }
         out.fragmented = (fragField & 0x2000) != 0;
         if (proto != PROTO_TCP) {
-            if (proto == PROTO_UDP && decodeUdp) {
-                if (p + ihl > end) {
-                    return fail(out, DecodeStatus.TRUNCATED, "IPv4 options truncated");
-                }
-                return decodeUdp(b, p + ihl, end, total - ihl, out);
-            }
-            return fail(out, DecodeStatus.NOT_TCP, "not TCP");
+            return notTcpOverIpv4(b, p, ihl, end, total, proto, out);
         }
         if (p + ihl > end) {
             return fail(out, DecodeStatus.TRUNCATED, "IPv4 options truncated");
         }
         return decodeTcp(b, p + ihl, end, total - ihl, out);
+    }
+
+    /** Kept out of {@link #decodeIpv4} so the TCP path's method stays as small as it was (JIT inlining). */
+    private DecodeStatus notTcpOverIpv4(byte[] b, int p, int ihl, int end, int total, int proto, DecodedPacket out) {
+        if (proto == PROTO_UDP && decodeUdp) {
+            if (p + ihl > end) {
+                return fail(out, DecodeStatus.TRUNCATED, "IPv4 options truncated");
+            }
+            return decodeUdp(b, p + ihl, end, total - ihl, out);
+        }
+        return fail(out, DecodeStatus.NOT_TCP, "not TCP");
     }
 
     private DecodeStatus decodeIpv6(byte[] b, int p, int end, int wireIpLen, DecodedPacket out) {
@@ -229,10 +234,8 @@ public final class PacketDecoder {
                     remaining -= len;
                 }
                 default -> {
-                    if (next == PROTO_UDP && decodeUdp) {
-                        return decodeUdp(b, q, end, remaining, out);
-                    }
-                    return fail(out, DecodeStatus.NOT_TCP, "not TCP");
+                    return next == PROTO_UDP && decodeUdp ? decodeUdp(b, q, end, remaining, out)
+                            : fail(out, DecodeStatus.NOT_TCP, "not TCP");
                 }
             }
             if (remaining < 0) {
