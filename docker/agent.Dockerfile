@@ -10,7 +10,7 @@ RUN mvn -B -ntp -q -DskipTests -pl agent -am package \
     && cp "$(ls agent/target/flowtrace-agent-*.jar | grep -v -- '-tests' | head -n 1)" /out/flowtrace-agent.jar \
     && cp -r agent/target/lib /out/lib
 
-FROM eclipse-temurin:17.0.14_7-jre-jammy
+FROM eclipse-temurin:17.0.20.1_1-jre-jammy
 RUN apt-get update \
     && apt-get install -y --no-install-recommends tcpdump conntrack \
     && rm -rf /var/lib/apt/lists/* \

@@ -148,6 +148,27 @@ class DockerFilesTest {
         }
     }
 
+    /**
+     * No Docker engine here to build the images, so who runs each RUN is worked out from the base
+     * images' last USER (Dockerfile.BASE_IMAGE_USERS): the Flink image ends with USER flink, where a RUN
+     * mkdir of /flink-data fails with "Permission denied" and no image is built. Every RUN of these
+     * files must run as root; the runtime user is then set last.
+     */
+    @Test
+    void everyRunInstructionRunsAsRootAndTheImagesStartAsTheirRuntimeUser() {
+        for (String file : List.of("docker/job.Dockerfile", "docker/agent.Dockerfile")) {
+            Dockerfile dockerfile = Dockerfile.parse(RepoFiles.path(file));
+            assertThat(dockerfile.all("RUN")).as("RUN instructions of %s", file).isNotEmpty();
+            for (Dockerfile.Instruction run : dockerfile.all("RUN")) {
+                assertThat(Dockerfile.isRoot(run.user())).as("%s %s runs as root", file, run).isTrue();
+            }
+        }
+        // The job image keeps the Flink image's user (uid 9999, the FlinkDeployment's runAsUser); the
+        // agents start as root because added capabilities reach only root processes (50-agent-daemonset.yaml).
+        assertThat(Dockerfile.parse(RepoFiles.path("docker/job.Dockerfile")).runtimeUser()).isEqualTo("flink");
+        assertThat(Dockerfile.parse(RepoFiles.path("docker/agent.Dockerfile")).runtimeUser()).isEqualTo("root");
+    }
+
     @Test
     void grafanaProvisioningTakesEveryConnectionValueFromTheEnvironment() throws IOException {
         Path file = RepoFiles.path("deploy/grafana/provisioning/datasources/flowtrace.yaml");
