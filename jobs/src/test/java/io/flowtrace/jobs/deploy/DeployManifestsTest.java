@@ -104,6 +104,8 @@ class DeployManifestsTest {
         // dispose-on-delete (default false): without it the 50 Gi volume fills up.
         assertThat(conf.get("kubernetes.operator.savepoint.history.max.count")).isNotNull();
         assertThat(conf.get("kubernetes.operator.savepoint.dispose-on-delete")).isEqualTo("true");
+        // REST inside the cluster only, without jar upload (application mode needs none).
+        assertThat(conf).containsEntry("kubernetes.rest-service.exposed.type", "ClusterIP").containsEntry("web.submit.enable", "false");
         // Flink 2.2 deprecates state.backend.incremental.
         assertThat(conf).doesNotContainKey("state.backend.incremental").containsEntry("execution.checkpointing.incremental", "true");
         // Application mode: a job section with the jar inside the image (docker/job.Dockerfile puts it there).

@@ -180,6 +180,7 @@ class DockerFilesTest {
         String opts = Yaml.string(config, "env.java.opts.all");
         assertThat(opts.split(" ")).contains("-Dorg.apache.avro.limits.bytes.maxLength=8388608",
                 "-Dorg.apache.avro.limits.string.maxLength=8388608", "-Dorg.apache.avro.limits.collectionItems.maxLength=1048576");
+        assertThat(Yaml.at(config, "web.submit.enable")).as("no jar upload through REST").isEqualTo(false);
         // Replacing the image's config.yaml must keep the distribution's Java 17 module options.
         assertThat(Yaml.string(config, "env.java.default-opts.all")).contains("--add-opens=java.base/java.util=ALL-UNNAMED");
         for (String service : List.of("jobmanager", "taskmanager")) {
