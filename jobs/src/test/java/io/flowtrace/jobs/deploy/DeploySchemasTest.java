@@ -10,9 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The rendered deploy/k8s objects against the CRDs of every operator version we support, and compose
- * against the Compose Specification, all from deploy/schemas (sources and versions in its README.md).
- * The Kubernetes core objects are not checked against the Kubernetes OpenAPI here (no copy of it could
- * be brought to this machine; docs/operations.md "What was run and what was not").
+ * against the Compose Specification, the Kubernetes objects against Kubernetes 1.36's OpenAPI
+ * definitions, all from deploy/schemas (sources and versions in its README.md).
  */
 class DeploySchemasTest {
     /** Strimzi releases whose KafkaTopic CRD we validate against: 0.49 is the first to serve v1, 1.2 the newest. */
@@ -50,6 +49,39 @@ class DeploySchemasTest {
             }
         }
         assertThat(checked).as("objects x releases checked").isEqualTo(8 * STRIMZI.size() + FLINK_OPERATOR.size());
+    }
+
+    @Test
+    void everyKubernetesObjectValidatesAgainstTheOpenApiOfKubernetes136() {
+        SchemaValidation.KubernetesSchema k8s = kubernetes();
+        int checked = 0;
+        for (Map<String, Object> object : rendered()) {
+            String kind = Yaml.string(object, "kind");
+            if (CRD_FILES.containsKey(kind)) {
+                continue;
+            }
+            String where = kind + "/" + Yaml.string(object, "metadata.name");
+            assertThat(k8s.definition(Yaml.string(object, "apiVersion"), kind)).as("%s has a definition", where).isNotNull();
+            assertThat(k8s.validate(SchemaValidation.toJson(object))).as("%s: schema errors", where).isEmpty();
+            checked++;
+        }
+        assertThat(checked).isGreaterThanOrEqualTo(13);
+    }
+
+    @Test
+    void theKubernetesCheckRejectsAnUnknownFieldAndAcceptsANumericPort() {
+        SchemaValidation.KubernetesSchema k8s = kubernetes();
+        Map<String, Object> probe = Map.of("httpGet", Map.of("path", "/healthz", "port", 9464));
+        Map<String, Object> pod = Map.of("containers", List.of(Map.of("name", "c", "image", "i:1", "readinessProbe", probe,
+                "securityContext", Map.of("capabilities", Map.of("added", List.of("NET_RAW"))))));
+        Map<String, Object> ds = Map.of("apiVersion", "apps/v1", "kind", "DaemonSet", "metadata", Map.of("name", "d"),
+                "spec", Map.of("selector", Map.of("matchLabels", Map.of("a", "b")),
+                        "template", Map.of("metadata", Map.of("labels", Map.of("a", "b")), "spec", pod)));
+        assertThat(k8s.validate(SchemaValidation.toJson(ds))).singleElement().asString().contains("added");
+    }
+
+    private static SchemaValidation.KubernetesSchema kubernetes() {
+        return new SchemaValidation.KubernetesSchema(RepoFiles.path("deploy/schemas/kubernetes-1.36/definitions.json"));
     }
 
     /** A field the CRD does not declare is an error, as with kubectl's strict field validation. */

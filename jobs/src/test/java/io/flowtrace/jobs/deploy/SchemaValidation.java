@@ -47,6 +47,53 @@ final class SchemaValidation {
                 .getSchema(SchemaLocation.of(schemaFile.toUri().toString()), schemaNode).validate(document));
     }
 
+    /**
+     * Kubernetes' own kinds, from the definitions of its OpenAPI document (deploy/schemas/kubernetes-*),
+     * made strict as for CRDs; int-or-string and quantity fields take a number or a string, as the API
+     * server's decoder does (the OpenAPI document declares them strings).
+     */
+    static final class KubernetesSchema {
+        private final ObjectNode root;
+        private final Map<String, String> definitionByGvk = new java.util.HashMap<>();
+
+        KubernetesSchema(Path definitionsFile) {
+            try {
+                root = (ObjectNode) JSON.readTree(Files.readString(definitionsFile));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            ObjectNode definitions = (ObjectNode) root.get("definitions");
+            for (Iterator<Map.Entry<String, JsonNode>> it = definitions.fields(); it.hasNext();) {
+                Map.Entry<String, JsonNode> d = it.next();
+                for (JsonNode gvk : d.getValue().path("x-kubernetes-group-version-kind")) {
+                    String group = gvk.path("group").asText();
+                    String apiVersion = group.isEmpty() ? gvk.path("version").asText() : group + "/" + gvk.path("version").asText();
+                    definitionByGvk.put(apiVersion + " " + gvk.path("kind").asText(), d.getKey());
+                }
+            }
+            for (String numberOrString : List.of("io.k8s.apimachinery.pkg.util.intstr.IntOrString",
+                    "io.k8s.apimachinery.pkg.api.resource.Quantity")) {
+                ObjectNode either = JSON.createObjectNode();
+                either.putArray("anyOf").add(JSON.createObjectNode().put("type", "string"))
+                        .add(JSON.createObjectNode().put("type", "number"));
+                definitions.set(numberOrString, either);
+            }
+            strict(root);
+        }
+
+        /** The definition for an object's apiVersion and kind, or null when the file has none. */
+        String definition(String apiVersion, String kind) {
+            return definitionByGvk.get(apiVersion + " " + kind);
+        }
+
+        List<String> validate(JsonNode object) {
+            String name = definition(object.path("apiVersion").asText(), object.path("kind").asText());
+            ObjectNode schema = root.deepCopy();
+            schema.put("$ref", "#/definitions/" + name);
+            return messages(SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(schema).validate(object));
+        }
+    }
+
     /** The versions a CRD file defines: name, whether it is served, and its strict schema. */
     record CrdVersion(String group, String kind, String name, boolean served, JsonNode schema) {
         String apiVersion() {
