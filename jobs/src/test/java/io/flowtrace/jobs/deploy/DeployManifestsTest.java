@@ -156,6 +156,44 @@ class DeployManifestsTest {
         }
     }
 
+    /** Every PostgreSQL client checks the server's certificate against a mounted CA (verify-full). */
+    @Test
+    void everyPostgresConnectionVerifiesTheServerCertificate() throws IOException {
+        int clients = 0;
+        for (Manifest m : manifests()) {
+            List<Map<String, Object>> containers = new ArrayList<>();
+            Yaml.walk(m.doc(), node -> {
+                if (node.containsKey("image") && node.containsKey("name")) {
+                    containers.add(node);
+                }
+            });
+            for (Map<String, Object> c : containers) {
+                Map<String, String> env = new java.util.HashMap<>();
+                for (Object e : Yaml.list(c.get("env"), "env")) {
+                    Map<String, Object> var = Yaml.map(e, "env var");
+                    env.put(var.get("name").toString(), var.get("value") == null ? null : var.get("value").toString());
+                }
+                String mode = env.containsKey("PGSSLMODE") ? env.get("PGSSLMODE") : env.get("FLOWTRACE_PG_SSLMODE");
+                String rootCert = env.containsKey("PGSSLROOTCERT") ? env.get("PGSSLROOTCERT") : env.get("FLOWTRACE_PG_SSLROOTCERT");
+                if (mode == null) {
+                    continue;
+                }
+                clients++;
+                assertThat(mode).as("sslmode of %s", m).isEqualTo("verify-full");
+                List<String> mounts = Yaml.list(c.get("volumeMounts"), "volumeMounts").stream()
+                        .map(v -> Yaml.string(Yaml.map(v, "mount"), "mountPath")).toList();
+                assertThat(mounts).as("the CA file %s of %s is on a mounted volume", rootCert, m)
+                        .anyMatch(path -> rootCert != null && rootCert.startsWith(path + "/"));
+            }
+        }
+        assertThat(clients).as("Grafana and the retention CronJob").isEqualTo(2);
+        List<Object> jobArgs = Yaml.list(Yaml.at(only("FlinkDeployment").doc(), "spec.job.args"), "args");
+        assertThat(jobArgs.get(jobArgs.indexOf("--jdbc-url") + 1).toString()).contains("sslmode=verify-full").contains("sslrootcert=");
+        // The retention job logs in as the role that can only purge (deploy/sql/admin/roles.sql).
+        assertThat(SchemaValidation.toJson(only("CronJob").doc()).toString()).contains("\"flowtrace_retention\"")
+                .doesNotContain("flowtrace_writer");
+    }
+
     /** The job computes the ENOBUFS risk for the buffer the conntrack agents really request. */
     @Test
     void jobAssumesTheReceiveBufferTheConntrackAgentsRequest() throws IOException {

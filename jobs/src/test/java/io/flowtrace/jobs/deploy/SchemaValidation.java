@@ -55,6 +55,7 @@ final class SchemaValidation {
     static final class KubernetesSchema {
         private final ObjectNode root;
         private final Map<String, String> definitionByGvk = new java.util.HashMap<>();
+        private final Map<String, Schema> schemas = new java.util.HashMap<>();
 
         KubernetesSchema(Path definitionsFile) {
             try {
@@ -88,28 +89,60 @@ final class SchemaValidation {
 
         List<String> validate(JsonNode object) {
             String name = definition(object.path("apiVersion").asText(), object.path("kind").asText());
-            ObjectNode schema = root.deepCopy();
-            schema.put("$ref", "#/definitions/" + name);
-            return messages(SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(schema).validate(object));
+            Schema schema = schemas.computeIfAbsent(name, n -> {
+                ObjectNode withRef = root.deepCopy();
+                withRef.put("$ref", "#/definitions/" + n);
+                return SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(withRef);
+            });
+            return messages(schema.validate(object));
         }
     }
 
     /** The versions a CRD file defines: name, whether it is served, and its strict schema. */
-    record CrdVersion(String group, String kind, String name, boolean served, JsonNode schema) {
+    static final class CrdVersion {
+        private final String group;
+        private final String name;
+        private final boolean served;
+        private final JsonNode schemaNode;
+        private Schema schema;
+
+        CrdVersion(String group, String name, boolean served, JsonNode schemaNode) {
+            this.group = group;
+            this.name = name;
+            this.served = served;
+            this.schemaNode = schemaNode;
+        }
+
+        String name() {
+            return name;
+        }
+
+        boolean served() {
+            return served;
+        }
+
         String apiVersion() {
             return group + "/" + name;
         }
 
-        List<String> validate(JsonNode document) {
-            Schema schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(this.schema);
+        synchronized List<String> validate(JsonNode document) {
+            if (schema == null) {
+                schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(schemaNode);
+            }
             return messages(schema.validate(document));
         }
     }
 
+    private static final Map<Path, List<CrdVersion>> CRDS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Parsed once per file: the Flink operator's CRD is half a megabyte. */
     static List<CrdVersion> crdVersions(Path crdFile) {
+        return CRDS.computeIfAbsent(crdFile, SchemaValidation::readCrdVersions);
+    }
+
+    private static List<CrdVersion> readCrdVersions(Path crdFile) {
         Map<String, Object> crd = Yaml.documents(crdFile).get(0);
         String group = Yaml.string(crd, "spec.group");
-        String kind = Yaml.string(crd, "spec.names.kind");
         List<CrdVersion> out = new ArrayList<>();
         for (Object v : Yaml.list(Yaml.at(crd, "spec.versions"), "versions")) {
             Map<String, Object> version = Yaml.map(v, "version");
@@ -120,7 +153,7 @@ final class SchemaValidation {
             root.putIfAbsent("kind", JSON.createObjectNode().put("type", "string"));
             root.putIfAbsent("metadata", JSON.createObjectNode().put("type", "object"));
             strict(schema);
-            out.add(new CrdVersion(group, kind, version.get("name").toString(), Boolean.TRUE.equals(version.get("served")), schema));
+            out.add(new CrdVersion(group, version.get("name").toString(), Boolean.TRUE.equals(version.get("served")), schema));
         }
         return out;
     }
