@@ -66,6 +66,8 @@ class LocalUsersITCase {
         try (EmbeddedServices services = new EmbeddedServices()) {
             services.start(RuntimeDir.open(tmp.resolve("private")));
             int port = services.postgresPort();
+            // no Unix socket anywhere (/proc/net/unix lists every bound one): TCP on 127.0.0.1 with a password only
+            assertThat(Files.readAllLines(Path.of("/proc/net/unix"))).noneMatch(l -> l.endsWith(".s.PGSQL." + port));
             // the superuser and the demo's role, without a password and with the classic guesses
             for (String[] login : new String[][] {{"postgres", "postgres", ""}, {"postgres", "postgres", "postgres"},
                     {"postgres", "template1", ""}, {"flowtrace", "flowtrace", ""}, {"flowtrace", "flowtrace", "flowtrace"}}) {
