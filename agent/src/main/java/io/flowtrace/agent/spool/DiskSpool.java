@@ -10,9 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
@@ -34,6 +37,8 @@ import java.util.zip.CRC32C;
  * <p>Thread-safe: one thread appends (the capture loop), another reads and commits (the replay).
  */
 public final class DiskSpool implements Closeable {
+    private static final FileAttribute<?> OWNER_ONLY =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
     static final byte[] MAGIC = "FTSPOOL1".getBytes(StandardCharsets.US_ASCII);
     static final int HEADER = MAGIC.length;
     static final int RECORD_OVERHEAD = 12;
@@ -77,7 +82,8 @@ public final class DiskSpool implements Closeable {
         if (maxBytes < 1024) {
             throw new IllegalArgumentException("spool size limit " + maxBytes + " B is below 1 KiB");
         }
-        Files.createDirectories(dir);
+        // Packet metadata of every local flow: readable by the agent's user only (0700 / 0600 when created here).
+        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         FileChannel lock = lock(dir);
         try {
             DiskSpool spool = openLocked(dir, maxBytes);
@@ -91,7 +97,7 @@ public final class DiskSpool implements Closeable {
 
     /** One agent per spool directory: two writers would interleave their records. */
     private static FileChannel lock(Path dir) throws IOException {
-        FileChannel ch = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileChannel ch = FileChannel.open(dir.resolve("lock"), Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), OWNER_ONLY);
         try {
             if (ch.tryLock() == null) {
                 throw new IOException("spool " + dir + " is in use by another flowtrace agent (give each agent its own --spool-dir)");
@@ -333,7 +339,7 @@ public final class DiskSpool implements Closeable {
             tailId++;
         }
         Path file = segmentPath(dir, tailId);
-        tail = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        tail = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), OWNER_ONLY);
         tail.write(ByteBuffer.wrap(MAGIC));
         segments.put(tailId, (long) HEADER);
         totalBytes += HEADER;
