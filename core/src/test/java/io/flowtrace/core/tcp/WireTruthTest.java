@@ -1,0 +1,150 @@
+package io.flowtrace.core.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowtrace.core.testing.CaptureRun;
+import io.flowtrace.core.testing.TestData;
+import io.flowtrace.core.testing.WireFlow;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Metrics against the wire and the peers recorded next to each capture (testdata/tcp/README.md):
+ * tshark's per-packet fields, tcptrace's RTT statistics, iperf3's receiver figure. Expected values
+ * are computed here from those files, never from flowtrace.
+ */
+class WireTruthTest {
+
+    /** Handshake RTT and setup time equal the wire's SYN → handshake ACK time within 2 µs. */
+    @ParameterizedTest
+    @ValueSource(strings = {"short-http.sender", "short-http.receiver", "cubic-clean.sender", "cubic-clean.receiver",
+        "zero-window.sender", "zero-window.receiver"})
+    void handshakeRttAndSetupEqualTheWire(String capture) throws Exception {
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + capture + ".pcap.gz"));
+        Map<String, WireFlow> wire = WireFlow.read(TestData.file("tcp/" + capture + ".tshark.tsv.gz"));
+        SoftAssertions soft = new SoftAssertions();
+        int compared = 0;
+        for (WireFlow f : wire.values()) {
+            double syn = -1;
+            double synAck = -1;
+            double ack = -1;
+            int syns = 0;
+            int synAcks = 0;
+            for (Map<String, String> r : f.rows) {
+                if (WireFlow.isSyn(r)) {
+                    syns++;
+                    syn = WireFlow.time(r);
+                } else if (WireFlow.isSynAck(r)) {
+                    synAcks++;
+                    synAck = synAck < 0 ? WireFlow.time(r) : synAck;
+                } else if (f.fromClient(r) && synAck >= 0 && ack < 0) {
+                    ack = WireFlow.time(r);
+                }
+            }
+            Map<String, Object> ours = run.flows.get(f.client);
+            if (syns != 1 || synAcks != 1 || ack < 0 || ours == null) {
+                continue; // retried handshakes: their rule is tested against the kernel's SYN timers
+            }
+            double wireUs = (ack - syn) * 1e6;
+            soft.assertThat((Double) ours.get("setup.setup_us")).as("%s %s setup", capture, f.client)
+                    .isCloseTo(wireUs, org.assertj.core.data.Offset.offset(2.0));
+            soft.assertThat((Double) ours.get("setup.handshake_rtt_us")).as("%s %s handshake RTT", capture, f.client)
+                    .isCloseTo(wireUs, org.assertj.core.data.Offset.offset(2.0));
+            compared++;
+        }
+        soft.assertAll();
+        assertThat(compared).isPositive();
+    }
+
+    /** Throughput of the data connection against iperf3's receiver figure (flows ≥ 1 s), within 1 %. */
+    @ParameterizedTest
+    @ValueSource(strings = {"cubic-clean", "cwnd-locked", "app-limited"})
+    void throughputIsIperf3sReceiverFigureWithinOnePercent(String c) throws Exception {
+        double iperf = new ObjectMapper().readTree(TestData.file("tcp/" + c + ".iperf3.json").toFile())
+                .at("/end/sum_received/bits_per_second").asDouble();
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".receiver.pcap.gz"));
+        Map<String, Object> data = run.flows.values().stream().max(java.util.Comparator.comparingLong(
+                f -> (Long) f.get("c2s.unique_bytes"))).orElseThrow();
+        double ours = (Double) data.get("c2s.throughput_bps");
+        assertThat(Math.abs(ours - iperf)).as("%s: flowtrace %.0f, iperf3 %.0f bit/s", c, ours, iperf)
+                .isLessThanOrEqualTo(0.01 * iperf);
+    }
+
+    /**
+     * Linux's zero-window probe (no data, seq = snd_una − 1) is a keep-alive to tshark 4.0, which has
+     * no window-probe flag for it: ours are exactly those sent while the peer's last advertised window
+     * was 0, and probes + keep-alives equal tshark's keep-alives; zero windows equal tshark's.
+     */
+    @Test
+    void countsWindowProbesAndZeroWindowsFromTheWire() throws Exception {
+        for (String v : new String[] {"sender", "receiver"}) {
+            CaptureRun run = CaptureRun.of(TestData.file("tcp/zero-window." + v + ".pcap.gz"));
+            for (WireFlow f : WireFlow.read(TestData.file("tcp/zero-window." + v + ".tshark.tsv.gz")).values()) {
+                Map<String, Object> ours = run.flows.get(f.client);
+                int lastServerWindow = -1;
+                long probes = 0;
+                long tsharkKeepAlives = 0;
+                long zeroWindows = 0;
+                for (Map<String, String> r : f.rows) {
+                    if (f.fromClient(r)) {
+                        if (WireFlow.flagged(r, "keep_alive") || WireFlow.flagged(r, "zero_window_probe")) {
+                            tsharkKeepAlives++;
+                            probes += lastServerWindow == 0 ? 1 : 0;
+                        }
+                    } else {
+                        lastServerWindow = Integer.parseInt(r.get("tcp.window_size_value"));
+                        zeroWindows += WireFlow.flagged(r, "zero_window") ? 1 : 0;
+                    }
+                }
+                assertThat(ours.get("c2s.window_probes")).as("%s %s window probes", v, f.client).isEqualTo(probes);
+                assertThat((Long) ours.get("c2s.window_probes") + (Long) ours.get("c2s.keep_alives"))
+                        .as("%s %s probes + keep-alives", v, f.client).isEqualTo(tsharkKeepAlives);
+                assertThat(ours.get("s2c.zero_windows")).as("%s %s zero windows", v, f.client).isEqualTo(zeroWindows);
+                if (f.rows.size() > 1000) {
+                    assertThat(probes).as("the stalled reader was probed").isPositive();
+                }
+            }
+        }
+    }
+
+    /**
+     * rtt_us against tcptrace's RTT (0.1 ms resolution) for flows with ≥ 50 samples: 0.1 ms + 5 %.
+     * Holds on the loss-free paced flow only. On the queued and lossy captures (cubic-loss,
+     * cubic-deepqueue, reno-taildrop, bbr-loss, the cwnd-locked warm-up flow) tcptrace's mean is
+     * 2.6–3.4× ours (e.g. cubic-loss 7.1 ms vs 1.98 ms) while ours follows the kernel's srtt
+     * (KernelSeriesTruthTest): not yet explained, docs/metrics.md says so.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cubic-clean"})
+    void rttAgreesWithTcptrace(String c) throws Exception {
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
+        List<String> lines = Files.readAllLines(TestData.file("tcp/" + c + ".sender.tcptrace.txt"));
+        SoftAssertions soft = new SoftAssertions();
+        int compared = 0;
+        String host = null;
+        long samples = 0;
+        for (String line : lines) {
+            String t = line.trim();
+            if (t.startsWith("host a:")) {
+                host = t.substring("host a:".length()).trim();
+            } else if (t.startsWith("RTT samples:")) {
+                samples = Long.parseLong(t.split("\\s+")[2]);
+            } else if (t.startsWith("RTT avg:") && host != null && samples >= 50) {
+                double tcptraceMs = Double.parseDouble(t.split("\\s+")[2]);
+                Map<String, Object> ours = run.flows.get(host);
+                double oursMs = ((Number) ours.get("c2s.rtt_us.avg")).doubleValue() / 1000;
+                soft.assertThat(Math.abs(oursMs - tcptraceMs)).as("%s %s rtt avg: flowtrace %.3f, tcptrace %.1f ms", c,
+                        host, oursMs, tcptraceMs).isLessThanOrEqualTo(0.1 + 0.05 * tcptraceMs);
+                compared++;
+            }
+        }
+        soft.assertAll();
+        assertThat(compared).as("flows with ≥ 50 tcptrace samples in %s", c).isPositive();
+    }
+}
