@@ -20,7 +20,7 @@ TCP_FIELDS="frame.number frame.time_epoch ip.src ipv6.src tcp.srcport ip.dst ipv
 tcp.seq_raw tcp.ack_raw tcp.len tcp.flags tcp.window_size_value
 tcp.analysis.retransmission tcp.analysis.fast_retransmission tcp.analysis.spurious_retransmission
 tcp.analysis.out_of_order tcp.analysis.lost_segment tcp.analysis.duplicate_ack
-tcp.analysis.zero_window tcp.analysis.zero_window_probe tcp.analysis.keep_alive tcp.analysis.ack_rtt"
+tcp.analysis.zero_window tcp.analysis.zero_window_probe tcp.analysis.keep_alive tcp.analysis.ack_rtt ip.id"
 
 tshark_tcp() {   # PCAP TSV
     local args=() x

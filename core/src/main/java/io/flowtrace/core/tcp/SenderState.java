@@ -94,8 +94,13 @@ final class SenderState {
         lastIpId = id;
     }
 
+    /**
+     * Sequential ids: ≥ 4 small increments and 4× more of those than jumps; or, early in a flow, every
+     * increment so far small (a hole in the first segments of a short flow comes after 1–3 packets:
+     * a random or constant id would not give even one increment of 1–64 without a jump, 64/65536).
+     */
     boolean ipIdsSequential() {
-        return ipIdSequential >= 4 && ipIdSequential >= 4 * ipIdOther;
+        return (ipIdSequential >= 4 && ipIdSequential >= 4 * ipIdOther) || (ipIdSequential >= 1 && ipIdOther == 0);
     }
 
     /** RFC 6298 §2 smoothed RTT and variance of this side's data→ACK samples; 0 before the first. */

@@ -113,6 +113,99 @@ class WireTruthTest {
         }
     }
 
+    /**
+     * Two captures of the same connection (sender's veth upstream of the router's drops, receiver's
+     * veth downstream) give the truth at the receiver's vantage: a segment seen upstream and not
+     * downstream was dropped; a segment arriving downstream after one that left upstream later
+     * (matched by IPv4 id, unique per transmission) was reordered. A lost segment (new data beyond
+     * the highest byte seen, tshark's rule) is a gap that is either a drop upstream or reordered
+     * data still on its way; both counts must equal the truth per flow.
+     * short-lowrtt is where a retransmission filling a hole in a flow's first segments was counted as
+     * a late original (fewer than four ids learned, 15–100 µs RTT below the timing fallback's floor).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"reorder", "short-lowrtt", "short-http", "short-conns", "cubic-loss", "bbr-loss"})
+    void lostSegmentsAndReorderingEqualTheTwoCaptureTruth(String c) throws Exception {
+        Map<String, WireFlow> up = WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"));
+        Map<String, WireFlow> down = WireFlow.read(TestData.file("tcp/" + c + ".receiver.tshark.tsv.gz"));
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".receiver.pcap.gz"));
+        long lostTruth = 0;
+        long reorderTruth = 0;
+        long gapsDropped = 0;
+        long gapsReordered = 0;
+        long lost = 0;
+        long reordered = 0;
+        SoftAssertions soft = new SoftAssertions();
+        for (WireFlow d : down.values()) {
+            WireFlow u = up.get(d.client);
+            Map<String, Object> ours = run.flows.get(d.client);
+            if (u == null || ours == null) {
+                continue;
+            }
+            Map<Integer, Integer> upPosition = new java.util.HashMap<>();
+            List<long[]> upSegments = new java.util.ArrayList<>(); // start, end, ip id
+            for (Map<String, String> r : u.rows) {
+                if (u.fromClient(r) && WireFlow.len(r) > 0) {
+                    int id = Integer.decode(r.get("ip.id"));
+                    upPosition.put(id, upPosition.size());
+                    long start = u.relative(r.get("tcp.seq_raw"));
+                    upSegments.add(new long[] {start, start + WireFlow.len(r), id});
+                }
+            }
+            java.util.Set<Integer> downIds = new java.util.HashSet<>();
+            for (Map<String, String> r : d.rows) {
+                if (d.fromClient(r) && WireFlow.len(r) > 0) {
+                    downIds.add(Integer.decode(r.get("ip.id")));
+                }
+            }
+            long flowLost = 0;
+            long flowReordered = 0;
+            long highest = 1; // the first data byte follows the SYN
+            int latest = -1;
+            for (Map<String, String> r : d.rows) {
+                boolean fin = (WireFlow.flags(r) & 0x01) != 0; // a FIN beyond the highest byte shows a gap too
+                if (!d.fromClient(r) || (WireFlow.len(r) == 0 && !fin)) {
+                    continue;
+                }
+                long start = d.relative(r.get("tcp.seq_raw"));
+                Integer position = WireFlow.len(r) > 0 ? upPosition.get(Integer.decode(r.get("ip.id"))) : null;
+                if (start > highest) {
+                    // the gap is real either way: dropped upstream, or still on its way (reordered)
+                    boolean dropped = droppedUpstream(upSegments, downIds, highest);
+                    flowLost++;
+                    gapsDropped += dropped ? 1 : 0;
+                    gapsReordered += dropped ? 0 : 1;
+                }
+                highest = Math.max(highest, start + WireFlow.len(r));
+                if (position != null) {
+                    flowReordered += position < latest ? 1 : 0;
+                    latest = Math.max(latest, position);
+                }
+            }
+            soft.assertThat(ours.get("c2s.lost_segments")).as("%s %s lost segments", c, d.client).isEqualTo(flowLost);
+            soft.assertThat(ours.get("c2s.reordered_packets")).as("%s %s reordered", c, d.client).isEqualTo(flowReordered);
+            lostTruth += flowLost;
+            reorderTruth += flowReordered;
+            lost += (Long) ours.get("c2s.lost_segments");
+            reordered += (Long) ours.get("c2s.reordered_packets");
+        }
+        soft.assertAll();
+        // a gap no drop explains must come with reordering: each was closed by a late original
+        assertThat(gapsReordered).as("%s: gaps without a drop upstream", c).isLessThanOrEqualTo(reorderTruth);
+        assertThat(lostTruth + reorderTruth).as("%s: lost %d/%d (%d dropped upstream), reordered %d/%d", c, lost,
+                lostTruth, gapsDropped, reordered, reorderTruth).isPositive();
+    }
+
+    /** Whether upstream sent the byte at {@code seq} in a segment that never arrived downstream. */
+    private static boolean droppedUpstream(List<long[]> upSegments, java.util.Set<Integer> downIds, long seq) {
+        for (long[] s : upSegments) {
+            if (s[0] <= seq && seq < s[1] && !downIds.contains((int) s[2])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** rtt_us against tcptrace's RTT (0.1 ms resolution) for flows with ≥ 50 samples: 0.1 ms + 5 %. */
     @ParameterizedTest
     @ValueSource(strings = {"cubic-loss", "cubic-deepqueue", "reno-taildrop", "cubic-clean", "cwnd-locked", "bbr-loss",
