@@ -206,6 +206,26 @@ class WireTruthTest {
         return false;
     }
 
+    /**
+     * TSO/GSO super-segments at the sender's tap and GRO-merged ones at the receiver's (offloads on):
+     * every client payload larger than one wire segment (MSS 1460 announced, less 12 bytes of
+     * timestamps = 1448) as tshark's tcp.len shows it.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tso-on.sender", "tso-on.receiver", "cwnd-locked-tso.sender", "cwnd-locked-tso.receiver"})
+    void countsSuperSegmentsAsTsharksSegmentLengthsShow(String capture) throws Exception {
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + capture + ".pcap.gz"));
+        long expected = 0;
+        long ours = 0;
+        for (WireFlow f : WireFlow.read(TestData.file("tcp/" + capture + ".tshark.tsv.gz")).values()) {
+            for (Map<String, String> r : f.rows) {
+                expected += f.fromClient(r) && WireFlow.len(r) > 1448 ? 1 : 0;
+            }
+            ours += (Long) run.flows.get(f.client).get("c2s.segment_sizes.above_mss");
+        }
+        assertThat(ours).as("%s super-segments", capture).isEqualTo(expected).isPositive();
+    }
+
     /** rtt_us against tcptrace's RTT (0.1 ms resolution) for flows with ≥ 50 samples: 0.1 ms + 5 %. */
     @ParameterizedTest
     @ValueSource(strings = {"cubic-loss", "cubic-deepqueue", "reno-taildrop", "cubic-clean", "cwnd-locked", "bbr-loss",
