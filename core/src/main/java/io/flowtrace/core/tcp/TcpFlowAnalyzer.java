@@ -315,7 +315,11 @@ public final class TcpFlowAnalyzer {
         Varints.write(out, lastSeenNanos);
         out.writeByte(flowEnd.ordinal());
         out.writeByte((finFromClient ? 1 : 0) | (finFromServer ? 2 : 0));
-        // version 2: appended, so a version-1 state is a prefix and still reads (FlowStateCodec)
+        writeVersion2Fields(out);
+    }
+
+    /** Version 2 fields, appended after version 1's: a version-1 state is a prefix and still reads (FlowStateCodec). */
+    void writeVersion2Fields(java.io.DataOutput out) throws java.io.IOException {
         fromClient.writeV2(out);
         fromServer.writeV2(out);
     }
