@@ -11,6 +11,14 @@ public interface BatchContents {
     /** Starts a batch for {@code key} whose first packet will be {@code first}. */
     void open(BatchKey key, DecodedPacket first);
 
+    /**
+     * Whether {@code packet} can join this batch (a batch header holds per-batch fields such as the
+     * link type); when not, the batch is flushed and the packet starts a new one.
+     */
+    default boolean fits(DecodedPacket packet) {
+        return true;
+    }
+
     /** Adds one packet (after {@link #open}, the first one too); returns the batch's encoded bytes so far. */
     int add(DecodedPacket packet);
 

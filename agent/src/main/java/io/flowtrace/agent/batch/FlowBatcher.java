@@ -68,6 +68,10 @@ public final class FlowBatcher<C extends BatchContents> {
     public void add(BatchKey key, DecodedPacket packet, long now) throws IOException {
         expire(now);
         Open<C> b = last != null && last.key.equals(key) ? last : byKey.get(key);
+        if (b != null && !b.contents.fits(packet)) {
+            flush(b, FlushReason.HEADER_CHANGE);
+            b = null;
+        }
         if (b == null) {
             b = open(key, packet);
         }

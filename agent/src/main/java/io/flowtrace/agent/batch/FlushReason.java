@@ -12,6 +12,8 @@ public enum FlushReason {
     EVICTED("open-batch-cap"),
     /** The flow sent FIN or RST: its end should not wait for the linger. */
     FLOW_END("fin-rst"),
+    /** The packet cannot share the batch's header (another link type under the same flow key). */
+    HEADER_CHANGE("header-change"),
     /** The publisher is about to spool: what is in memory goes to the spool first. */
     SPOOLING("spooling"),
     /** End of input or SIGTERM. */

@@ -1,5 +1,6 @@
 package io.flowtrace.agent.packets;
 
+import io.flowtrace.agent.batch.BatchKey;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.nio.charset.StandardCharsets;
@@ -20,9 +21,14 @@ final class FlowKeyCache {
     private final byte[][] highAddr = new byte[SLOTS][];
     private final int[] lowPort = new int[SLOTS];
     private final int[] highPort = new int[SLOTS];
-    private final byte[][] keys = new byte[SLOTS][];
+    private final BatchKey[] keys = new BatchKey[SLOTS];
 
     byte[] key(int interfaceId, String vantage, DecodedPacket p) {
+        return flow(interfaceId, vantage, p).bytes();
+    }
+
+    /** The key with its hash, one instance per cached flow (the batcher's map key). */
+    BatchKey flow(int interfaceId, String vantage, DecodedPacket p) {
         int n = p.addrLength;
         int c = Arrays.compareUnsigned(p.srcAddr, 0, n, p.dstAddr, 0, n);
         boolean srcLow = c < 0 || c == 0 && p.srcPort <= p.dstPort;
@@ -36,13 +42,13 @@ final class FlowKeyCache {
             h = h * 17 + hi[i];
         }
         int slot = (h ^ (h >>> 16)) & (SLOTS - 1);
-        byte[] cached = keys[slot];
+        BatchKey cached = keys[slot];
         if (cached != null && interfaceIds[slot] == interfaceId && lowPort[slot] == loPort && highPort[slot] == hiPort
                 && lowAddr[slot].length == n && Arrays.equals(lowAddr[slot], 0, n, lo, 0, n)
                 && Arrays.equals(highAddr[slot], 0, n, hi, 0, n)) {
             return cached;
         }
-        byte[] key = PacketEvents.flowKey(vantage, p).getBytes(StandardCharsets.UTF_8);
+        BatchKey key = new BatchKey(PacketEvents.flowKey(vantage, p).getBytes(StandardCharsets.UTF_8), interfaceId);
         interfaceIds[slot] = interfaceId;
         lowAddr[slot] = Arrays.copyOf(lo, n);
         highAddr[slot] = Arrays.copyOf(hi, n);
