@@ -173,6 +173,10 @@ public final class SpoolingPublisher implements AutoCloseable {
     private void spoolOrDrop(byte[] key, byte[] value, int packets) throws IOException {
         boolean stored;
         synchronized (mode) {
+            // The replay may have emptied the spool and switched to direct publishing while this
+            // record waited for the lock (it saw spooling before catchUp cleared it): without this
+            // the record would sit in the spool with nobody replaying it until the next run.
+            spooling = true;
             stored = spool.append(key, value, packets);
         }
         if (stored) {
