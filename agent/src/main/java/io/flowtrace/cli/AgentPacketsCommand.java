@@ -118,7 +118,8 @@ final class AgentPacketsCommand implements Callable<Integer> {
         BatchOptions batches;
         try {
             batches = batching.resolve(live);
-            publisher = publish.openPublisher(topic, metrics, live, PacketRecordWeight.INSTANCE);
+            publisher = publish.openPublisher(topic, metrics, live, PacketRecordWeight.INSTANCE,
+                    batches != null ? batches.limits().maxBytes() : 0);
         } catch (SpoolCorruptedException | IllegalArgumentException e) {
             System.err.println("flowtrace agent packets: " + e.getMessage());
             return 2;

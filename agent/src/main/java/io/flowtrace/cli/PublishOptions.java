@@ -89,14 +89,23 @@ final class PublishOptions {
     /** Opens the spool and the producer for {@code topic}; each record counts as one event. */
     SpoolingPublisher openPublisher(String topic, AgentMetrics metrics, boolean liveSource)
             throws IOException, SpoolCorruptedException {
-        return openPublisher(topic, metrics, liveSource, RecordWeight.ONE);
+        return openPublisher(topic, metrics, liveSource, RecordWeight.ONE, 0);
     }
 
-    /** As above, counting the packets a spooled record carries with {@code weight}. */
-    SpoolingPublisher openPublisher(String topic, AgentMetrics metrics, boolean liveSource, RecordWeight weight)
-            throws IOException, SpoolCorruptedException {
+    /**
+     * As above, counting the packets a spooled record carries with {@code weight}.
+     *
+     * @param largestValue the largest record value the caller will send (0: no check)
+     * @throws IllegalArgumentException when the producer settings would reject such a record
+     */
+    SpoolingPublisher openPublisher(String topic, AgentMetrics metrics, boolean liveSource, RecordWeight weight,
+            int largestValue) throws IOException, SpoolCorruptedException {
         Properties props = ProducerSettings.build(bootstrapServers, compression, kafkaConfig,
                 "flowtrace-agent-" + agentId() + "-" + topic);
+        if (largestValue > ProducerSettings.maxValueBytes(props)) {
+            throw new IllegalArgumentException("--batch-max-bytes " + largestValue + " does not fit the producer's "
+                    + "max.request.size / buffer.memory (at most " + ProducerSettings.maxValueBytes(props) + ")");
+        }
         Path dir = spoolDir != null ? spoolDir : Path.of(System.getProperty("user.home"), ".flowtrace", "spool", topic);
         DiskSpool spool = DiskSpool.open(dir, spoolMaxBytes, weight);
         if (spool.recoveredTornBytes() > 0) {
