@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  *
  * <p>Time is whatever the caller passes as {@code now} (capture time for a file replay, wall clock
  * for a live capture: docs/agent.md); the batcher keeps the largest value seen, so a timestamp going
- * backwards never re-opens a deadline. Batches open in time order, so the oldest open batch is also
+ * back a little (interleaved pcapng interfaces) never re-opens a deadline, and one going back by more
+ * than the linger flushes everything and starts over ({@link FlushReason#CLOCK_STEP}). Batches open in time order, so the oldest open batch is also
  * the first to reach its linger: both expiry and eviction take the head of one list.
  *
  * <p>Pure (no Kafka, no clock, no threads) and not thread-safe: the publisher serialises calls.
@@ -88,9 +89,15 @@ public final class FlowBatcher<C extends BatchContents> {
         }
     }
 
-    /** Flushes every batch whose linger has passed at {@code now}. */
+    /**
+     * Flushes every batch whose linger has passed at {@code now}. A {@code now} more than the linger
+     * behind the latest time seen starts a new timeline: every open batch is flushed first.
+     */
     public void expire(long now) throws IOException {
         if (now > clock) {
+            clock = now;
+        } else if (now < clock - limits.lingerNanos() && clock != Long.MIN_VALUE) {
+            flushAll(FlushReason.CLOCK_STEP);
             clock = now;
         }
         while (head != null && head.deadline <= clock) {

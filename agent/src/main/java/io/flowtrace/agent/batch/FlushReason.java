@@ -12,6 +12,11 @@ public enum FlushReason {
     EVICTED("open-batch-cap"),
     /** The flow sent FIN or RST: its end should not wait for the linger. */
     FLOW_END("fin-rst"),
+    /**
+     * Time went back by more than the linger (concatenated captures, a stepped capture clock): a new
+     * timeline, on which the open batches' deadlines mean nothing.
+     */
+    CLOCK_STEP("clock-step"),
     /** The packet cannot share the batch's header (another link type under the same flow key). */
     HEADER_CHANGE("header-change"),
     /** The publisher is about to spool: what is in memory goes to the spool first. */

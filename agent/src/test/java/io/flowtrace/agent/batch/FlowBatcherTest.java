@@ -118,18 +118,34 @@ class FlowBatcherTest {
     }
 
     @Test
-    void aClockGoingBackwardsNeitherFlushesNorExtendsABatch() throws Exception {
+    void aClockGoingBackALittleNeitherFlushesNorExtendsABatch() throws Exception {
         FlowBatcher<Recorded> b = batcher(100, 64 * 1024, 10 * MS, 16);
         b.add(A, packet(1, 0), 50 * MS);
-        // A capture time 40 ms earlier (a stepped clock, a second pcapng interface): the batch's
-        // deadline stays 60 ms, and the batcher's time stays 50 ms.
-        b.add(A, packet(2, 0), 10 * MS);
-        b.add(B, packet(100, 0), 10 * MS);
+        // 5 ms earlier (interleaved pcapng interfaces), less than the 10 ms linger: A's deadline
+        // stays 60 ms, and B opens on the batcher's time, 50 ms, so its deadline is 60 ms too.
+        b.add(A, packet(2, 0), 45 * MS);
+        b.add(B, packet(100, 0), 45 * MS);
         b.expire(59 * MS);
         assertThat(flushed).isEmpty();
         b.expire(60 * MS);
         assertThat(flushed).containsExactly(new Flushed("a", List.of(1L, 2L), FlushReason.LINGER),
                 new Flushed("b", List.of(100L), FlushReason.LINGER));
+    }
+
+    @Test
+    void aClockGoingBackMoreThanTheLingerFlushesEverythingAndStartsOver() throws Exception {
+        FlowBatcher<Recorded> b = batcher(100, 64 * 1024, 10 * MS, 16);
+        b.add(A, packet(1, 0), 1000 * MS);
+        b.add(B, packet(100, 0), 1001 * MS);
+        // A second capture concatenated behind the first, 900 ms earlier: both batches go, and the
+        // new packet's batch lingers on the new timeline (flushed at 110 ms, not at 1011 ms).
+        b.add(A, packet(2, 0), 100 * MS);
+        assertThat(flushed).containsExactly(new Flushed("a", List.of(1L), FlushReason.CLOCK_STEP),
+                new Flushed("b", List.of(100L), FlushReason.CLOCK_STEP));
+        b.expire(109 * MS);
+        assertThat(flushed).hasSize(2);
+        b.expire(110 * MS);
+        assertThat(flushed).last().isEqualTo(new Flushed("a", List.of(2L), FlushReason.LINGER));
     }
 
     @Test

@@ -1,9 +1,13 @@
 package io.flowtrace.agent.bench;
 
+import io.flowtrace.agent.batch.BatchLimits;
+import io.flowtrace.agent.batch.BatchOptions;
 import io.flowtrace.agent.kafka.ProducerSettings;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.agent.packets.BatchStage;
 import io.flowtrace.agent.packets.CapturePublisher;
+import io.flowtrace.agent.packets.PacketRecordWeight;
 import io.flowtrace.agent.packets.ReplayPacer;
 import io.flowtrace.agent.spool.DiskSpool;
 import io.flowtrace.core.pcap.CaptureReader;
@@ -22,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
@@ -35,8 +40,10 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  *     -Dexec.args="COPIES [CODECS [KAFKA_PROPERTIES [nostages]]]"
  * </pre>
  * Builds a capture of every testdata/tcp/*.pcap.gz repeated COPIES times (time-shifted, so each
- * copy is new flows' worth of packets, same 5-tuples), then measures (1) read + decode, (2) read +
- * decode + Avro + publish + acks=all for each compression type.
+ * copy is new flows' worth of packets, same 5-tuples), then measures (1) read + decode, (2) the
+ * agent's own stages without Kafka, per-flow batching included, (3) the batches' size and the
+ * latency the linger adds for several lingers, (4) read + decode + Avro + publish + acks=all for
+ * each compression type, with per-flow batches (the default limits) and with batching off.
  */
 public final class AgentThroughput {
     public static void main(String[] args) throws Exception {
@@ -60,18 +67,37 @@ public final class AgentThroughput {
             System.out.printf("stage %d %-28s (best of 3): %,.0f packets/s%n", stage,
                     new String[] {"", "decode + flow key", "+ PacketEvent (toAvro)", "+ single-object encode"}[stage], best);
         }
+        if (stages) {
+            double best = 0;
+            for (int i = 0; i < 3; i++) {
+                best = Math.max(best, BatchStage.rate(capture, BatchLimits.DEFAULTS));
+            }
+            System.out.printf("stage 4 %-28s (best of 3): %,.0f packets/s%n", "decode + key + PacketBatch", best);
+            for (long lingerMs : new long[] {1, 5, 20, 50, 100}) {
+                BatchLimits limits = new BatchLimits(BatchLimits.DEFAULT_MAX_PACKETS, BatchLimits.DEFAULT_MAX_BYTES,
+                        TimeUnit.MILLISECONDS.toNanos(lingerMs), BatchLimits.DEFAULT_MAX_OPEN_BATCHES);
+                BatchStage.report(capture, limits);
+            }
+        }
         KafkaBroker kafka = new KafkaBroker();
         kafka.start();
         try {
             for (String codec : codecs) {
-                String topic = "bench-" + codec;
-                kafka.createTopic(topic, 4);
-                publishRate(kafka, capture, topic, codec, clientConfig, true); // warm-up (JIT), not reported
-                String warm = topic + "-measured";
-                kafka.createTopic(warm, 4);
-                double rate = publishRate(kafka, capture, warm, codec, clientConfig, false);
-                System.out.printf("publish %-5s: %,.0f packets/s = %.0f%% of decode; log size %,d bytes%n", codec, rate,
-                        100 * rate / decode, logBytes(kafka, warm));
+                for (boolean batched : new boolean[] {true, false}) {
+                    String mode = batched ? "batched" : "off";
+                    String topic = "bench-" + codec + "-" + mode;
+                    kafka.createTopic(topic, 4);
+                    publishRate(kafka, capture, topic, codec, clientConfig, batched, true); // warm-up (JIT), not reported
+                    String warm = topic + "-measured";
+                    kafka.createTopic(warm, 4);
+                    AgentMetrics m = new AgentMetrics();
+                    double rate = publishRate(kafka, capture, warm, codec, clientConfig, batched, false, m);
+                    long log = logBytes(kafka, warm);
+                    System.out.printf("publish %-5s %-7s: %,.0f packets/s = %.0f%% of decode; %,d records (%.1f packets "
+                                    + "each); log size %,d bytes (%.1f B/packet)%n", codec, mode, rate, 100 * rate / decode,
+                            m.publishedBatches.sum(), (double) m.published.sum() / m.publishedBatches.sum(), log,
+                            (double) log / m.published.sum());
+                }
             }
         } finally {
             kafka.close();
@@ -182,23 +208,27 @@ public final class AgentThroughput {
     }
 
     private static double publishRate(KafkaBroker kafka, Path capture, String topic, String codec, Path clientConfig,
-            boolean warmUp)
-            throws Exception {
-        AgentMetrics metrics = new AgentMetrics();
+            boolean batched, boolean warmUp) throws Exception {
+        return publishRate(kafka, capture, topic, codec, clientConfig, batched, warmUp, new AgentMetrics());
+    }
+
+    private static double publishRate(KafkaBroker kafka, Path capture, String topic, String codec, Path clientConfig,
+            boolean batched, boolean warmUp, AgentMetrics metrics) throws Exception {
         Path spool = Files.createTempDirectory("flowtrace-bench-spool");
         long start = System.nanoTime();
         SpoolingPublisher publisher = new SpoolingPublisher(
                 new KafkaProducer<>(ProducerSettings.build(kafka.bootstrapServers(), codec, clientConfig, "bench")), topic,
-                DiskSpool.open(spool, 1L << 30), metrics, 5_000_000_000L, Duration.ofSeconds(60));
-        CapturePublisher packets = new CapturePublisher("bench", null, publisher, metrics);
+                DiskSpool.open(spool, 1L << 30, PacketRecordWeight.INSTANCE), metrics, 5_000_000_000L, Duration.ofSeconds(60));
+        CapturePublisher packets = new CapturePublisher("bench", null, publisher, metrics,
+                batched ? new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME) : null);
         try (InputStream in = Files.newInputStream(capture)) {
             packets.publishAll(CaptureReader.open(in, packets), ReplayPacer.UNPACED, () -> false);
         }
         publisher.close(); // waits for every acknowledgement
         double seconds = (System.nanoTime() - start) / 1e9;
         if (!warmUp) {
-            System.out.printf("  %s: %,d read, %,d published, %,d spooled in %.2f s%n", codec, metrics.read.sum(),
-                    metrics.published.sum(), metrics.spooled.sum(), seconds);
+            System.out.printf("  %s %s: %,d read, %,d published, %,d spooled in %.2f s%n", codec,
+                    batched ? "batched" : "off", metrics.read.sum(), metrics.published.sum(), metrics.spooled.sum(), seconds);
         }
         return metrics.read.sum() / seconds;
     }
