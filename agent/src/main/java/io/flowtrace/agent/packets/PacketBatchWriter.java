@@ -174,7 +174,15 @@ final class PacketBatchWriter implements BatchContents {
     }
 
     private boolean fromHigh(DecodedPacket p) {
-        return !(p.srcPort == lowPort && Arrays.equals(p.srcAddr, 0, addrLength, lowAddr, 0, addrLength));
+        if (p.srcPort != lowPort) {
+            return true;
+        }
+        for (int i = 0; i < addrLength; i++) {
+            if (p.srcAddr[i] != lowAddr[i]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void learnBases(DecodedPacket p, boolean fromHigh) {
