@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 public record BatchLimits(int maxPackets, int maxBytes, long lingerNanos, int maxOpenBatches) {
     public static final int DEFAULT_MAX_PACKETS = 512;
     /** Far below Kafka's default max.request.size and message.max.bytes (1 MiB). */
-    public static final int DEFAULT_MAX_BYTES = 64 * 1024;
+    public static final int DEFAULT_MAX_BYTES = 32 * 1024;
     public static final long DEFAULT_LINGER_MS = 20;
     public static final int DEFAULT_MAX_OPEN_BATCHES = 1024;
     /** A batch must stay well under Kafka's default 1 MiB record limit. */

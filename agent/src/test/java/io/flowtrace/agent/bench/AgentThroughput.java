@@ -55,10 +55,13 @@ public final class AgentThroughput {
         long packets = build(capture, copies);
         System.out.printf("capture %s: %,d frames, %,d bytes%n", capture, packets, Files.size(capture));
         double decode = 0;
+        double decodeCpuNs = Double.MAX_VALUE;
         for (int i = 0; i < 3; i++) {
+            long cpu = THREADS.getCurrentThreadCpuTime();
             decode = Math.max(decode, decodeRate(capture));
+            decodeCpuNs = Math.min(decodeCpuNs, (double) (THREADS.getCurrentThreadCpuTime() - cpu) / packets);
         }
-        System.out.printf("decode only (best of 3): %,.0f packets/s%n", decode);
+        System.out.printf("decode only (best of 3): %,.0f packets/s; %.0f ns CPU/packet%n", decode, decodeCpuNs);
         for (int stage = 1; stage <= 3 && stages; stage++) {
             double best = 0;
             for (int i = 0; i < 3; i++) {
@@ -91,18 +94,35 @@ public final class AgentThroughput {
                     String warm = topic + "-measured";
                     kafka.createTopic(warm, 4);
                     AgentMetrics m = new AgentMetrics();
-                    double rate = publishRate(kafka, capture, warm, codec, clientConfig, batched, false, m);
+                    double[] cpu = new double[2];
+                    double rate = publishRate(kafka, capture, warm, codec, clientConfig, batched, false, m, cpu);
                     long log = logBytes(kafka, warm);
-                    System.out.printf("publish %-5s %-7s: %,.0f packets/s = %.0f%% of decode; %,d records (%.1f packets "
-                                    + "each); log size %,d bytes (%.1f B/packet)%n", codec, mode, rate, 100 * rate / decode,
-                            m.publishedBatches.sum(), (double) m.published.sum() / m.publishedBatches.sum(), log,
-                            (double) log / m.published.sum());
+                    double agentNs = (cpu[0] + cpu[1]) / m.read.sum();
+                    System.out.printf("publish %-5s %-7s: %,.0f packets/s = %.0f%% of decode; agent CPU %.0f ns/packet "
+                                    + "(capture thread %.0f + producer I/O %.0f) = %.0f%% of decode's rate per CPU; %,d records "
+                                    + "(%.1f packets each); log size %,d bytes (%.1f B/packet)%n", codec, mode, rate,
+                            100 * rate / decode, agentNs, cpu[0] / m.read.sum(), cpu[1] / m.read.sum(),
+                            100 * decodeCpuNs / agentNs, m.publishedBatches.sum(),
+                            (double) m.published.sum() / m.publishedBatches.sum(), log, (double) log / m.published.sum());
                 }
             }
         } finally {
             kafka.close();
             Files.deleteIfExists(capture);
         }
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** CPU time of the live producer I/O threads of client id "bench" (one per producer). */
+    private static long producerIoCpu() {
+        long n = 0;
+        for (java.lang.management.ThreadInfo t : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+            if (t != null && t.getThreadName().startsWith("kafka-producer-network-thread | bench")) {
+                n += Math.max(0, THREADS.getThreadCpuTime(t.getThreadId()));
+            }
+        }
+        return n;
     }
 
     /** Bytes the topic's partitions hold on the broker's disk: what the compression saved. */
@@ -209,13 +229,14 @@ public final class AgentThroughput {
 
     private static double publishRate(KafkaBroker kafka, Path capture, String topic, String codec, Path clientConfig,
             boolean batched, boolean warmUp) throws Exception {
-        return publishRate(kafka, capture, topic, codec, clientConfig, batched, warmUp, new AgentMetrics());
+        return publishRate(kafka, capture, topic, codec, clientConfig, batched, warmUp, new AgentMetrics(), new double[2]);
     }
 
     private static double publishRate(KafkaBroker kafka, Path capture, String topic, String codec, Path clientConfig,
-            boolean batched, boolean warmUp, AgentMetrics metrics) throws Exception {
+            boolean batched, boolean warmUp, AgentMetrics metrics, double[] cpuNanos) throws Exception {
         Path spool = Files.createTempDirectory("flowtrace-bench-spool");
         long start = System.nanoTime();
+        long captureCpu = THREADS.getCurrentThreadCpuTime();
         SpoolingPublisher publisher = new SpoolingPublisher(
                 new KafkaProducer<>(ProducerSettings.build(kafka.bootstrapServers(), codec, clientConfig, "bench")), topic,
                 DiskSpool.open(spool, 1L << 30, PacketRecordWeight.INSTANCE), metrics, 5_000_000_000L, Duration.ofSeconds(60));
@@ -224,6 +245,14 @@ public final class AgentThroughput {
         try (InputStream in = Files.newInputStream(capture)) {
             packets.publishAll(CaptureReader.open(in, packets), ReplayPacer.UNPACED, () -> false);
         }
+        cpuNanos[0] = THREADS.getCurrentThreadCpuTime() - captureCpu;
+        // The agent's CPU, not the broker's (it shares the JVM): this thread plus the producer's I/O
+        // thread, read once every record is acknowledged and before close() ends that thread.
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (metrics.published.sum() < metrics.accepted.sum() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        cpuNanos[1] = producerIoCpu();
         publisher.close(); // waits for every acknowledgement
         double seconds = (System.nanoTime() - start) / 1e9;
         if (!warmUp) {
