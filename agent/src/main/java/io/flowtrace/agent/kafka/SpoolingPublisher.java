@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  *       again (at least once: may duplicate and reorder) and counted as failed with its reason.</li>
  * </ul>
  *
- * <p>Threads: {@link #publish} is called by one capture thread; the replay thread is internal.
+ * <p>Threads: {@link #publish} is called by one thread at a time (the capture thread, or for live
+ * batching the batch linger timer under the capture publisher's lock); the replay thread is internal.
  */
 public final class SpoolingPublisher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SpoolingPublisher.class);
