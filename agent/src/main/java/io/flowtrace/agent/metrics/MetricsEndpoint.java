@@ -83,6 +83,16 @@ public final class MetricsEndpoint implements AutoCloseable {
         sample(b, "flowtrace_agent_records_total", constant, "stage", "spooled", m.spooled.sum());
         sample(b, "flowtrace_agent_records_total", constant, "stage", "replayed", m.replayed.sum());
         sample(b, "flowtrace_agent_records_total", constant, "stage", "dropped", m.dropped.sum());
+        family(b, "flowtrace_agent_batches_total", "counter",
+                "Kafka records at the same stages: a batch of one flow's packets, or one record per packet "
+                        + "(batching off) or conntrack event");
+        sample(b, "flowtrace_agent_batches_total", constant, "stage", "accepted", m.acceptedBatches.sum());
+        sample(b, "flowtrace_agent_batches_total", constant, "stage", "published", m.publishedBatches.sum());
+        sample(b, "flowtrace_agent_batches_total", constant, "stage", "spooled", m.spooledBatches.sum());
+        sample(b, "flowtrace_agent_batches_total", constant, "stage", "replayed", m.replayedBatches.sum());
+        sample(b, "flowtrace_agent_batches_total", constant, "stage", "dropped", m.droppedBatches.sum());
+        byReason(b, "flowtrace_agent_batch_flushes_total", "why batches left the batcher: packets, bytes, linger, "
+                + "open-batch-cap, fin-rst, spooling, shutdown", constant, m.batchFlushes());
         byReason(b, "flowtrace_agent_malformed_total", "records that could not be decoded, by reason", constant, m.malformed());
         byReason(b, "flowtrace_agent_skipped_total", "records not ours to publish (e.g. not TCP), by reason", constant,
                 m.skipped());
