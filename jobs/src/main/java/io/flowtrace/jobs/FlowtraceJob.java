@@ -39,6 +39,8 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -85,14 +87,33 @@ public final class FlowtraceJob {
         }
         JobConfig config = JobConfig.fromArgs(args);
         LOG.info("flowtrace job configuration: {}", config.describe());
-        if (config.getBoolean(JobOption.POSTGRES_OUTPUT) && config.getBoolean(JobOption.JDBC_INIT_SCHEMA)) {
+        boolean planOnly = config.getBoolean(JobOption.PLAN_ONLY);
+        if (!planOnly && config.getBoolean(JobOption.POSTGRES_OUTPUT) && config.getBoolean(JobOption.JDBC_INIT_SCHEMA)) {
             PostgresSinks.applySchema(config);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
         new FlowtraceJob(config, PacketSource.fromConfig(config),
                 config.getBoolean(JobOption.CONNTRACK_INPUT) ? ConntrackKafkaSource.fromConfig(config) : null,
                 JobSinks.fromConfig(config)).build(env);
+        if (planOnly) {
+            System.out.print(plan(env));
+            return;
+        }
         env.execute("flowtrace");
+    }
+
+    /**
+     * The job graph as the client would submit it, one line per vertex (its chained operators and
+     * parallelism). Building it serializes every operator, source and sink and creates every type
+     * serializer, so a class missing from the jar fails here as it would on the cluster.
+     */
+    static String plan(StreamExecutionEnvironment env) {
+        JobGraph graph = env.getStreamGraph().getJobGraph();
+        StringBuilder out = new StringBuilder("flowtrace job graph: " + graph.getNumberOfVertices() + " vertices\n");
+        for (JobVertex vertex : graph.getVerticesSortedTopologicallyFromSources()) {
+            out.append("  ").append(vertex.getName()).append(" (parallelism ").append(vertex.getParallelism()).append(")\n");
+        }
+        return out.toString();
     }
 
     /** Checkpointing (on by default), restart strategy, state backend and parallelism from the options. */

@@ -45,6 +45,8 @@ public enum JobOption {
     RESTART_ATTEMPTS("restart-attempts", "10", "fixed-delay restart strategy: attempts before the job fails"),
     RESTART_DELAY_MS("restart-delay-ms", "10000", "fixed-delay restart strategy: delay between attempts"),
     PARALLELISM("parallelism", "0", "job parallelism (0: the cluster default)"),
+    PLAN_ONLY("plan-only", "false",
+            "build the job graph and print its vertices, then exit without running it or connecting to Kafka or PostgreSQL (checks that the jar and the options are complete)"),
     IDLE_TIMEOUT_S("idle-timeout-s", "300", "an established flow without packets for this long ends as idle (event time)"),
     HALF_OPEN_TIMEOUT_S("half-open-timeout-s", "30", "a flow that never completed its handshake ends this much sooner"),
     UPDATE_INTERVAL_S("update-interval-s", "10", "event-time interval of the upserts of a live flow"),
