@@ -20,7 +20,7 @@ public final class ConntrackTimeWatermarks {
         WatermarkStrategy<Either<DeadLetter, ConntrackSample>> strategy = WatermarkStrategy
                 .<Either<DeadLetter, ConntrackSample>>forBoundedOutOfOrderness(outOfOrderness)
                 .withTimestampAssigner(new EventTime());
-        return idleness.isZero() ? strategy : strategy.withIdleness(idleness);
+        return idleness.isZero() ? strategy : new PauseTolerantIdleness<>(strategy, idleness);
     }
 
     static final class EventTime implements SerializableTimestampAssigner<Either<DeadLetter, ConntrackSample>> {

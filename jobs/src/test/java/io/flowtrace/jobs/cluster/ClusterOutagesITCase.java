@@ -1,0 +1,59 @@
+package io.flowtrace.jobs.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.flowtrace.testkit.cluster.FlinkCluster;
+import io.flowtrace.testkit.cluster.JavaProcess;
+import io.flowtrace.testkit.cluster.StandaloneStack;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Outages of the job's dependencies while it runs on the standalone cluster, fed by the agent
+ * process: PostgreSQL stopped for {@value #PG_OUTAGE_S} s. No
+ * TaskManager process may die, and afterwards the output equals {@code flowtrace analyze --json}
+ * of the input (docs/reliability.md, "Real cluster").
+ */
+class ClusterOutagesITCase {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterOutagesITCase.class);
+    static final int PG_OUTAGE_S = 60;
+
+    @RegisterExtension
+    static final StandaloneStack STACK = new StandaloneStack(2, 1);
+
+    @Test
+    void postgresStoppedFor60sKillsNoTaskManagerAndLosesNothing() throws Exception {
+        ClusterRun run = new ClusterRun(STACK, "pgstop", Map.of()).capture(StandaloneClusterITCase.CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.offline();
+        run.createTopics();
+        run.submit();
+        List<JavaProcess> agents = run.startAgents(StandaloneClusterITCase.PACE);
+        FlinkCluster flink = STACK.flink();
+        FlinkCluster.await("flow rows", Duration.ofMinutes(2), () -> run.count("flow_summary") > 0);
+        List<JavaProcess> taskManagers = List.copyOf(flink.taskManagers().values());
+        STACK.postgres().stopServer();
+        long stopped = System.nanoTime();
+        while (System.nanoTime() - stopped < PG_OUTAGE_S * 1_000_000_000L) {
+            assertThat(taskManagers).as("TaskManager processes during the PostgreSQL outage").allMatch(JavaProcess::isAlive);
+            Thread.sleep(1000);
+        }
+        STACK.postgres().restartServer();
+        long restarts = flink.restarts(run.jobId);
+        LOG.info("PostgreSQL was down {} s; job restarts so far {}", PG_OUTAGE_S, restarts);
+
+        ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
+        run.awaitConsumed(Duration.ofMinutes(4));
+        run.drain();
+        assertThat(taskManagers).as("TaskManager processes after the outage").allMatch(JavaProcess::isAlive);
+        assertThat(flink.rest("/overview").get("taskmanagers").asInt()).isEqualTo(2);
+        run.assertFlowRowsEqualTheOfflineAnalysis(offline);
+        run.assertWindowsAddUp(offline.size());
+        run.assertCommittedFlowRecords(offline);
+    }
+}
