@@ -42,6 +42,9 @@ public final class LocalCluster {
             }
         }, "local-cluster-stop"));
         kafka.start();
+        // The job's default topics (docs/job.md), two partitions each: the broker does not auto-create.
+        kafka.createTopics(2, "flowtrace.packets", "flowtrace.conntrack", "flowtrace.flows", "flowtrace.tcp-events",
+                "flowtrace.service-windows", "flowtrace.vantage-windows", "flowtrace.conntrack-budgets", "flowtrace.dead-letters");
         postgres.start();
         flink.start(taskManagers);
         StringBuilder env = new StringBuilder();
