@@ -13,9 +13,11 @@ home="${FLOWTRACE_CLUSTER_HOME:-$here/target/cluster}"
 env_file="$home/cluster.env"
 
 build() {
-    echo "cluster: building the job jar, Flink's lib/ and the harness (mvn package -DskipTests)..." >&2
-    (cd "$here" && mvn -q -B -ntp -DskipTests -pl cluster,jobs,agent,testkit -am package) >"$home/build.log" 2>&1 \
-        || { echo "cluster: build failed; see $home/build.log" >&2; exit 1; }
+    if [[ -z "${FLOWTRACE_CLUSTER_NO_BUILD:-}" ]]; then   # set it to use the jars already in target/
+        echo "cluster: building the job jar, Flink's lib/ and the harness (mvn package -DskipTests)..." >&2
+        (cd "$here" && mvn -q -B -ntp -DskipTests -pl cluster,jobs,agent,testkit -am package) >"$home/build.log" 2>&1 \
+            || { echo "cluster: build failed; see $home/build.log" >&2; exit 1; }
+    fi
     (cd "$here" && mvn -q -B -ntp -pl testkit dependency:build-classpath -Dmdep.outputFile="$home/testkit.classpath") \
         >>"$home/build.log" 2>&1 || { echo "cluster: classpath failed; see $home/build.log" >&2; exit 1; }
 }

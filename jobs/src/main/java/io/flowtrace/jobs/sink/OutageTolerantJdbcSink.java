@@ -106,8 +106,8 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
         void open(Opener<T> opener) throws IOException {
             try {
                 delegate = opener.open();
-            } catch (IOException first) {
-                retry("connect", first, () -> delegate = opener.open());
+            } catch (IOException | AssertionError first) {
+                retry("connect", io(first), () -> delegate = opener.open());
             }
             if (flushIntervalMs > 0) {
                 time.registerTimer(time.getCurrentProcessingTime() + flushIntervalMs, this::onTimer);
@@ -119,9 +119,9 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
             pending = true;
             try {
                 delegate.write(element, context);
-            } catch (IOException first) {
+            } catch (IOException | AssertionError first) {
                 // The record is in the connector's batch already; only the batch's flush failed.
-                retry("write a batch", first, () -> delegate.flush(false));
+                retry("write a batch", io(first), () -> delegate.flush(false));
             }
         }
 
@@ -129,8 +129,8 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
         public void flush(boolean endOfInput) throws IOException, InterruptedException {
             try {
                 delegate.flush(endOfInput);
-            } catch (IOException first) {
-                retry("flush", first, () -> delegate.flush(endOfInput));
+            } catch (IOException | AssertionError first) {
+                retry("flush", io(first), () -> delegate.flush(endOfInput));
             }
             pending = false;
         }
@@ -167,8 +167,8 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
                     LOG.info("{}: {} succeeded after {} ms and {} retries", table, what,
                             (System.nanoTime() - started) / 1_000_000, retry + 1);
                     return;
-                } catch (IOException e) {
-                    last = e;
+                } catch (IOException | AssertionError e) {
+                    last = io(e);
                 } catch (InterruptedException e) {
                     // The task is being cancelled: stop waiting at once (a task that ignores its
                     // cancellation for task.cancellation.timeout, 180 s, is fatal for the TaskManager).
@@ -176,6 +176,16 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
                     throw new IOException(table + ": interrupted while waiting for the database", e);
                 }
             }
+        }
+
+        /**
+         * pgjdbc 42.7 asserts that {@code getAutoCommit()} does not throw while it finishes a batch
+         * ({@code BatchResultHandler.isAutoCommit}); on a connection the server has just closed it does,
+         * and in a JVM with assertions enabled (test JVMs) that is an AssertionError: a lost
+         * connection all the same. An Error escaping {@code close()} is fatal for the TaskManager.
+         */
+        private static IOException io(Throwable t) {
+            return t instanceof IOException e ? e : new IOException("the JDBC driver failed on a lost connection", t);
         }
 
         /** The innermost message: for an outage, pgjdbc's "Connection to ... refused". */
@@ -195,7 +205,7 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
             }
             try {
                 delegate.close();
-            } catch (Exception e) {
+            } catch (Exception | AssertionError e) {
                 // Only on a failure path: at end of input flush(true) wrote everything before close.
                 LOG.warn("{}: closing the JDBC writer failed ({}); rows not written since the last checkpoint are written"
                         + " again from it after the restart", table, reason(e));

@@ -80,12 +80,17 @@ final class ClusterRun {
 
     /** {@code flink run -d flowtrace-job.jar --option value ...}, as docs/operations.md tells users. */
     String submit() throws Exception {
+        return submit(null);
+    }
+
+    /** As {@link #submit()}, restoring {@code savepoint} ({@code flink run -d -s SAVEPOINT ...}) when not null. */
+    String submit(String savepoint) throws Exception {
         List<String> args = new ArrayList<>();
         new TreeMap<>(options).forEach((k, v) -> {
             args.add("--" + k);
             args.add(v);
         });
-        jobId = stack.flink().submit(FlinkDistribution.fromSystemProperties().jobJar(), args);
+        jobId = stack.flink().submit(FlinkDistribution.fromSystemProperties().jobJar(), args, savepoint);
         stack.flink().awaitJobState(jobId, Duration.ofMinutes(2), s -> s.equals("RUNNING"));
         LOG.info("{}: job {} running", prefix, jobId);
         return jobId;
@@ -119,6 +124,14 @@ final class ClusterRun {
     void awaitConsumed(Duration timeout) throws InterruptedException {
         FlinkCluster.await(prefix + " consumed to the end of its packets topic", timeout,
                 () -> stack.kafka().consumedToEnd(options.get("group-id"), topic(JobOption.PACKETS_TOPIC)));
+    }
+
+    /** {@code flink stop} without drain: a savepoint mid-stream, open flows stay in it; returns its path. */
+    String stopWithSavepoint() throws Exception {
+        String savepoint = stack.flink().stopWithSavepoint(jobId, false);
+        stack.flink().awaitJobState(jobId, Duration.ofMinutes(2), s -> s.equals("FINISHED"));
+        LOG.info("{}: stopped with savepoint {}", prefix, savepoint);
+        return savepoint;
     }
 
     /** {@code flink stop --drain}: the documented end of a run; every open flow ends and is flushed. */

@@ -225,7 +225,16 @@ public final class FlinkCluster implements AutoCloseable {
 
     /** {@code flink run -d JAR args...} with this cluster's conf dir; returns the job id the CLI printed. */
     public String submit(Path jar, List<String> jobArgs) throws IOException, InterruptedException {
-        List<String> cliArgs = new ArrayList<>(List.of("run", "-d", jar.toString()));
+        return submit(jar, jobArgs, null);
+    }
+
+    /** {@code flink run -d [-s SAVEPOINT] JAR args...}; returns the job id the CLI printed. */
+    public String submit(Path jar, List<String> jobArgs, String savepoint) throws IOException, InterruptedException {
+        List<String> cliArgs = new ArrayList<>(List.of("run", "-d"));
+        if (savepoint != null) {
+            cliArgs.addAll(List.of("-s", savepoint));
+        }
+        cliArgs.add(jar.toString());
         cliArgs.addAll(jobArgs);
         String out = cli("flink-run", cliArgs);
         Matcher m = JOB_ID.matcher(out);
