@@ -74,14 +74,14 @@ class ClusterOutagesITCase {
         Map<String, JsonNode> offline = run.offline();
         run.createTopics();
         run.submit();
-        List<JavaProcess> agents = run.startAgents(StandaloneClusterITCase.PACE);
         FlinkCluster flink = STACK.flink();
+        flink.startTaskManager(); // the third slot, idle until the rescaled job
+        flink.awaitTaskManagers(3, Duration.ofMinutes(3));
+        List<JavaProcess> agents = run.startAgents(2); // ≈ 49 s of replay: the savepoint falls mid-stream
         FlinkCluster.await("a completed checkpoint and flow rows", Duration.ofMinutes(2),
                 () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
         String savepoint = run.stopWithSavepoint();
         assertThat(agents.get(0).isAlive()).as("the agent is still publishing at the savepoint").isTrue();
-        flink.startTaskManager();
-        flink.awaitTaskManagers(3, Duration.ofMinutes(3));
         run.options.put("parallelism", "3");
         run.submit(savepoint);
         FlinkCluster.await("the rescaled job running", Duration.ofMinutes(3), () -> flink.allTasksRunning(run.jobId));
