@@ -24,7 +24,7 @@ public final class ConntrackTimeWatermarks {
         WatermarkStrategy<Either<DeadLetter, ConntrackSample>> strategy = WatermarkStrategy
                 .<Either<DeadLetter, ConntrackSample>>forGenerator(c -> new SlowestVantageWatermarks(ooo, idle, System::currentTimeMillis))
                 .withTimestampAssigner(new EventTime());
-        return idleness.isZero() ? strategy : strategy.withIdleness(idleness);
+        return idleness.isZero() ? strategy : new PauseTolerantIdleness<>(strategy, idleness);
     }
 
     static final class EventTime implements SerializableTimestampAssigner<Either<DeadLetter, ConntrackSample>> {
