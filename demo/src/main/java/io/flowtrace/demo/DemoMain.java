@@ -1,5 +1,6 @@
 package io.flowtrace.demo;
 
+import io.flowtrace.cli.FlowtraceCli;
 import java.nio.file.Path;
 import picocli.CommandLine;
 
@@ -20,6 +21,6 @@ public final class DemoMain {
         if (System.getProperty("log4j2.configurationFile") == null) {
             System.setProperty("log4j2.configurationFile", "flowtrace-demo-log4j2.properties");
         }
-        System.exit(new CommandLine(new DemoCommand()).execute(args));
+        System.exit(FlowtraceCli.withErrorHandling(new CommandLine(new DemoCommand())).execute(args));
     }
 }
