@@ -48,7 +48,7 @@ final class Progress implements AutoCloseable {
     void update(long records) {
         if (bar != null) {
             bar.stepTo(input.bytesRead());
-            bar.setExtraMessage(String.format("%,d packets", records));
+            bar.setExtraMessage(String.format("  %,d packets", records));
         }
     }
 

@@ -8,9 +8,9 @@ import com.sun.jna.Native;
  * JNA. {@code System.console()} is no answer for progress on stderr: it is null as soon as stdin or
  * stdout is redirected ({@code analyze --json big.pcap > out}), although stderr is still the terminal.
  */
-final class Terminal {
-    static final int STDOUT = 1;
-    static final int STDERR = 2;
+public final class Terminal {
+    public static final int STDOUT = 1;
+    public static final int STDERR = 2;
     /** TIOCGWINSZ (include/uapi/asm-generic/ioctls.h). */
     private static final long TIOCGWINSZ = 0x5413;
     private static final int DEFAULT_COLUMNS = 100;
@@ -36,7 +36,7 @@ final class Terminal {
         }
     }
 
-    static boolean isTerminal(int fd) {
+    public static boolean isTerminal(int fd) {
         return Holder.LIBC != null && Holder.LIBC.isatty(fd) == 1;
     }
 

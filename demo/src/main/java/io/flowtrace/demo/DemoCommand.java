@@ -87,8 +87,9 @@ public final class DemoCommand implements Callable<Integer> {
         if (parallelism < 1) {
             throw new CommandLine.ParameterException(commandLine(), "--parallelism must be at least 1");
         }
+        // stderr alone decides: progress is wanted with stdout redirected too (System.console() would say no)
         return new Demo.Settings(captures, conntrack, keep, reportDir, exportFile, parallelism, quiet,
-                System.console() != null);
+                io.flowtrace.cli.Terminal.isTerminal(io.flowtrace.cli.Terminal.STDERR));
     }
 
     /** Why {@code p} cannot be replayed (read before any service starts), or null when it starts like a capture. */
