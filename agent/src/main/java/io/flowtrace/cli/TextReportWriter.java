@@ -28,6 +28,8 @@ public final class TextReportWriter implements ReportVisitor {
         rows.clear();
         path.clear();
         FlowReport.visit(key, instance, flow, this);
+        // Not in the JSON contract: the window-scale shift each side announced in its SYN (RFC 7323 §2.2).
+        rows.put("window scale announced (shift)", new String[] {scale(flow.windowScale(true)), scale(flow.windowScale(false))});
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "%s - %s (vantage %s, instance %s)%s%n", header.get("flow.client"),
                 header.get("flow.server"), header.get("flow.vantage"), header.get("flow.instance"),
@@ -47,6 +49,10 @@ public final class TextReportWriter implements ReportVisitor {
                     v[1] == null ? "" : v[1]));
         }
         return b.toString();
+    }
+
+    private static String scale(int shift) {
+        return shift < 0 ? "none" : Integer.toString(shift);
     }
 
     private static String gaps(String list) {

@@ -80,7 +80,7 @@ final class Units {
 
     /** Three significant digits, no trailing ".0": 3.05, 30.5, 305, 3,050. */
     static String significant(double v) {
-        if (v >= 100 || v == Math.rint(v) && v >= 10) {
+        if (v >= 100 || v == Math.rint(v)) {
             return String.format(Locale.ROOT, "%,.0f", v);
         }
         if (v >= 10) {
