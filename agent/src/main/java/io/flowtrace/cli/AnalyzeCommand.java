@@ -1,5 +1,7 @@
 package io.flowtrace.cli;
 
+import io.flowtrace.cli.report.FlowGraph;
+import io.flowtrace.cli.report.InteractiveReport;
 import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.analysis.CaptureSummary;
 import io.flowtrace.core.pcap.CaptureErrorListener;
@@ -12,6 +14,7 @@ import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -31,6 +34,7 @@ import picocli.CommandLine.Spec;
             "  flowtrace analyze -l --host 10.0.0.0/8 --port 443 capture.pcapng.gz",
             "  flowtrace analyze --sort retransmits --top 10 capture.pcap",
             "  flowtrace analyze --json capture.pcap > flows.jsonl",
+            "  flowtrace analyze --report report.html --top 5 capture.pcap      (interactive graphs, opens offline)",
             "  tcpdump -r big.pcap -w - 'net 10.1.0.0/16' | flowtrace analyze -     (a BPF filter through tcpdump)",
             ""},
         exitCodeListHeading = "%nExit codes:%n",
@@ -84,6 +88,15 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--services", description = "instead of flows: setup-time distribution per service (server ip:port)")
     boolean services;
 
+    @Option(names = "--report", paramLabel = "DIR|FILE.html",
+            description = "also write interactive graphs (time-sequence with rwnd and SACK, flight and cwnd, RTT) of the"
+                    + " worst flows (--top N, default 3, by --sort) or of --flow to one self-contained HTML file")
+    Path report;
+
+    @Option(names = "--flow", paramLabel = "CLIENT-SERVER",
+            description = "with --report: this flow, e.g. 10.0.0.1:40000-10.0.0.2:443 (as the report prints it)")
+    String flow;
+
     @Option(names = {"-q", "--quiet"}, description = "no progress or summary on stderr (errors are still printed)")
     boolean quiet;
 
@@ -126,7 +139,16 @@ final class AnalyzeCommand implements Callable<Integer> {
         if (idleTimeoutSeconds <= 0) {
             throw usage("--idle-timeout must be a positive number of seconds, not " + idleTimeoutSeconds);
         }
+        if (report != null && (files.size() != 1 || files.get(0).equals("-"))) {
+            throw usage("--report reads the capture again to draw it: give exactly one capture file, not standard input");
+        }
+        if (flow != null && report == null) {
+            throw usage("--flow selects the flow to draw: it goes with --report");
+        }
         try {
+            if (flow != null) {
+                ReportCandidates.validateFlow(flow);
+            }
             hostFilter = host == null ? null : HostFilter.parse(host);
             sortKey = sort == null ? null : FlowCollector.SortKey.parse(sort);
         } catch (IllegalArgumentException e) {
@@ -151,6 +173,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         FlowCollector.Format format = json ? FlowCollector.Format.JSON
                 : longReport ? FlowCollector.Format.LONG : FlowCollector.Format.TABLE;
         FlowCollector collector = new FlowCollector(format, sortKey, top, out, jsonWriter);
+        ReportCandidates drawn = report == null ? null : new ReportCandidates(flow, top != null ? top : 3, sortKey);
         long[] seen = new long[1];
         CaptureAnalysis analysis = new CaptureAnalysis(config, iface -> agentId + "/if" + iface);
         ErrorReporter errors = new ErrorReporter(file);
@@ -168,6 +191,9 @@ final class AnalyzeCommand implements Callable<Integer> {
                 } else {
                     collector.add(key, instance, flow);
                 }
+                if (drawn != null) {
+                    drawn.add(key, instance, flow);
+                }
             }, sinks, errors, progress::update);
         } catch (IOException e) {
             System.err.println(NAME + ": \"" + file + "\": read error after " + input.bytesRead() + " bytes: " + e.getMessage());
@@ -176,11 +202,29 @@ final class AnalyzeCommand implements Callable<Integer> {
         collector.finish();
         out.flush();
         boolean complete = reportProblems(file, input, summary, errors);
+        if (drawn != null) {
+            writeReport(file, drawn);
+        }
         if (!quiet && !summary.format.isEmpty()) {
             System.err.println(summaryLine(file, summary, errors, seen[0], services ? -1 : collector.flows(),
                     progress.elapsedSeconds()));
         }
         return complete;
+    }
+
+    private void writeReport(String file, ReportCandidates drawn) throws IOException {
+        List<FlowGraph.Selection> selection = drawn.selection();
+        if (selection.isEmpty()) {
+            System.err.println(NAME + ": --report: " + (flow != null ? "no flow " + flow + " in \"" + file + "\""
+                    : "no flow to draw") + "; no report written");
+            return;
+        }
+        Path written = InteractiveReport.write(report, Path.of(file).getFileName().toString(),
+                FlowGraph.read(Path.of(file), agentId, selection));
+        if (!quiet) {
+            System.err.printf("%s: report of %d flow%s: %s%n", NAME, selection.size(), selection.size() == 1 ? "" : "s",
+                    written);
+        }
     }
 
     private TcpEventSinkFactory eventSinks(PrintStream out) {

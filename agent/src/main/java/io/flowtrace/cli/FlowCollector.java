@@ -39,6 +39,10 @@ final class FlowCollector {
             this.rank = rank;
         }
 
+        long rank(TcpFlowAnalyzer f) {
+            return rank.applyAsLong(f);
+        }
+
         static SortKey parse(String s) {
             for (SortKey k : values()) {
                 if (k.name().equalsIgnoreCase(s)) {
