@@ -29,7 +29,7 @@ final class CaptureInput implements AutoCloseable {
     private CaptureInput(String name, InputStream raw, long size) throws IOException {
         this.name = name;
         this.size = size;
-        BufferedInputStream buffered = new BufferedInputStream(counting(raw), 1 << 16);
+        BufferedInputStream buffered = new BufferedInputStream(new CountingInputStream(raw, bytesRead), 1 << 16);
         buffered.mark(2);
         int b0 = buffered.read();
         int b1 = buffered.read();
@@ -98,28 +98,6 @@ final class CaptureInput implements AutoCloseable {
         if (!name.equals("-")) {
             stream.close();
         }
-    }
-
-    private InputStream counting(InputStream in) {
-        return new FilterInputStream(in) {
-            @Override
-            public int read() throws IOException {
-                int b = super.read();
-                if (b >= 0) {
-                    bytesRead.incrementAndGet();
-                }
-                return b;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                int n = super.read(b, off, len);
-                if (n > 0) {
-                    bytesRead.addAndGet(n);
-                }
-                return n;
-            }
-        };
     }
 
     /**
