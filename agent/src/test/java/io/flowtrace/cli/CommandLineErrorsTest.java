@@ -132,6 +132,26 @@ class CommandLineErrorsTest {
         assertThat(r.stderr()).contains("0 of 2 flows matched --port 80");
     }
 
+    @ParameterizedTest
+    @CsvSource({"FD77:0001:0000:0000:0000:0000:0000:0002", "fd77:1:0::2", "[fd77:1::2]", "fd77::/16", "fd77:2::/32"})
+    void hostMatchesAnIpv6AddressInAnySpellingAndNetworks(String host) throws Exception {
+        // testdata/tcp/ipv6-loss.sender.tcptrace.txt: 2 connections between fd77:1::2 and fd77:2::2
+        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "--host", host,
+                TestData.file("tcp/ipv6-loss.sender.pcap.gz").toString()).assertNoStackTrace();
+        assertThat(r.exit()).isZero();
+        assertThat(tableRows(r)).hasSize(2);
+        assertThat(r.stderr()).contains("2 of 2 flows matched --host " + host);
+    }
+
+    @Test
+    void hostOfAnotherNetworkMatchesNothing() throws Exception {
+        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "--host", "fd77:3::/32",
+                TestData.file("tcp/ipv6-loss.sender.pcap.gz").toString()).assertNoStackTrace();
+        assertThat(r.exit()).isZero();
+        assertThat(r.stdout()).isEmpty();
+        assertThat(r.stderr()).contains("0 of 2 flows matched --host fd77:3::/32");
+    }
+
     @Test
     void pcapGivenToConntrackSizesIsRefusedInOneLine() throws Exception {
         Path pcap = dir.resolve("plain.pcap");
