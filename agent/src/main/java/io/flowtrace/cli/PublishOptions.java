@@ -6,6 +6,7 @@ import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.HealthCheck;
 import io.flowtrace.agent.metrics.MetricsEndpoint;
 import io.flowtrace.agent.spool.DiskSpool;
+import io.flowtrace.agent.spool.RecordWeight;
 import io.flowtrace.agent.spool.SpoolCorruptedException;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -98,13 +99,28 @@ final class PublishOptions {
         return endpoint;
     }
 
-    /** Opens the spool and the producer for {@code topic}. */
+    /** Opens the spool and the producer for {@code topic}; each record counts as one event. */
     SpoolingPublisher openPublisher(String topic, AgentMetrics metrics, boolean liveSource)
             throws IOException, SpoolCorruptedException {
+        return openPublisher(topic, metrics, liveSource, RecordWeight.ONE, 0);
+    }
+
+    /**
+     * As above, counting the packets a spooled record carries with {@code weight}.
+     *
+     * @param largestValue the largest record value the caller will send (0: no check)
+     * @throws IllegalArgumentException when the producer settings would reject such a record
+     */
+    SpoolingPublisher openPublisher(String topic, AgentMetrics metrics, boolean liveSource, RecordWeight weight,
+            int largestValue) throws IOException, SpoolCorruptedException {
         Properties props = ProducerSettings.build(bootstrapServers, compression, kafkaConfig,
                 "flowtrace-agent-" + agentId() + "-" + topic);
+        if (largestValue > ProducerSettings.maxValueBytes(props)) {
+            throw new IllegalArgumentException("--batch-max-bytes " + largestValue + " does not fit the producer's "
+                    + "max.request.size / buffer.memory (at most " + ProducerSettings.maxValueBytes(props) + ")");
+        }
         Path dir = spoolDir != null ? spoolDir : Path.of(System.getProperty("user.home"), ".flowtrace", "spool", topic);
-        DiskSpool spool = DiskSpool.open(dir, spoolMaxBytes);
+        DiskSpool spool = DiskSpool.open(dir, spoolMaxBytes, weight);
         if (spool.recoveredTornBytes() > 0) {
             System.err.printf("flowtrace agent: spool %s: cut off a torn last record (%d bytes) left by a crash%n", dir,
                     spool.recoveredTornBytes());

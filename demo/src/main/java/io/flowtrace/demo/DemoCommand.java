@@ -120,13 +120,27 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Demo.Settings settings = settings();
         DemoLock lock;
         try {
             lock = DemoLock.acquire(DemoLock.defaultPath());
         } catch (DemoLock.DemoBusyException e) {
             err.println("flowtrace demo: " + e.getMessage());
             return 4;
+        } catch (RuntimeDir.UnsafeDirectoryException e) {
+            err.println("flowtrace demo: " + e.getMessage());
+            return 1;
+        }
+        if (RuntimeDir.currentUid() == 0) {
+            err.println("flowtrace demo: running as root. PostgreSQL then runs with root's uid in a user namespace"
+                    + " (unshare -U), so the demo locks it down: no superuser login, a random password for its role,"
+                    + " every service on 127.0.0.1 only. Any user account can run the demo; root is not needed.");
+        }
+        Demo.Settings settings;
+        try {
+            settings = settings();
+        } catch (RuntimeException e) {
+            lock.close();
+            throw e;
         }
         Demo demo = new Demo(settings, out, err);
         CountDownLatch finished = new CountDownLatch(1);
@@ -142,9 +156,9 @@ public final class DemoCommand implements Callable<Integer> {
         try {
             demo.run();
             if (settings.keep()) {
-                out.printf("%n--keep: the services stay up until Ctrl-C.%n  psql %s%n  JDBC %s%n  Kafka bootstrap servers %s%n"
+                out.printf("%n--keep: the services stay up until Ctrl-C.%n  %s%n  JDBC %s (user flowtrace, password in PGPASSFILE)%n  Kafka bootstrap servers %s%n"
                         + "  tables: flow_summary tcp_events service_windows vantage_windows conntrack_budgets dead_letters%n",
-                        demo.psqlUrl(), demo.jdbcUrl(), demo.bootstrapServers());
+                        demo.psqlCommand(), demo.jdbcUrl(), demo.bootstrapServers());
                 out.flush();
                 new CountDownLatch(1).await(); // until Ctrl-C: the shutdown hook closes everything
             }

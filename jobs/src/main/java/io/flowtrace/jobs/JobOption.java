@@ -57,6 +57,8 @@ public enum JobOption {
             "SO_RCVBUF the conntrack listener requests (conntrackd default 2 MiB; the kernel doubles it): ENOBUFS risk is computed for it"),
     CONNTRACK_DRAIN_LATENCY_MS("conntrack-drain-latency-ms", "100",
             "longest time the conntrack listener goes without reading: buffer needed = largest truesize sum in such an interval"),
+    CONNTRACK_WINDOW_MAX_SAMPLES("conntrack-window-max-samples", "1000000",
+            "conntrack samples kept per vantage and minute for the budget windows; more are dropped and counted (bounded state)"),
     CONNTRACK_JOIN("conntrack-join", "true",
             "join conntrack entries with flow instances by tuple (table flow_conntrack); needs conntrack-input"),
     CONNTRACK_JOIN_WAIT_MS("conntrack-join-wait-ms", "180000",

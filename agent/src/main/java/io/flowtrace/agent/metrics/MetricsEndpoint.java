@@ -95,6 +95,18 @@ public final class MetricsEndpoint implements AutoCloseable {
         return new MetricsEndpoint(server, pool, sampler);
     }
 
+    /** One snapshot in the text format (0.0.4), written by the client's own writer, as a scrape would get it. */
+    public static String render(AgentMetrics m, Map<String, String> labels, long spoolPending) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try {
+            io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create()
+                    .write(out, new AgentCollector(m, new TreeMap<>(labels), () -> spoolPending).collect());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
     public int port() {
         return server.getPort();
     }
@@ -137,6 +149,11 @@ public final class MetricsEndpoint implements AutoCloseable {
                     "records by stage: read from the source, accepted for publishing, published (acknowledged by "
                             + "Kafka), spooled to disk, replayed from the spool, dropped because the spool was full",
                     "stage", orderedStages()));
+            families.add(counter("flowtrace_agent_batches",
+                    "Kafka records at the same stages: a batch of one flow's packets, or one record per packet "
+                            + "(batching off) or conntrack event", "stage", orderedBatchStages()));
+            families.add(counter("flowtrace_agent_batch_flushes", "why batches left the batcher: packets, bytes, linger, "
+                    + "open-batch-cap, fin-rst, spooling, shutdown", "reason", m.batchFlushes()));
             families.add(counter("flowtrace_agent_malformed", "records that could not be decoded, by reason", "reason",
                     m.malformed()));
             families.add(counter("flowtrace_agent_skipped", "records not ours to publish (e.g. not TCP), by reason",
@@ -161,6 +178,16 @@ public final class MetricsEndpoint implements AutoCloseable {
             stages.put("spooled", m.spooled.sum());
             stages.put("replayed", m.replayed.sum());
             stages.put("dropped", m.dropped.sum());
+            return stages;
+        }
+
+        private Map<String, Long> orderedBatchStages() {
+            Map<String, Long> stages = new java.util.LinkedHashMap<>();
+            stages.put("accepted", m.acceptedBatches.sum());
+            stages.put("published", m.publishedBatches.sum());
+            stages.put("spooled", m.spooledBatches.sum());
+            stages.put("replayed", m.replayedBatches.sum());
+            stages.put("dropped", m.droppedBatches.sum());
             return stages;
         }
 
