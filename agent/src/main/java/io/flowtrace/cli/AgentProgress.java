@@ -4,7 +4,6 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -40,25 +39,7 @@ final class AgentProgress {
 
     /** Counts the bytes read from {@code in} (the file's compressed bytes for .gz) for the bar and ETA. */
     InputStream counting(InputStream in) {
-        return new FilterInputStream(in) {
-            @Override
-            public int read() throws IOException {
-                int b = super.read();
-                if (b >= 0) {
-                    bytesRead.incrementAndGet();
-                }
-                return b;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                int n = super.read(b, off, len);
-                if (n > 0) {
-                    bytesRead.addAndGet(n);
-                }
-                return n;
-            }
-        };
+        return new CountingInputStream(in, bytesRead);
     }
 
     void start() {

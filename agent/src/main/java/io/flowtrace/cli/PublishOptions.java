@@ -3,6 +3,7 @@ package io.flowtrace.cli;
 import io.flowtrace.agent.kafka.ProducerSettings;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.agent.metrics.HealthCheck;
 import io.flowtrace.agent.metrics.MetricsEndpoint;
 import io.flowtrace.agent.spool.DiskSpool;
 import io.flowtrace.agent.spool.RecordWeight;
@@ -63,6 +64,11 @@ final class PublishOptions {
             description = "address the metrics endpoint listens on (default: ${DEFAULT-VALUE}; 0.0.0.0 for a scraper elsewhere)")
     String metricsAddress;
 
+    @Option(names = "--health-max-silence", paramLabel = "SECONDS", defaultValue = "300",
+            description = "GET /healthz on the metrics port answers 503 when records were read but none published for this"
+                    + " long, or tcpdump restarted 3 times in 5 minutes (default: ${DEFAULT-VALUE})")
+    long healthMaxSilenceSeconds;
+
     String agentId() {
         if (agentId != null) {
             return agentId;
@@ -80,9 +86,16 @@ final class PublishOptions {
         if (metricsPort == null) {
             return null;
         }
+        if (healthMaxSilenceSeconds <= 0) {
+            throw new IllegalArgumentException("--health-max-silence must be a positive number of seconds, not "
+                    + healthMaxSilenceSeconds);
+        }
+        HealthCheck health = new HealthCheck(metrics, System::nanoTime, HealthCheck.DEFAULT_MAX_RESTARTS,
+                HealthCheck.DEFAULT_RESTART_WINDOW, Duration.ofSeconds(healthMaxSilenceSeconds));
         MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress(metricsAddress, metricsPort), metrics,
-                Map.of("agent", agentId(), "topic", topic), publisher::spoolPendingRecords);
-        System.err.printf("flowtrace agent: metrics on http://%s:%d/metrics%n", metricsAddress, endpoint.port());
+                Map.of("agent", agentId(), "topic", topic), publisher::spoolPendingRecords, health);
+        System.err.printf("flowtrace agent: metrics on http://%s:%d/metrics, health on /healthz%n", metricsAddress,
+                endpoint.port());
         return endpoint;
     }
 

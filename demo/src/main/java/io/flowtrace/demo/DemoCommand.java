@@ -1,5 +1,9 @@
 package io.flowtrace.demo;
 
+import io.flowtrace.core.pcap.CaptureFormatException;
+import io.flowtrace.core.pcap.CaptureReader;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,6 +76,10 @@ public final class DemoCommand implements Callable<Integer> {
                 if (!Files.isRegularFile(p)) {
                     throw new CommandLine.ParameterException(commandLine(), "--pcap " + p + ": no such file");
                 }
+                String notCapture = notACapture(p);
+                if (notCapture != null) {
+                    throw new CommandLine.ParameterException(commandLine(), "--pcap " + p + ": " + notCapture);
+                }
                 String id = pcaps.size() == 1 ? (agentId != null ? agentId : "local") : agentIdOf(p);
                 captures.add(new Capture(p, id, "your capture"));
             }
@@ -79,8 +87,20 @@ public final class DemoCommand implements Callable<Integer> {
         if (parallelism < 1) {
             throw new CommandLine.ParameterException(commandLine(), "--parallelism must be at least 1");
         }
+        // stderr alone decides: progress is wanted with stdout redirected too (System.console() would say no)
         return new Demo.Settings(captures, conntrack, keep, reportDir, exportFile, parallelism, quiet,
-                System.console() != null);
+                io.flowtrace.cli.Terminal.isTerminal(io.flowtrace.cli.Terminal.STDERR));
+    }
+
+    /** Why {@code p} cannot be replayed (read before any service starts), or null when it starts like a capture. */
+    static String notACapture(Path p) {
+        try (InputStream in = Files.newInputStream(p); CaptureReader reader = CaptureReader.open(in)) {
+            return null;
+        } catch (CaptureFormatException e) {
+            return e.getMessage();
+        } catch (IOException e) {
+            return "cannot read it: " + e.getMessage();
+        }
     }
 
     private CommandLine commandLine() {

@@ -128,7 +128,8 @@ final class DemoJob {
                     sum += e.getValue().offset();
                 }
             }
-            return String.format("%s %,d/%,d records (committed)", StatusLine.bar((double) sum / Math.max(1, total)), sum, total);
+            // Kafka offsets are committed at checkpoints only: a bar of them would say 0 % while rows are already out.
+            return String.format("%,d of %,d records committed at the last checkpoint", sum, total);
         } catch (Exception e) {
             return "? records";
         }

@@ -1,5 +1,6 @@
 package io.flowtrace.demo;
 
+import io.flowtrace.cli.FlowtraceCli;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.slf4j.LoggerFactory;
@@ -33,6 +34,6 @@ public final class DemoMain {
         }
         LoggerFactory.getLogger(DemoMain.class).info("flowtrace demo {} (pid {})", String.join(" ", args),
                 ProcessHandle.current().pid());
-        System.exit(new CommandLine(new DemoCommand()).execute(args));
+        System.exit(FlowtraceCli.withErrorHandling(new CommandLine(new DemoCommand())).execute(args));
     }
 }

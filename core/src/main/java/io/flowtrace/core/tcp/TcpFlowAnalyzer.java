@@ -248,6 +248,11 @@ public final class TcpFlowAnalyzer {
         return RoundTracker.mss(ofClient ? fromClient : fromServer);
     }
 
+    /** The window-scale shift this side announced in its SYN (RFC 7323 §2.2), -1 without the option or SYN. */
+    public int windowScale(boolean ofClient) {
+        return (ofClient ? fromClient : fromServer).windowScale;
+    }
+
     public Endpoint client() {
         return client;
     }
