@@ -267,9 +267,12 @@ def agent(args):
     copies = "2" if args.quick else "10"
     out = run(["java", "-cp", agent_classpath(), "io.flowtrace.agent.bench.AgentThroughput", copies, "none,lz4,zstd"],
               capture_output=True, text=True).stdout
-    keep = [l for l in out.splitlines() if re.match(r"^(capture|decode only|stage|publish)", l)]
+    keep = [l for l in out.splitlines() if re.match(r"^(capture|decode only|stage|linger|publish)", l)]
     return (f"`AgentThroughput {copies} none,lz4,zstd` (agent → in-JVM KRaft broker on the same cores, acks=all, "
-            "idempotent; decode = the same file read and decoded without Kafka):\n\n```\n" + "\n".join(keep) + "\n```")
+            "idempotent; decode = the same file read and decoded without Kafka; each codec with per-flow batches "
+            "(the default limits) and with `--batch off`; agent CPU = the capture thread and the producer's I/O "
+            "thread, not the broker's; linger lines: batch size and the latency batching adds, no Kafka):"
+            "\n\n```\n" + "\n".join(keep) + "\n```")
 
 
 def regenerate(name, header, body):

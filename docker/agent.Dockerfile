@@ -1,6 +1,8 @@
 # The capture agents (flowtrace agent packets | conntrack) with tcpdump (live capture: --iface) and
-# conntrack-tools (the conntrack -E source). Live capture needs CAP_NET_RAW (tcpdump) and
-# CAP_NET_ADMIN (ctnetlink event groups) and the host's network namespace: deploy/k8s/agent-daemonset.yaml.
+# conntrack-tools (the conntrack -E source). Live capture needs the host's network namespace and, as
+# root (this image's user), CAP_NET_RAW plus CAP_SETUID and CAP_SETGID for tcpdump (it switches to user
+# tcpdump after opening the capture), CAP_NET_ADMIN for the ctnetlink event groups: one set per
+# container in deploy/k8s/50-agent-daemonset.yaml.
 # Build from the repository root: docker build -f docker/agent.Dockerfile -t flowtrace/agent:0.1.0 .
 FROM maven:3.9.9-eclipse-temurin-17 AS build
 WORKDIR /src
@@ -10,7 +12,7 @@ RUN mvn -B -ntp -q -DskipTests -pl agent -am package \
     && cp "$(ls agent/target/flowtrace-agent-*.jar | grep -v -- '-tests' | head -n 1)" /out/flowtrace-agent.jar \
     && cp -r agent/target/lib /out/lib
 
-FROM eclipse-temurin:17.0.14_7-jre-jammy
+FROM eclipse-temurin:17.0.20.1_1-jre-jammy
 RUN apt-get update \
     && apt-get install -y --no-install-recommends tcpdump conntrack \
     && rm -rf /var/lib/apt/lists/* \

@@ -8,6 +8,10 @@ COPY . /src
 RUN mvn -B -ntp -q -DskipTests -pl jobs -am package
 
 FROM flink:2.2.1-scala_2.12-java17
+# The Flink image ends with USER flink, and flink may not create /flink-data: root creates the
+# directories, then the image goes back to flink (uid 9999, the FlinkDeployment's runAsUser).
 # /flink-data: checkpoints and savepoints when a volume is mounted there (docker/compose.yaml).
+USER root
 RUN mkdir -p /opt/flink/usrlib /flink-data && chown flink:flink /opt/flink/usrlib /flink-data
+USER flink
 COPY --from=build --chown=flink:flink /src/jobs/target/flowtrace-job.jar /opt/flink/usrlib/flowtrace-job.jar

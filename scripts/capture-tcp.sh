@@ -4,7 +4,8 @@
 # Usage: scripts/capture-tcp.sh [OUTDIR] [CASE...]
 #        OUTDIR defaults to testdata/tcp next to this script; CASEs default to all of:
 #        cubic-loss bbr-loss reno-taildrop cubic-deepqueue rwnd-limited short-conns reorder
-#        ipv6-loss tso-on
+#        ipv6-loss tso-on short-http zero-window cubic-clean cwnd-locked cwnd-locked-tso app-limited
+#        short-lowrtt
 # Needs: root, iproute2, nftables, ethtool, tcpdump, tshark, tcptrace, iperf3, python3, tracefs.
 #
 # Every case builds client -> router -> server (scripts/lab/netns.sh; bottleneck tbf on the
@@ -30,7 +31,8 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(cubic-loss bbr-loss reno-taildrop cubic-deepqueue rwnd-limited
-                                short-conns reorder ipv6-loss tso-on)
+                                short-conns reorder ipv6-loss tso-on short-http zero-window
+                                cubic-clean cwnd-locked cwnd-locked-tso app-limited short-lowrtt)
 . "$HERE/lab/netns.sh"
 . "$HERE/lab/ktrace.sh"
 export LC_ALL=C
@@ -144,6 +146,108 @@ run_tso_on() {
     case_begin tso-on 5209 --rate 20mbit --burst 16k --limit 100k --loss 10 --offloads on
     iperf_server 5209
     iperf_client "$LAB_SERVER4" 5209 -t 2.5 -C cubic
+    case_end
+}
+
+run_short_http() {
+    # request/response: 80 connections, 4 at a time, the client sends 150 KB and waits for the
+    # server's one-byte reply before closing, so its socket is ESTABLISHED while the ACKs come back
+    # and tcp_probe records every one (short-conns closes at once: its ACKs arrive in FIN_WAIT1,
+    # where tcp_probe is silent). 2 % drop in both directions: loss exits, HyStart exits, lost ACKs.
+    case_begin short-http 5210 --rate 50mbit --burst 16k --limit 150k --loss 20 --loss-dir both
+    lab_bg server python3 "$HERE/lab/tcpblast.py" server --bind "$LAB_SERVER4" --port 5210 --cc cubic \
+        --reply-every 150000
+    local srv=$LAB_BG_PID
+    sleep 0.5
+    lab_ns client python3 "$HERE/lab/tcpblast.py" client --addr "$LAB_SERVER4" --port 5210 \
+        --bytes 150000 --conns 80 --parallel 4 --await-reply --cc cubic 2> "$WORK/short.txt" || true
+    tail -1 "$WORK/short.txt" | sed 's/^/  /'
+    sleep 1
+    kill "$srv" 2>/dev/null || true
+    wait "$srv" 2>/dev/null || true
+    case_end
+}
+
+run_short_lowrtt() {
+    # no bottleneck (RTT 15-100 µs on the bare veth path) and 10 % client->server drop: holes in the
+    # first few segments of short flows, filled by retransmissions, before a receiver-side analyser
+    # has seen enough IPv4 ids to learn the sender's id pattern (reordering vs retransmission)
+    case_begin short-lowrtt 5216 --rate none --loss 100
+    lab_bg server python3 "$HERE/lab/tcpblast.py" server --bind "$LAB_SERVER4" --port 5216 --cc cubic \
+        --reply-every 20000
+    local srv=$LAB_BG_PID
+    sleep 0.5
+    lab_ns client python3 "$HERE/lab/tcpblast.py" client --addr "$LAB_SERVER4" --port 5216 \
+        --bytes 20000 --conns 150 --parallel 2 --await-reply --cc cubic 2> "$WORK/short.txt" || true
+    tail -1 "$WORK/short.txt" | sed 's/^/  /'
+    sleep 1
+    kill "$srv" 2>/dev/null || true
+    wait "$srv" 2>/dev/null || true
+    case_end
+}
+
+run_zero_window() {
+    # the receiving application reads nothing for 2 s after accept (64 KB SO_RCVBUF on the
+    # listener): the window closes, the sender's persist timer probes it (tcp_xmit_probe_skb),
+    # then the reader drains 3 MB at full speed
+    case_begin zero-window 5211 --rate 50mbit --burst 16k --limit 150k --loss 0
+    lab_bg server python3 "$HERE/lab/tcpblast.py" server --bind "$LAB_SERVER4" --port 5211 --count 1 \
+        --rcvbuf 65536 --stall 2 --cc cubic
+    local srv=$LAB_BG_PID
+    sleep 0.5
+    lab_ns client python3 "$HERE/lab/tcpblast.py" client --addr "$LAB_SERVER4" --port 5211 \
+        --bytes 3000000 --cc cubic
+    wait "$srv" 2>/dev/null || true
+    case_end
+}
+
+run_cubic_clean() {
+    # no loss, paced below the bottleneck (LAB-NOTES: unpaced bursts overflow the per-CPU backlog):
+    # throughput against iperf3's own receiver figure
+    case_begin cubic-clean 5212 --rate 20mbit --burst 16k --limit 100k --loss 0
+    iperf_server 5212
+    iperf_client "$LAB_SERVER4" 5212 -t 2 -C cubic --fq-rate 15M
+    case_end
+}
+
+# cwnd pinned at 6 segments by a locked route metric in the sender's namespace (seed 004's stuck
+# window, made for real): every round carries 6 segments although the sender always has data
+# tcp_init_metrics applies a locked cwnd metric (snd_cwnd_clamp) only from a tcp_metrics entry for
+# the destination, so metrics saving is turned back on in the client and one warm-up connection
+# (port 5299, in the captures too) creates the entry before the measured flow.
+cwnd_lock() {
+    lab_ns client ip route replace default via "$LAB_ROUTER4_C" dev "$LAB_IF_CLIENT" cwnd lock 6
+    lab_ns client sysctl -qw net.ipv4.tcp_no_metrics_save=0
+    lab_bg server python3 "$HERE/lab/tcpblast.py" server --bind "$LAB_SERVER4" --port 5299 --count 1
+    local srv=$LAB_BG_PID
+    sleep 0.3
+    lab_ns client python3 "$HERE/lab/tcpblast.py" client --addr "$LAB_SERVER4" --port 5299 --bytes 20000
+    wait "$srv" 2>/dev/null || true
+    lab_ns client ip tcp_metrics show | sed 's/^/  tcp_metrics: /'
+}
+
+run_cwnd_locked() {
+    case_begin cwnd-locked 5213 --rate 50mbit --burst 16k --limit 150k --loss 0
+    cwnd_lock
+    iperf_server 5213
+    iperf_client "$LAB_SERVER4" 5213 -t 2 -C cubic
+    case_end
+}
+
+run_cwnd_locked_tso() {
+    case_begin cwnd-locked-tso 5214 --rate 50mbit --burst 16k --limit 150k --loss 0 --offloads on
+    cwnd_lock
+    iperf_server 5214
+    iperf_client "$LAB_SERVER4" 5214 -t 2 -C cubic
+    case_end
+}
+
+run_app_limited() {
+    # the application sends 2 Mbit/s through a 50 Mbit/s path: small flights, but limited by the
+    # application, not by cwnd (must not be called cwnd-stuck)
+    case_begin app-limited 5215 --rate 50mbit --burst 16k --limit 150k --loss 0
+    iperf_server 5215
+    iperf_client "$LAB_SERVER4" 5215 -t 2 -C cubic -b 2M
     case_end
 }
 

@@ -30,6 +30,14 @@ resolution as printed by tracefs):
           previous event, still in slow start); null if ssthresh never left its initial value
           (e.g. BBR, which does not use ssthresh that way)
       max_snd_cwnd, min_srtt_us, events
+      inflight (snd_nxt - snd_una in bytes at each tcp_probe, i.e. before that ACK is processed;
+          SACKed bytes are not subtracted, the tracepoint does not carry them):
+          max_inflight_open_bytes: the largest in the Open state; max_inflight_before_exit_bytes:
+          the largest at or before the slow-start exit sample (null without an exit)
+      ssthresh_changes: every sample where ssthresh changed [t, snd_cwnd before, snd_cwnd,
+          ssthresh, ca_state] (the first is the slow-start exit)
+      samples (only with --samples, and only when the flow has <= 400 samples): every sample
+          [t, snd_cwnd, ssthresh or null, srtt_us, snd_nxt - snd_una, ca_state]
       cwnd_series: <= 500 points [t, snd_cwnd, ssthresh or null, srtt_us], evenly spaced over the
           events where snd_cwnd or ssthresh changed (first and last always kept)
   destroyed: {side: t} from tcp_destroy_sock
@@ -102,6 +110,7 @@ def main():
     ap.add_argument("--server-port", type=int, required=True)
     ap.add_argument("--sender", choices=["client", "server"], default="client")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--samples", action="store_true", help="keep every tcp_probe sample of short flows")
     a = ap.parse_args()
     meta = read_meta(a.raw + ".meta")
     off = float(meta.get("tai_minus_realtime_s", "0"))
@@ -172,7 +181,8 @@ def main():
         elif ev == "tcp_probe":
             if side == a.sender:
                 fl["_probe"].append((t, int(kv["snd_cwnd"]), int(kv["ssthresh"]), int(kv["srtt"]),
-                                     fl["_ca"][side]))
+                                     fl["_ca"][side],
+                                     (int(kv["snd_nxt"], 0) - int(kv["snd_una"], 0)) & 0xffffffff))
         elif ev == "tcp_destroy_sock":
             fl["destroyed"][side] = t
             closed.add((key, side))
@@ -202,6 +212,19 @@ def main():
                     changes.append(pr[-1])
                 probe["cwnd_series"] = [[p[0], p[1], p[2] if p[2] < INF else None, p[3]]
                                         for p in downsample(changes)]
+                opens = [p[5] for p in pr if p[4] == "Open"]
+                probe["max_inflight_open_bytes"] = max(opens) if opens else None
+                exit_t = probe["slow_start_exit"]["t"] if probe["slow_start_exit"] else None
+                probe["max_inflight_before_exit_bytes"] = (max(p[5] for p in pr if p[0] <= exit_t)
+                                                           if exit_t is not None else None)
+                sst = []
+                for i, p in enumerate(pr):
+                    if i > 0 and p[2] != pr[i - 1][2]:
+                        sst.append([p[0], pr[i - 1][1], p[1], p[2], p[4]])
+                probe["ssthresh_changes"] = sst
+                if a.samples and len(pr) <= 400:
+                    probe["samples"] = [[p[0], p[1], p[2] if p[2] < INF else None, p[3], p[5], p[4]]
+                                        for p in pr]
             rt = fl["retransmits"]
             fl["retransmits_total"] = len(rt)
             by_side, by_class, by_kind = {}, {}, {}

@@ -2,16 +2,22 @@
 """tcpblast.py - tiny TCP traffic generator for the flowtrace lab (stdlib only).
 
 server:  tcpblast.py server --bind ADDR --port P [--cc cubic] [--rcvbuf BYTES] [--count N]
-                            [--read-rate BYTES_PER_SEC]
+                            [--read-rate BYTES_PER_SEC] [--reply-every BYTES] [--stall SEC]
          Accepts connections (sequentially, each in a thread), reads until EOF, closes.
          Exits after N connections (default: run until killed). --cc sets TCP_CONGESTION on
          the listener (inherited by accepted sockets); --rcvbuf sets SO_RCVBUF on the listener
          before listen() so the advertised window is clamped from the SYN on; --read-rate makes
          the application read slowly (recv 8 KB, then sleep) so the receive window fills.
+         --reply-every N sends one byte back after every N bytes read (a request/response
+         exchange: the client waits for it, so its socket stays ESTABLISHED while the ACKs of its
+         data arrive and tcp_probe records them). --stall SEC reads nothing for SEC seconds after
+         accept (the receive buffer fills, the window goes to zero, the sender probes it).
 client:  tcpblast.py client --addr ADDR --port P --bytes N [--conns K] [--gap SEC] [--cc cubic]
-         [--ipopts HEX] [--parallel J]
+         [--ipopts HEX] [--parallel J] [--await-reply]
          K connections one after another (or J at a time): connect, send N bytes, shutdown(WR),
-         wait for the server's FIN, close. --ipopts sets IP_OPTIONS (IPv4 header options) on
+         wait for the server's FIN, close. --await-reply: after sending, wait for the server's
+         one-byte reply (server --reply-every N) before shutdown(WR).
+         --ipopts sets IP_OPTIONS (IPv4 header options) on
          the socket, e.g. 01010101 (four NOPs) or a timestamp option.
 Prints one line per connection to stderr: local port, bytes, seconds, status.
 """
@@ -41,13 +47,21 @@ def serve(a):
     n = 0
 
     def handle(s):
+        got = 0
         try:
+            if a.stall:
+                time.sleep(a.stall)
             while True:
                 b = s.recv(8192 if a.read_rate else 1 << 16)
                 if not b:
                     break
                 if a.read_rate:
                     time.sleep(len(b) / a.read_rate)
+                if a.reply_every:
+                    before = got // a.reply_every
+                    got += len(b)
+                    if got // a.reply_every > before:
+                        s.sendall(b"k")
         except OSError:
             pass
         finally:
@@ -80,6 +94,8 @@ def one_conn(a, buf, results):
         left = a.bytes
         while left > 0:
             left -= s.send(buf[: min(left, len(buf))])
+        if a.await_reply and not s.recv(1):
+            status = "error:no-reply"
         s.shutdown(socket.SHUT_WR)
         while s.recv(4096):
             pass
@@ -121,6 +137,8 @@ def main():
     s.add_argument("--rcvbuf", type=int)
     s.add_argument("--count", type=int, default=0)
     s.add_argument("--read-rate", type=float, default=0.0)
+    s.add_argument("--reply-every", type=int, default=0)
+    s.add_argument("--stall", type=float, default=0.0)
     c = sub.add_parser("client")
     c.add_argument("--addr", required=True)
     c.add_argument("--port", type=int, required=True)
@@ -131,6 +149,7 @@ def main():
     c.add_argument("--cc")
     c.add_argument("--ipopts")
     c.add_argument("--timeout", type=float, default=60.0)
+    c.add_argument("--await-reply", action="store_true")
     a = p.parse_args()
     if a.mode == "server":
         serve(a)

@@ -10,6 +10,8 @@
 #       NAME.{sender,receiver}.pcap[.gz]  NAME.{sender,receiver}.tshark.tsv[.gz]
 #       NAME.{sender,receiver}.tcptrace.txt (gzipped as .txt.gz when over 200 kB)
 #       NAME.kernel.json  NAME.counters.json  and a line in OUT/summary.json
+#       NAME.iperf3.json (iperf3 -J of the client, with the server's receiver figures) when the
+#       case ran iperf3
 #   iperf_server PORT / iperf_client ADDR PORT opts...   iperf3 -s -1 in the server namespace,
 #                                               iperf3 -c --repeating-payload in the client one
 #                                               (IPERF_PREFIX / IPERF_SERVER_PREFIX: e.g. taskset)
@@ -18,7 +20,7 @@ TCP_FIELDS="frame.number frame.time_epoch ip.src ipv6.src tcp.srcport ip.dst ipv
 tcp.seq_raw tcp.ack_raw tcp.len tcp.flags tcp.window_size_value
 tcp.analysis.retransmission tcp.analysis.fast_retransmission tcp.analysis.spurious_retransmission
 tcp.analysis.out_of_order tcp.analysis.lost_segment tcp.analysis.duplicate_ack
-tcp.analysis.zero_window tcp.analysis.zero_window_probe tcp.analysis.keep_alive tcp.analysis.ack_rtt"
+tcp.analysis.zero_window tcp.analysis.zero_window_probe tcp.analysis.keep_alive tcp.analysis.ack_rtt ip.id"
 
 tshark_tcp() {   # PCAP TSV
     local args=() x
@@ -83,8 +85,10 @@ case_end() {
             gzip -9nf "$f.$v.tcptrace.txt"
         fi
     done
+    rm -f "$f.iperf3.json"
+    [ -s "$WORK/iperf.json" ] && cp "$WORK/iperf.json" "$f.iperf3.json"
     python3 "$HERE/lab/summarize.py" "$OUT" | grep "^$CASE " || true
-    rm -f "$WORK/$CASE".*
+    rm -f "$WORK/$CASE".* "$WORK/iperf.json"
 }
 
 iperf_server() {   # PORT
@@ -95,9 +99,15 @@ iperf_server() {   # PORT
 
 iperf_client() {   # ADDR PORT iperf3-options...
     local addr=$1 port=$2; shift 2
-    lab_ns client ${IPERF_PREFIX:-} iperf3 -c "$addr" -p "$port" --repeating-payload "$@" > "$WORK/iperf.txt" 2>&1 ||
-        { cat "$WORK/iperf.txt"; return 1; }
-    grep -E 'sender|receiver' "$WORK/iperf.txt" | sed 's/^/  iperf3: /'
+    # -J --get-server-output: the JSON holds the receiver's own figures (sum_received), which is
+    # what a throughput test compares with
+    lab_ns client ${IPERF_PREFIX:-} iperf3 -c "$addr" -p "$port" --repeating-payload -J --get-server-output "$@" \
+        > "$WORK/iperf.json" 2>&1 || { cat "$WORK/iperf.json"; return 1; }
+    python3 -c 'import json,sys
+e=json.load(open(sys.argv[1]))["end"]
+for k in ("sum_sent","sum_received"):
+    print("  iperf3 %s: %.0f bytes in %.3f s = %.3f Mbit/s" % (k, e[k]["bytes"], e[k]["seconds"], e[k]["bits_per_second"]/1e6))' \
+        "$WORK/iperf.json"
     wait "$IPERF_PID" 2>/dev/null || true
 }
 

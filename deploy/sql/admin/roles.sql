@@ -5,6 +5,7 @@
 --   psql "$ADMIN_URL" -v ON_ERROR_STOP=1 -f deploy/sql/admin/roles.sql
 --   psql "$ADMIN_URL" -c "\password flowtrace_writer"    -- interactive, nothing in a file or history
 --   psql "$ADMIN_URL" -c "\password flowtrace_reader"
+--   psql "$ADMIN_URL" -c "\password flowtrace_retention"
 --
 -- (docker/postgres/init-roles.sh does the same from environment variables; docs/operations.md.)
 -- The roles are created WITHOUT a password, so they cannot log in with password authentication
@@ -14,6 +15,8 @@
 -- (--jdbc-init-schema true, CREATE ... IF NOT EXISTS, ALTER TABLE ... ADD COLUMN IF NOT EXISTS)
 -- keep working for every later version. It is no superuser and cannot create roles or databases.
 -- flowtrace_reader: Grafana. SELECT on the sink tables only, read-only transactions by default.
+-- flowtrace_retention: the retention CronJob. No privilege on any table: EXECUTE on
+-- flowtrace_purge_older_than only, a SECURITY DEFINER function of the writer (V6 migration).
 
 DO $$
 BEGIN
@@ -23,13 +26,19 @@ BEGIN
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'flowtrace_reader') THEN
         CREATE ROLE flowtrace_reader LOGIN;
     END IF;
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'flowtrace_retention') THEN
+        CREATE ROLE flowtrace_retention LOGIN;
+    END IF;
 END
 $$;
 
 ALTER ROLE flowtrace_writer NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT;
 ALTER ROLE flowtrace_reader NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT;
+ALTER ROLE flowtrace_retention NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT;
 -- Belt and braces: a dashboard session starts read-only and cannot run away with the server.
--- (The role could SET these off; its privileges below are what actually stop it writing.)
+-- (The role could SET these off: PostgreSQL lets every role set both for its own session. Its
+-- privileges below are what actually stop it writing; a runaway query is the server's
+-- idle/statement limits' job, or a connection pooler's.)
 ALTER ROLE flowtrace_reader SET default_transaction_read_only = on;
 ALTER ROLE flowtrace_reader SET statement_timeout = '30s';
 
@@ -38,11 +47,13 @@ ALTER ROLE flowtrace_reader SET statement_timeout = '30s';
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE, CREATE ON SCHEMA public TO flowtrace_writer;
 GRANT USAGE ON SCHEMA public TO flowtrace_reader;
+GRANT USAGE ON SCHEMA public TO flowtrace_retention;
 
 DO $$
 BEGIN
     EXECUTE format('GRANT CONNECT, TEMPORARY ON DATABASE %I TO flowtrace_writer', current_database());
     EXECUTE format('GRANT CONNECT ON DATABASE %I TO flowtrace_reader', current_database());
+    EXECUTE format('GRANT CONNECT ON DATABASE %I TO flowtrace_retention', current_database());
 END
 $$;
 
@@ -72,6 +83,7 @@ BEGIN
     IF to_regprocedure('public.flowtrace_purge_older_than(interval)') IS NOT NULL THEN
         ALTER FUNCTION public.flowtrace_purge_older_than(interval) OWNER TO flowtrace_writer;
         REVOKE ALL ON FUNCTION public.flowtrace_purge_older_than(interval) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION public.flowtrace_purge_older_than(interval) TO flowtrace_retention;
     END IF;
 END
 $$;

@@ -1,9 +1,11 @@
 package io.flowtrace.cli;
 
 import io.flowtrace.agent.kafka.SpoolingPublisher;
+import io.flowtrace.agent.batch.BatchOptions;
 import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.MetricsEndpoint;
 import io.flowtrace.agent.packets.CapturePublisher;
+import io.flowtrace.agent.packets.PacketRecordWeight;
 import io.flowtrace.agent.packets.ReplayPacer;
 import io.flowtrace.agent.packets.TcpdumpSupervisor;
 import io.flowtrace.agent.spool.SpoolCorruptedException;
@@ -22,9 +24,9 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code flowtrace agent packets}: a capture (file, stdin or live tcpdump) to Kafka as PacketEvents. */
+/** {@code flowtrace agent packets}: a capture (file, stdin or live tcpdump) to Kafka as per-flow PacketBatches (or PacketEvents). */
 @Command(name = "packets", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Publish the TCP segments of a capture to Kafka (Avro PacketEvent, key = flow).",
+        description = {"Publish the TCP segments of a capture to Kafka (Avro PacketBatch per flow, or PacketEvent; key = flow).",
             "  flowtrace agent packets --bootstrap-servers k:9092 capture.pcapng",
             "  tcpdump -i eth0 -s 128 -w - | flowtrace agent packets --bootstrap-servers k:9092 -",
             "  flowtrace agent packets --bootstrap-servers k:9092 --iface eth0 --filter 'tcp'"})
@@ -64,6 +66,9 @@ final class AgentPacketsCommand implements Callable<Integer> {
 
     @Mixin
     PublishOptions publish;
+
+    @Mixin
+    BatchingOptions batching;
 
     private volatile boolean stop;
     private volatile TcpdumpSupervisor supervisor;
@@ -110,15 +115,18 @@ final class AgentPacketsCommand implements Callable<Integer> {
         boolean live = iface != null || "-".equals(file);
         AgentMetrics metrics = new AgentMetrics();
         SpoolingPublisher publisher;
+        BatchOptions batches;
         try {
-            publisher = publish.openPublisher(topic, metrics, live);
+            batches = batching.resolve(live);
+            publisher = publish.openPublisher(topic, metrics, live, PacketRecordWeight.INSTANCE,
+                    batches != null ? batches.limits().maxBytes() : 0);
         } catch (SpoolCorruptedException | IllegalArgumentException e) {
             System.err.println("flowtrace agent packets: " + e.getMessage());
             return 2;
         }
         MetricsEndpoint endpoint = publish.startMetrics(topic, metrics, publisher);
         CapturePublisher capture = new CapturePublisher(publish.agentId(), iface != null ? iface : interfaceName,
-                publisher, metrics);
+                publisher, metrics, batches);
         TcpdumpSupervisor tcpdumpRun = iface != null
                 ? new TcpdumpSupervisor(tcpdump, iface, snaplen, filter, metrics, tcpdumpStatsInterval * 1000L) : null;
         supervisor = tcpdumpRun;
@@ -135,17 +143,26 @@ final class AgentPacketsCommand implements Callable<Integer> {
         } finally {
             progress.stopDisplay();
             try {
-                publisher.close();
+                capture.close(); // open batches go out before the producer and the spool close
             } finally {
-                if (!publish.quiet) {
-                    progress.printSummary(System.err);
-                }
-                if (endpoint != null) {
-                    endpoint.close();
-                }
+                closeAndReport(publisher, progress, endpoint);
             }
         }
         return status != 0 ? status : metrics.dropped.sum() > 0 ? 3 : 0;
+    }
+
+    private void closeAndReport(SpoolingPublisher publisher, AgentProgress progress, MetricsEndpoint endpoint)
+            throws IOException {
+        try {
+            publisher.close();
+        } finally {
+            if (!publish.quiet) {
+                progress.printSummary(System.err);
+            }
+            if (endpoint != null) {
+                endpoint.close();
+            }
+        }
     }
 
     private int replay(CapturePublisher capture, AgentProgress progress) throws IOException {

@@ -4,7 +4,6 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -40,25 +39,7 @@ final class AgentProgress {
 
     /** Counts the bytes read from {@code in} (the file's compressed bytes for .gz) for the bar and ETA. */
     InputStream counting(InputStream in) {
-        return new FilterInputStream(in) {
-            @Override
-            public int read() throws IOException {
-                int b = super.read();
-                if (b >= 0) {
-                    bytesRead.incrementAndGet();
-                }
-                return b;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                int n = super.read(b, off, len);
-                if (n > 0) {
-                    bytesRead.addAndGet(n);
-                }
-                return n;
-            }
-        };
+        return new CountingInputStream(in, bytesRead);
     }
 
     void start() {
@@ -98,16 +79,24 @@ final class AgentProgress {
         double s = elapsedSeconds();
         long read = metrics.read.sum();
         double rate = s > 0 ? read / s : 0;
-        String spool = publisher.spooling() ? String.format(", SPOOLING (%,d in spool)", publisher.spoolPendingRecords()) : "";
+        String spool = publisher.spooling() ? String.format(", SPOOLING (%,d packets in %,d records in spool)",
+                publisher.spoolPendingPackets(), publisher.spoolPendingRecords()) : "";
         if (terminal) {
-            System.err.print("\r" + renderBar(label, bytesRead.get(), totalBytes, read, rate, s) + spool + "\033[K");
+            String batches = metrics.batchFlushes().isEmpty() ? "" : String.format(", %,d batches", metrics.publishedBatches.sum());
+            System.err.print("\r" + renderBar(label, bytesRead.get(), totalBytes, read, rate, s) + batches + spool + "\033[K");
         } else {
-            System.err.printf("flowtrace agent: %s: %,d packets read, %,d published, %,.0f packets/s%s%s%n", label, read,
-                    metrics.published.sum(), rate, totalBytes > 0 ? String.format(", %.0f%%", 100.0 * bytesRead.get() / totalBytes) : "",
-                    spool);
+            System.err.printf("flowtrace agent: %s: %,d packets read, %,d published%s, %,.0f packets/s%s%s%n", label, read,
+                    metrics.published.sum(), batchesNote(), rate,
+                    totalBytes > 0 ? String.format(", %.0f%%", 100.0 * bytesRead.get() / totalBytes) : "", spool);
         }
         System.err.flush();
         drawn = true;
+    }
+
+    /** " in N batches" while batches carry the packets, else nothing. */
+    private String batchesNote() {
+        long batches = metrics.publishedBatches.sum();
+        return metrics.batchFlushes().isEmpty() ? "" : String.format(" in %,d batches", batches);
     }
 
     /** One progress line: {@code label [#####.....] 42% 1,234 packets 56,789/s ETA 0:12}. */
@@ -141,7 +130,13 @@ final class AgentProgress {
         b.append(String.format("flowtrace agent: %s: %,d read, %,d published, %,d spooled, %,d replayed from spool, "
                         + "%,d dropped (spool full), %,d left in spool; %.2f s (%,.0f packets/s)", label, read,
                 metrics.published.sum(), metrics.spooled.sum(), metrics.replayed.sum(), metrics.dropped.sum(),
-                publisher.spoolPendingRecords(), s, s > 0 ? read / s : 0.0));
+                publisher.spoolPendingPackets(), s, s > 0 ? read / s : 0.0));
+        if (!metrics.batchFlushes().isEmpty()) {
+            b.append(String.format("%n  batches: %,d published, %,d spooled, %,d replayed from spool, %,d dropped, "
+                            + "%,d records left in spool", metrics.publishedBatches.sum(), metrics.spooledBatches.sum(),
+                    metrics.replayedBatches.sum(), metrics.droppedBatches.sum(), publisher.spoolPendingRecords()));
+            append(b, "batches flushed by", metrics.batchFlushes());
+        }
         append(b, "skipped", metrics.skipped());
         append(b, "malformed", metrics.malformed());
         append(b, "failed", metrics.failed());

@@ -1,40 +1,60 @@
 package io.flowtrace.cli;
 
+import io.flowtrace.cli.report.FlowGraph;
+import io.flowtrace.cli.report.InteractiveReport;
 import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.analysis.CaptureSummary;
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.DecodeStatus;
-import io.flowtrace.core.report.FlowReport;
+import io.flowtrace.core.report.ServiceSetupTable;
 import io.flowtrace.core.tcp.AnalyzerConfig;
-import io.flowtrace.core.tcp.DirectionStats;
-import io.flowtrace.core.tcp.TcpEventSink;
 import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.PriorityQueue;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** {@code flowtrace analyze}: the analysis core over a pcap or pcapng file, like tcptrace -l -r. */
-@Command(name = "analyze", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Analyse the TCP connections in a pcap or pcapng capture (use - for stdin).")
+/** {@code flowtrace analyze}: the analysis core over pcap or pcapng captures, like tcptrace -r. */
+@Command(name = "analyze", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Analyse the TCP connections in pcap or pcapng captures (gzip ok; - reads standard input).",
+            "One line per connection by default (like tcptrace, or tshark -z conv,tcp); -l for every figure;",
+            "--json for one JSON object per connection (docs/metrics.md). Progress and a summary go to stderr.",
+            "",
+            "  flowtrace analyze capture.pcap",
+            "  flowtrace analyze -l --host 10.0.0.0/8 --port 443 capture.pcapng.gz",
+            "  flowtrace analyze --sort retransmits --top 10 capture.pcap",
+            "  flowtrace analyze --json capture.pcap > flows.jsonl",
+            "  flowtrace analyze --report report.html --top 5 capture.pcap      (interactive graphs, opens offline)",
+            "  tcpdump -r big.pcap -w - 'net 10.1.0.0/16' | flowtrace analyze -     (a BPF filter through tcpdump)",
+            ""},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:every input was read to its end without format errors",
+            "1:an input could not be read, or only in part (cut short, corrupt records skipped, trailing garbage);"
+                    + " the report covers what was read",
+            "2:invalid command line (unknown option, bad option value)"})
 final class AnalyzeCommand implements Callable<Integer> {
     private static final int MAX_ERRORS_SHOWN = 10;
+    private static final String NAME = "flowtrace analyze";
 
-    @Parameters(arity = "1..*", paramLabel = "FILE", description = "pcap or pcapng file(s); - reads standard input")
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "FILE", description = "pcap or pcapng file(s), gzip-compressed or not; - reads standard input")
     List<String> files;
+
+    @Option(names = {"-l", "--long"}, description = "every figure of each connection, a block each (like tcptrace -l)")
+    boolean longReport;
 
     @Option(names = "--json", description = "one JSON object per flow per line (docs/metrics.md)")
     boolean json;
@@ -42,17 +62,19 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--events", description = "also write each TCP event (retransmission, reordering, ...) as it happens")
     boolean events;
 
+    @Option(names = "--sort", paramLabel = "KEY",
+            description = "order by KEY, largest first: " + FlowCollector.SortKey.NAMES
+                    + " (default: by first packet; with --top: retransmits)")
+    String sort;
+
     @Option(names = "--top", paramLabel = "N", description = "only the N flows ranked first by --sort")
     Integer top;
 
-    @Option(names = "--sort", paramLabel = "KEY", defaultValue = "retransmits",
-            description = "ranking for --top: retransmits, bytes, packets, duration (default: ${DEFAULT-VALUE})")
-    String sort;
-
-    @Option(names = "--host", paramLabel = "IP", description = "only flows with this address on either side")
+    @Option(names = "--host", paramLabel = "IP[/PREFIX]",
+            description = "only flows with an address in this IPv4/IPv6 address or network on either side")
     String host;
 
-    @Option(names = "--port", paramLabel = "N", description = "only flows with this port on either side")
+    @Option(names = "--port", paramLabel = "N", description = "only flows with this port (0-65535) on either side")
     Integer port;
 
     @Option(names = "--agent-id", paramLabel = "ID", defaultValue = "local",
@@ -66,70 +88,40 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--services", description = "instead of flows: setup-time distribution per service (server ip:port)")
     boolean services;
 
-    @Option(names = {"-q", "--quiet"}, description = "no progress or summary on stderr")
+    @Option(names = "--report", paramLabel = "DIR|FILE.html",
+            description = "also write interactive graphs (time-sequence with rwnd and SACK, flight and cwnd, RTT) of the"
+                    + " worst flows (--top N, default 3, by --sort) or of --flow to one self-contained HTML file")
+    Path report;
+
+    @Option(names = "--flow", paramLabel = "CLIENT-SERVER",
+            description = "with --report: this flow, e.g. 10.0.0.1:40000-10.0.0.2:443 (as the report prints it)")
+    String flow;
+
+    @Option(names = {"-q", "--quiet"}, description = "no progress or summary on stderr (errors are still printed)")
     boolean quiet;
 
+    /** OpenVPN sessions of the same file (a second pass over UDP; OpenVpnAnalysis.java). */
     @picocli.CommandLine.Mixin
     OpenVpnAnalysis openvpn = new OpenVpnAnalysis();
 
+    private HostFilter hostFilter;
+    private FlowCollector.SortKey sortKey;
+
     @Override
     public Integer call() throws IOException {
+        validate();
         PrintStream out = new PrintStream(new BufferedOutputStream(System.out, 1 << 16), false);
         AnalyzerConfig config = AnalyzerConfig.DEFAULTS.withIdleTimeouts(idleTimeoutSeconds * 1_000_000_000L,
                 AnalyzerConfig.DEFAULTS.halfOpenTimeoutNanos());
         JsonReportWriter jsonWriter = json ? new JsonReportWriter(out) : null;
-        TextReportWriter textWriter = json ? null : new TextReportWriter(out);
-        EventWriter eventWriter = events && json ? new EventWriter(out) : null;
-        int analysed = 0;
-        io.flowtrace.core.report.ServiceSetupTable serviceTable = new io.flowtrace.core.report.ServiceSetupTable();
+        ServiceSetupTable serviceTable = new ServiceSetupTable();
+        boolean everyInputRead = true;
         for (String file : files) {
-            List<Ranked> ranked = new ArrayList<>();
-            PriorityQueue<Ranked> best = new PriorityQueue<>(rankOrder());
-            CaptureAnalysis analysis = new CaptureAnalysis(config, iface -> agentId + "/if" + iface);
-            ErrorReporter errors = new ErrorReporter(file, quiet);
-            Progress progress = new Progress(file, quiet);
-            TcpEventSinkFactory sinks = events ? (key, instance) -> eventSink(key, instance, eventWriter, out)
-                    : TcpEventSinkFactory.NONE;
-            CaptureSummary summary;
-            try (InputStream in = open(file)) {
-                summary = analysis.run(in, (key, instance, flow) -> {
-                    if (!matches(flow)) {
-                        return;
-                    }
-                    if (services) {
-                        serviceTable.add(flow);
-                    } else if (top != null) {
-                        best.add(new Ranked(key, instance, flow));
-                        if (best.size() > top) {
-                            best.poll();
-                        }
-                    } else {
-                        write(key, instance, flow, jsonWriter, textWriter);
-                    }
-                }, sinks, errors, progress::update);
-            } catch (NoSuchFileException e) {
-                System.err.println("flowtrace analyze: " + file + ": no such file");
-                continue;
+            if (files.size() > 1 && !json && !services) {
+                out.printf("%s# %s%n", file.equals(files.get(0)) ? "" : System.lineSeparator(), file);
             }
-            if (top != null) {
-                ranked.addAll(best);
-                ranked.sort(rankOrder().reversed());
-                for (Ranked r : ranked) {
-                    write(r.key, r.instance, r.flow, jsonWriter, textWriter);
-                }
-            }
+            everyInputRead &= analyse(file, config, out, jsonWriter, serviceTable);
             out.flush();
-            progress.done();
-            if (summary.fatalError != null) {
-                System.err.println("flowtrace analyze: " + file + ": " + summary.fatalError);
-            }
-            if (!quiet) {
-                printSummary(file, summary, progress.elapsedSeconds());
-            }
-            if (summary.records > 0) {
-                analysed++;
-            }
-            openvpn.analyze(file, summary.count(DecodeStatus.NOT_TCP) > 0, json, services, quiet, agentId, out);
         }
         if (services) {
             ServiceTableWriter.write(serviceTable.rows(), json, out);
@@ -139,91 +131,213 @@ final class AnalyzeCommand implements Callable<Integer> {
             jsonWriter.close();
         }
         out.flush();
-        return analysed > 0 ? 0 : 1;
+        return everyInputRead ? 0 : 1;
     }
 
-    private static TcpEventSink eventSink(FlowKey key, long instance, EventWriter writer, PrintStream out) {
-        return e -> {
-            if (writer != null) {
-                writer.write(key, instance, e);
-            } else {
-                out.printf("event %s %s %s%n", key.canonical(), EventWriter.kind(e), e);
+    private void validate() {
+        if (top != null && top <= 0) {
+            throw usage("--top must be a positive number of flows, not " + top);
+        }
+        if (port != null && (port < 0 || port > 65535)) {
+            throw usage("--port must be a TCP port, 0-65535, not " + port);
+        }
+        if (idleTimeoutSeconds <= 0) {
+            throw usage("--idle-timeout must be a positive number of seconds, not " + idleTimeoutSeconds);
+        }
+        if (report != null && (files.size() != 1 || files.get(0).equals("-"))) {
+            throw usage("--report reads the capture again to draw it: give exactly one capture file, not standard input");
+        }
+        if (flow != null && report == null) {
+            throw usage("--flow selects the flow to draw: it goes with --report");
+        }
+        try {
+            if (flow != null) {
+                ReportCandidates.validateFlow(flow);
             }
-        };
+            hostFilter = host == null ? null : HostFilter.parse(host);
+            sortKey = sort == null ? null : FlowCollector.SortKey.parse(sort);
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage().startsWith("--") ? e.getMessage() : "--host " + e.getMessage());
+        }
     }
 
-    private static InputStream open(String file) throws IOException {
-        return file.equals("-") ? System.in : Files.newInputStream(Path.of(file));
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+
+    /** Analyses one input; true when it was read to its end without errors. */
+    private boolean analyse(String file, AnalyzerConfig config, PrintStream out, JsonReportWriter jsonWriter,
+            ServiceSetupTable serviceTable) throws IOException {
+        CaptureInput input;
+        try {
+            input = CaptureInput.open(file);
+        } catch (CaptureInput.UnreadableInputException e) {
+            System.err.println(NAME + ": " + e.getMessage());
+            return false;
+        }
+        FlowCollector.Format format = json ? FlowCollector.Format.JSON
+                : longReport ? FlowCollector.Format.LONG : FlowCollector.Format.TABLE;
+        FlowCollector collector = new FlowCollector(format, sortKey, top, out, jsonWriter);
+        ReportCandidates drawn = report == null ? null : new ReportCandidates(flow, top != null ? top : 3, sortKey);
+        long[] seen = new long[1];
+        CaptureAnalysis analysis = new CaptureAnalysis(config, iface -> agentId + "/if" + iface);
+        ErrorReporter errors = new ErrorReporter(file);
+        TcpEventSinkFactory sinks = events ? eventSinks(out) : TcpEventSinkFactory.NONE;
+        CaptureSummary summary;
+        Progress progress = Progress.start(input, quiet, collector.streams() || events, System.err);
+        try (input; progress) {
+            summary = analysis.run(input.stream(), (key, instance, flow) -> {
+                seen[0]++;
+                if (!matches(flow)) {
+                    return;
+                }
+                if (services) {
+                    serviceTable.add(flow);
+                } else {
+                    collector.add(key, instance, flow);
+                }
+                if (drawn != null) {
+                    drawn.add(key, instance, flow);
+                }
+            }, sinks, errors, progress::update);
+        } catch (IOException e) {
+            System.err.println(NAME + ": \"" + file + "\": read error after " + input.bytesRead() + " bytes: " + e.getMessage());
+            return false;
+        }
+        collector.finish();
+        out.flush();
+        openvpn.analyze(file, summary.count(io.flowtrace.core.pcap.DecodeStatus.NOT_TCP) > 0, json, services, quiet,
+                agentId, out);
+        boolean complete = reportProblems(file, input, summary, errors);
+        if (drawn != null) {
+            writeReport(file, drawn);
+        }
+        if (!quiet && !summary.format.isEmpty()) {
+            System.err.println(summaryLine(file, summary, errors, seen[0], services ? -1 : collector.flows(),
+                    progress.elapsedSeconds()));
+        }
+        return complete;
+    }
+
+    private void writeReport(String file, ReportCandidates drawn) throws IOException {
+        List<FlowGraph.Selection> selection = drawn.selection();
+        if (selection.isEmpty()) {
+            System.err.println(NAME + ": --report: " + (flow != null ? "no flow " + flow + " in \"" + file + "\""
+                    : "no flow to draw") + "; no report written");
+            return;
+        }
+        Path written = InteractiveReport.write(report, Path.of(file).getFileName().toString(),
+                FlowGraph.read(Path.of(file), agentId, selection));
+        if (!quiet) {
+            System.err.printf("%s: report of %d flow%s: %s%n", NAME, selection.size(), selection.size() == 1 ? "" : "s",
+                    written);
+        }
+    }
+
+    private TcpEventSinkFactory eventSinks(PrintStream out) {
+        if (json) {
+            EventWriter writer;
+            try {
+                writer = new EventWriter(out);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return (key, instance) -> e -> writer.write(key, instance, e);
+        }
+        TextEventWriter writer = new TextEventWriter(out);
+        return (key, instance) -> e -> writer.write(key, e);
+    }
+
+    /** Prints what stopped or shortened the read; true when nothing did. */
+    private static boolean reportProblems(String file, CaptureInput input, CaptureSummary summary, ErrorReporter errors) {
+        long whole = summary.records;
+        if (summary.format.isEmpty() && input.cutShort() != null) {
+            System.err.printf("%s: \"%s\" appears to have been cut short (%s) before a capture header could be read%n",
+                    NAME, file, input.cutShort());
+        } else if (errors.truncatedTail != null) {
+            // tshark's words for the same case: "appears to have been cut short in the middle of a packet".
+            System.err.printf("%s: \"%s\" appears to have been cut short in the middle of a packet (%s%s); the %,d whole"
+                            + " records before it were analysed%n", NAME, file, errors.truncatedTail,
+                    input.cutShort() != null ? "; " + input.cutShort() : "", whole);
+        } else if (input.cutShort() != null) {
+            System.err.printf("%s: \"%s\" appears to have been cut short (%s); the %,d records before it were analysed%n",
+                    NAME, file, input.cutShort(), whole);
+        }
+        if (summary.fatalError != null && !(summary.format.isEmpty() && input.cutShort() != null)) {
+            if (summary.format.isEmpty()) {
+                System.err.printf("%s: \"%s\": %s%n", NAME, file, summary.fatalError);
+            } else {
+                System.err.printf("%s: \"%s\": reading stopped: %s; the %,d records before it were analysed%n", NAME, file,
+                        summary.fatalError, whole);
+            }
+        }
+        return errors.truncatedTail == null && input.cutShort() == null && summary.fatalError == null
+                && summary.formatErrors == 0;
+    }
+
+    private String summaryLine(String file, CaptureSummary s, ErrorReporter errors, long flows, long matched,
+            double seconds) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format("%s: %s: %s; %,d records, %,d TCP", NAME, file, s.format, s.records, s.tcpPackets()));
+        for (DecodeStatus st : DecodeStatus.values()) {
+            if (st != DecodeStatus.TCP && s.count(st) > 0) {
+                b.append(String.format(", %,d %s", s.count(st), st.name().toLowerCase().replace('_', ' ')));
+            }
+        }
+        String filter = filterText();
+        if (filter.isEmpty() || matched < 0) {
+            b.append(String.format("; %,d flows", flows));
+        } else {
+            b.append(String.format("; %,d of %,d flows matched%s", matched, flows, filter));
+        }
+        long formatErrors = s.formatErrors + (s.fatalError != null ? 1 : 0);
+        b.append(String.format("; %,d format error%s; %.2f s (%,.0f packets/s)", formatErrors, formatErrors == 1 ? "" : "s",
+                seconds, seconds > 0 ? s.records / seconds : 0.0));
+        return b.toString();
+    }
+
+    private String filterText() {
+        StringBuilder b = new StringBuilder();
+        if (host != null) {
+            b.append(" --host ").append(host);
+        }
+        if (port != null) {
+            b.append(" --port ").append(port);
+        }
+        return b.toString();
     }
 
     private boolean matches(TcpFlowAnalyzer flow) {
         if (port != null && flow.client().port() != port && flow.server().port() != port) {
             return false;
         }
-        return host == null || flow.client().hostString().equals(host) || flow.server().hostString().equals(host);
+        return hostFilter == null || hostFilter.matches(flow.client()) || hostFilter.matches(flow.server());
     }
 
-    private static void write(FlowKey key, long instance, TcpFlowAnalyzer flow, JsonReportWriter json,
-            TextReportWriter text) {
-        if (json != null) {
-            json.write(key, instance, flow);
-        } else {
-            text.beginFlow();
-            FlowReport.visit(key, instance, flow, text);
-            text.endFlow();
-        }
-    }
-
-    private record Ranked(FlowKey key, long instance, TcpFlowAnalyzer flow) {
-    }
-
-    private Comparator<Ranked> rankOrder() {
-        Comparator<Ranked> c = switch (sort) {
-            case "bytes" -> Comparator.comparingLong(r -> total(r.flow, d -> d.dataBytes));
-            case "packets" -> Comparator.comparingLong(r -> total(r.flow, d -> d.packets));
-            case "duration" -> Comparator.comparingLong(r -> r.flow.lastSeenNanos() - r.flow.firstSeenNanos());
-            case "retransmits" -> Comparator.comparingLong(r -> total(r.flow, d -> d.retransmittedPackets));
-            default -> throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-                    "--sort must be retransmits, bytes, packets or duration, not " + sort);
-        };
-        return c.thenComparingLong(r -> -r.flow.firstSeenNanos());
-    }
-
-    private static long total(TcpFlowAnalyzer f, java.util.function.ToLongFunction<DirectionStats> metric) {
-        return metric.applyAsLong(f.clientToServer()) + metric.applyAsLong(f.serverToClient());
-    }
-
-    private static void printSummary(String file, CaptureSummary s, double seconds) {
-        StringBuilder b = new StringBuilder();
-        b.append(String.format("flowtrace analyze: %s: %s; %,d records, %,d TCP", file, s.format, s.records, s.tcpPackets()));
-        for (DecodeStatus st : DecodeStatus.values()) {
-            if (st != DecodeStatus.TCP && s.count(st) > 0) {
-                b.append(String.format(", %,d %s", s.count(st), st.name().toLowerCase().replace('_', ' ')));
-            }
-        }
-        b.append(String.format("; %,d flows; %,d format errors; %.2f s (%,.0f packets/s)", s.flows, s.formatErrors,
-                seconds, seconds > 0 ? s.records / seconds : 0.0));
-        System.err.println(b);
-    }
-
-    /** Prints the first few format errors and counts the rest, so a corrupt file cannot flood stderr. */
-    private static final class ErrorReporter implements io.flowtrace.core.pcap.CaptureErrorListener {
+    /**
+     * Prints the first few format errors and counts the rest, so a corrupt file cannot flood stderr;
+     * keeps a short last record (the file ends inside it) for the one "cut short" line.
+     */
+    private static final class ErrorReporter implements CaptureErrorListener {
         private final String file;
-        private final boolean quiet;
         private long count;
+        volatile String truncatedTail;
 
-        ErrorReporter(String file, boolean quiet) {
+        ErrorReporter(String file) {
             this.file = file;
-            this.quiet = quiet;
         }
 
         @Override
         public void onError(CaptureFormatException error) {
+            if (error.getMessage().contains(" at end of stream")) {
+                truncatedTail = error.getMessage().replace(" at end of stream", "");
+                return;
+            }
             count++;
             if (count <= MAX_ERRORS_SHOWN) {
-                System.err.println("flowtrace analyze: " + file + ": " + error.getMessage());
-            } else if (count == MAX_ERRORS_SHOWN + 1 && !quiet) {
-                System.err.println("flowtrace analyze: " + file + ": further format errors are counted, not shown");
+                System.err.println(NAME + ": \"" + file + "\": " + error.getMessage());
+            } else if (count == MAX_ERRORS_SHOWN + 1) {
+                System.err.println(NAME + ": \"" + file + "\": further format errors are counted, not shown");
             }
         }
     }

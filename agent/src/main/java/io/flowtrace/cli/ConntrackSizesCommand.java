@@ -8,20 +8,30 @@ import io.flowtrace.core.conntrack.ConntrackLineParser;
 import io.flowtrace.core.conntrack.ConntrackTextParseException;
 import io.flowtrace.core.conntrack.KernelFeatures;
 import io.flowtrace.core.conntrack.NetlinkSizer;
+import io.flowtrace.core.conntrack.ConntrackTuple;
+import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code flowtrace conntrack sizes}: per event of {@code conntrack -E -o timestamp,extended,id,ktimestamp}
@@ -30,9 +40,17 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "sizes", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Exact ctnetlink message size, kernel estimate and truesize of each conntrack -E event.",
-            "  conntrack -E -o timestamp,extended,id,ktimestamp | flowtrace conntrack sizes -"})
+            "  conntrack -E -o timestamp,extended,id,ktimestamp | flowtrace conntrack sizes -", ""},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:every line was read (lines that are not events, e.g. conntrack's banner, are skipped)",
+            "1:the input could not be read, is not conntrack -E text, or has unreadable lines",
+            "2:invalid command line (unknown option, bad option value)"})
 final class ConntrackSizesCommand implements Callable<Integer> {
     private static final int MAX_ERRORS_SHOWN = 10;
+    private static final String NAME = "flowtrace conntrack sizes";
+
+    @Spec
+    CommandSpec spec;
 
     @Parameters(paramLabel = "FILE", description = "conntrack -E output (text or -o xml); - reads standard input")
     String file;
@@ -78,19 +96,37 @@ final class ConntrackSizesCommand implements Callable<Integer> {
                 !noEventTimestamp);
     }
 
+    private void validate() {
+        if (rcvbuf <= 0) {
+            throw new ParameterException(spec.commandLine(), "--rcvbuf must be a positive number of bytes, not " + rcvbuf);
+        }
+        if (secctxLength < 0) {
+            throw new ParameterException(spec.commandLine(), "--secctx-length must be 0 or more, not " + secctxLength);
+        }
+        if (drainLatencyMs < 0) {
+            throw new ParameterException(spec.commandLine(), "--drain-latency-ms must be 0 or more, not " + drainLatencyMs);
+        }
+    }
+
     @Override
     public Integer call() throws IOException {
+        validate();
         KernelFeatures features = features();
         ConntrackLineParser parser = new ConntrackLineParser(features);
         NetlinkSizer sizer = new NetlinkSizer();
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         List<ConntrackEvent> events = new ArrayList<>();
         long errors = 0;
-        try (BufferedReader in = open(file)) {
-            long n = 0;
-            if (!json) {
-                out.printf("%-8s %12s %12s %16s %15s%n", "kind", "id", "exact_bytes", "estimated_bytes", "truesize_bytes");
-            }
+        BufferedReader opened;
+        try {
+            opened = open(file);
+        } catch (NotTextException e) {
+            System.err.println(NAME + ": \"" + file + "\"" + e.getMessage());
+            return 1;
+        }
+        long n = 0;
+        try (BufferedReader in = opened) {
+
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 n++;
                 ConntrackEvent e;
@@ -98,12 +134,16 @@ final class ConntrackSizesCommand implements Callable<Integer> {
                     e = parser.parseLine(line, n);
                 } catch (ConntrackTextParseException ex) {
                     if (++errors <= MAX_ERRORS_SHOWN) {
-                        System.err.println("flowtrace conntrack sizes: " + file + ": " + ex.getMessage());
+                        System.err.println(NAME + ": \"" + file + "\": " + ex.getMessage());
                     }
                     continue;
                 }
                 if (e == null) {
                     continue;
+                }
+                if (events.isEmpty() && !json) {
+                    out.printf("%-8s %12s %12s %16s %15s  %s%n", "kind", "id", "exact_bytes", "estimated_bytes",
+                            "truesize_bytes", "tuple (original direction)");
                 }
                 events.add(e);
                 int exact = sizer.exactSize(e);
@@ -114,27 +154,56 @@ final class ConntrackSizesCommand implements Callable<Integer> {
                     out.printf("{\"kind\":\"%s\",\"id\":%s,\"exact_bytes\":%d,\"estimated_bytes\":%d,\"truesize_bytes\":%d}%n",
                             e.type(), id, exact, estimate, truesize);
                 } else {
-                    out.printf("%-8s %12s %12d %16d %15d%n", e.type(), id, exact, estimate, truesize);
+                    out.printf("%-8s %12s %12d %16d %15d  %s%n", e.type(), id, exact, estimate, truesize, tuple(e.orig()));
                 }
             }
-        } catch (NoSuchFileException e) {
-            System.err.println("flowtrace conntrack sizes: " + file + ": no such file");
+        } catch (CharacterCodingException e) {
+            out.flush();
+            System.err.printf("%s: \"%s\": line %,d is not text: this is not conntrack -E output%n", NAME, file, n + 1);
             return 1;
         }
         if (errors > MAX_ERRORS_SHOWN) {
-            System.err.printf("flowtrace conntrack sizes: %s: %d more unreadable lines%n", file, errors - MAX_ERRORS_SHOWN);
+            System.err.printf("%s: \"%s\": %,d more unreadable lines%n", NAME, file, errors - MAX_ERRORS_SHOWN);
         }
-        if (!json) {
-            printBudget(out, events, features, sizer);
+        if (events.isEmpty() && errors > 0) {
+            System.err.printf("%s: \"%s\": none of its %,d lines is a conntrack -E event%n", NAME, file, n);
+        }
+        BudgetReport budget = budget(events, features, sizer);
+        if (json) {
+            if (budget != null) {
+                out.println(budgetJson(budget));
+            }
+        } else {
+            printBudget(out, budget);
         }
         out.flush();
-        return events.isEmpty() && errors > 0 ? 1 : 0;
+        return errors > 0 ? 1 : 0;
     }
 
-    private void printBudget(PrintStream out, List<ConntrackEvent> events, KernelFeatures features, NetlinkSizer sizer) {
+    /** "tcp 10.0.0.1:40000 > 10.0.0.2:443", as conntrack -L names a connection. */
+    static String tuple(ConntrackTuple t) {
+        if (t == null) {
+            return "-";
+        }
+        String proto = switch (t.proto()) {
+            case 6 -> "tcp";
+            case 17 -> "udp";
+            case 1 -> "icmp";
+            case 58 -> "icmpv6";
+            case 132 -> "sctp";
+            default -> "proto " + t.proto();
+        };
+        if (t.hasPorts()) {
+            String src = t.isIpv6() ? "[" + t.srcText() + "]" : t.srcText();
+            String dst = t.isIpv6() ? "[" + t.dstText() + "]" : t.dstText();
+            return proto + " " + src + ":" + t.srcPort() + " > " + dst + ":" + t.dstPort();
+        }
+        return proto + " " + t.srcText() + " > " + t.dstText();
+    }
+
+    private BudgetReport budget(List<ConntrackEvent> events, KernelFeatures features, NetlinkSizer sizer) {
         if (events.isEmpty()) {
-            out.println("\nno events");
-            return;
+            return null;
         }
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
@@ -149,7 +218,15 @@ final class ConntrackSizesCommand implements Callable<Integer> {
         for (ConntrackEvent e : events) {
             budget.add(e);
         }
-        BudgetReport r = budget.report();
+        return budget.report();
+    }
+
+    private void printBudget(PrintStream out, BudgetReport r) {
+        if (r == null) {
+            out.println("\nno events");
+            return;
+        }
+        long window = r.windowNanos();
         out.println();
         out.printf("events: %,d (NEW %,d, UPDATE %,d, DESTROY %,d) over %.0f s: %.1f events/s%n",
                 r.newEvents() + r.updateEvents() + r.destroyEvents(), r.newEvents(), r.updateEvents(), r.destroyEvents(),
@@ -164,8 +241,89 @@ final class ConntrackSizesCommand implements Callable<Integer> {
         out.println("(conntrack -E text cannot show ENOBUFS: observed losses are unknown; see docs/conntrack.md §4)");
     }
 
-    private static BufferedReader open(String file) throws IOException {
-        return file.equals("-") ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
-                : Files.newBufferedReader(Path.of(file), StandardCharsets.UTF_8);
+    /** The budget as the last JSON line: the same figures as the text summary, under "budget". */
+    private String budgetJson(BudgetReport r) {
+        return String.format(Locale.ROOT, "{\"budget\":{\"window_s\":%.0f,\"events\":%d,\"new\":%d,\"update\":%d,"
+                        + "\"destroy\":%d,\"events_per_s\":%.1f,\"min_bytes\":%d,\"avg_bytes\":%.1f,\"p99_bytes\":%d,"
+                        + "\"max_bytes\":%d,\"bytes_per_s\":%.0f,\"estimate_waste_ratio\":%.4f,"
+                        + "\"truesize_bytes_per_s\":%.0f,\"peak_truesize_10ms_bytes\":%d,\"peak_truesize_100ms_bytes\":%d,"
+                        + "\"drain_latency_ms\":%d,\"buffer_needed_bytes\":%d,\"recommended_rcvbuf_bytes\":%d,"
+                        + "\"configured_rcvbuf_bytes\":%d,\"effective_rcvbuf_bytes\":%d,\"risk\":\"%s\","
+                        + "\"predicted_drops\":%d,\"predicted_enobufs\":%d}}",
+                r.windowNanos() / 1e9, r.newEvents() + r.updateEvents() + r.destroyEvents(), r.newEvents(), r.updateEvents(),
+                r.destroyEvents(), r.eventsPerSecond(), r.minSize(), r.avgSize(), r.p99Size(), r.maxSize(),
+                r.bytesPerSecond(), r.wasteRatio(), r.truesizeBytesPerSecond(), r.peakTruesize10ms(),
+                r.peakTruesize100ms(), drainLatencyMs, r.bufferNeeded(), r.recommendedRcvbuf(), rcvbuf,
+                r.effectiveRcvbuf(), r.risk(), r.predictedDrops(), r.predictedEnobufs());
+    }
+
+    /** The input refused before reading: why, as the end of one line after the file name. */
+    static final class NotTextException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        NotTextException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Opens the input as strict UTF-8 text (a malformed byte is an error, not a replacement
+     * character), after refusing what is plainly not conntrack -E output: a directory, a packet
+     * capture (pcap, pcapng, gzip), a missing file.
+     */
+    private static BufferedReader open(String file) throws NotTextException {
+        InputStream raw;
+        try {
+            if (file.equals("-")) {
+                raw = System.in;
+            } else {
+                Path p = Path.of(file);
+                if (Files.isDirectory(p)) {
+                    throw new NotTextException(" is a directory (folder), not a file");
+                }
+                raw = Files.newInputStream(p);
+            }
+            BufferedInputStream in = new BufferedInputStream(raw, 1 << 16);
+            in.mark(4);
+            byte[] magic = in.readNBytes(4);
+            in.reset();
+            String capture = captureKind(magic);
+            if ("gzip".equals(capture)) {
+                throw new NotTextException(" is gzip-compressed; conntrack -E text is read uncompressed: "
+                        + "zcat " + file + " | flowtrace conntrack sizes -");
+            }
+            if (capture != null) {
+                throw new NotTextException(" is a packet capture (" + capture + "), not conntrack -E output; "
+                        + "flowtrace analyze reads captures");
+            }
+            return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)));
+        } catch (NoSuchFileException e) {
+            throw new NotTextException(": no such file");
+        } catch (AccessDeniedException e) {
+            throw new NotTextException(": permission denied");
+        } catch (IOException e) {
+            throw new NotTextException(": cannot read: " + e.getMessage());
+        }
+    }
+
+    private static String captureKind(byte[] m) {
+        if (m.length >= 2 && (m[0] & 0xff) == 0x1f && (m[1] & 0xff) == 0x8b) {
+            return "gzip";
+        }
+        if (m.length < 4) {
+            return null;
+        }
+        long le = (m[0] & 0xffL) | (m[1] & 0xffL) << 8 | (m[2] & 0xffL) << 16 | (m[3] & 0xffL) << 24;
+        if (le == 0x0a0d0d0aL) {
+            return "pcapng";
+        }
+        long be = (m[3] & 0xffL) | (m[2] & 0xffL) << 8 | (m[1] & 0xffL) << 16 | (m[0] & 0xffL) << 24;
+        for (long magic : new long[] {0xa1b2c3d4L, 0xa1b23c4dL}) {
+            if (le == magic || be == magic) {
+                return "pcap";
+            }
+        }
+        return null;
     }
 }

@@ -1,16 +1,60 @@
 package io.flowtrace.cli;
 
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code flowtrace} command: one entry point, one subcommand per task. */
 @Command(name = "flowtrace", mixinStandardHelpOptions = true, version = "flowtrace 0.1.0",
         description = "Streaming TCP flow analysis: offline over captures, live through Kafka and Flink.",
-        subcommands = {AnalyzeCommand.class, DemoCommand.class, AgentCommand.class, ConntrackCommand.class})
+        subcommands = {AnalyzeCommand.class, DemoCommand.class, AgentCommand.class, ConntrackCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:success", "1:an input could not be read, or only in part; or the command failed",
+            "2:invalid command line (unknown option, bad option value)"})
 public final class FlowtraceCli implements Runnable {
+    static final int EXIT_INPUT = 1;
+    static final int EXIT_USAGE = 2;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new FlowtraceCli()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The command line with flowtrace's error handling: a bad option or value is one line naming the
+     * command and the problem, then where help is (as GNU tools and tcpdump do), exit 2; a failure while
+     * running is one line with the exception's message and type, exit 1 (never a stack trace).
+     */
+    public static CommandLine commandLine() {
+        return withErrorHandling(new CommandLine(new FlowtraceCli()));
+    }
+
+    /** Installs flowtrace's handling of bad command lines and failures (also used by the demo's entry point). */
+    public static CommandLine withErrorHandling(CommandLine cl) {
+        cl.setParameterExceptionHandler(FlowtraceCli::usageError);
+        cl.setExecutionExceptionHandler((e, cmd, parsed) -> failure(e, cmd));
+        return cl;
+    }
+
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        PrintWriter err = cmd.getErr();
+        String name = cmd.getCommandSpec().qualifiedName();
+        err.println(name + ": " + e.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("Try '" + name + " --help' for more information.");
+        err.flush();
+        return EXIT_USAGE;
+    }
+
+    private static int failure(Exception e, CommandLine cmd) {
+        PrintWriter err = cmd.getErr();
+        String message = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        if (e instanceof java.io.UncheckedIOException && e.getCause() != null) {
+            message = e.getCause().getMessage();
+        }
+        err.println(cmd.getCommandSpec().qualifiedName() + ": " + message + " (" + e.getClass().getSimpleName() + ")");
+        err.flush();
+        return EXIT_INPUT;
     }
 
     @Override

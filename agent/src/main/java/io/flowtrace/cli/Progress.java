@@ -1,42 +1,71 @@
 package io.flowtrace.cli;
 
+import java.io.PrintStream;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+
 /**
- * A one-line progress display on stderr (records and records/s), redrawn at most twice a second,
- * only when stderr is a terminal and not in quiet mode.
+ * Reading progress of one capture on stderr, drawn by the progressbar library: percentage, speed and
+ * ETA against the file's size (compressed bytes for .gz), a running byte count for standard input,
+ * and the packets read. Only when stderr is a terminal, never with -q, and never on a terminal that
+ * also receives the report as it is written (the bar would land inside report lines); the bar is
+ * cleared before anything else is printed.
  */
-final class Progress {
-    private final String label;
-    private final boolean enabled;
+final class Progress implements AutoCloseable {
+    private static final long MIB = 1L << 20;
+    private final CaptureInput input;
+    private final ProgressBar bar;
     private final long startNanos = System.nanoTime();
-    private long lastDrawNanos;
-    private boolean drawn;
 
-    Progress(String label, boolean quiet) {
-        this.label = label;
-        this.enabled = !quiet && System.console() != null;
+    private Progress(CaptureInput input, ProgressBar bar) {
+        this.input = input;
+        this.bar = bar;
     }
 
-    void update(long records) {
+    /** @param streamsToTerminal the report goes to stdout while reading (JSON Lines, events) */
+    static Progress start(CaptureInput input, boolean quiet, boolean streamsToTerminal, PrintStream err) {
+        boolean enabled = !quiet && Terminal.isTerminal(Terminal.STDERR)
+                && !(streamsToTerminal && Terminal.isTerminal(Terminal.STDOUT));
         if (!enabled) {
-            return;
+            return new Progress(input, null);
         }
-        long now = System.nanoTime();
-        if (now - lastDrawNanos < 500_000_000L) {
-            return;
-        }
-        lastDrawNanos = now;
-        double s = (now - startNanos) / 1e9;
-        System.err.printf("\r%s: %,d packets, %,.0f packets/s   ", label, records, s > 0 ? records / s : 0.0);
-        drawn = true;
+        ProgressBar bar = new ProgressBarBuilder()
+                .setTaskName(shortName(input.name()))
+                .setInitialMax(input.size() > 0 ? input.size() : -1)
+                .setUnit(" MiB", MIB)
+                .showSpeed()
+                .setStyle(ProgressBarStyle.ASCII)
+                .setUpdateIntervalMillis(250)
+                .setConsumer(new ConsoleProgressBarConsumer(err, Terminal.columns(Terminal.STDERR) - 1))
+                .clearDisplayOnFinish()
+                .build();
+        return new Progress(input, bar);
     }
 
-    void done() {
-        if (drawn) {
-            System.err.print("\r\033[K");
+    /** Called by the reader every 65,536 records. */
+    void update(long records) {
+        if (bar != null) {
+            bar.stepTo(input.bytesRead());
+            bar.setExtraMessage(String.format("  %,d packets", records));
+        }
+    }
+
+    /** Clears the bar (before the report or the summary is printed). */
+    @Override
+    public void close() {
+        if (bar != null) {
+            bar.close();
         }
     }
 
     double elapsedSeconds() {
         return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    private static String shortName(String file) {
+        int slash = file.lastIndexOf('/');
+        return slash >= 0 ? file.substring(slash + 1) : file;
     }
 }

@@ -3,8 +3,10 @@ package io.flowtrace.cli;
 import io.flowtrace.agent.kafka.ProducerSettings;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.agent.metrics.HealthCheck;
 import io.flowtrace.agent.metrics.MetricsEndpoint;
 import io.flowtrace.agent.spool.DiskSpool;
+import io.flowtrace.agent.spool.RecordWeight;
 import io.flowtrace.agent.spool.SpoolCorruptedException;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -62,6 +64,11 @@ final class PublishOptions {
             description = "address the metrics endpoint listens on (default: ${DEFAULT-VALUE}; 0.0.0.0 for a scraper elsewhere)")
     String metricsAddress;
 
+    @Option(names = "--health-max-silence", paramLabel = "SECONDS", defaultValue = "300",
+            description = "GET /healthz on the metrics port answers 503 when records were read but none published for this"
+                    + " long, or tcpdump restarted 3 times in 5 minutes (default: ${DEFAULT-VALUE})")
+    long healthMaxSilenceSeconds;
+
     String agentId() {
         if (agentId != null) {
             return agentId;
@@ -79,19 +86,41 @@ final class PublishOptions {
         if (metricsPort == null) {
             return null;
         }
+        if (healthMaxSilenceSeconds <= 0) {
+            throw new IllegalArgumentException("--health-max-silence must be a positive number of seconds, not "
+                    + healthMaxSilenceSeconds);
+        }
+        HealthCheck health = new HealthCheck(metrics, System::nanoTime, HealthCheck.DEFAULT_MAX_RESTARTS,
+                HealthCheck.DEFAULT_RESTART_WINDOW, Duration.ofSeconds(healthMaxSilenceSeconds));
         MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress(metricsAddress, metricsPort), metrics,
-                Map.of("agent", agentId(), "topic", topic), publisher::spoolPendingRecords);
-        System.err.printf("flowtrace agent: metrics on http://%s:%d/metrics%n", metricsAddress, endpoint.port());
+                Map.of("agent", agentId(), "topic", topic), publisher::spoolPendingRecords, health);
+        System.err.printf("flowtrace agent: metrics on http://%s:%d/metrics, health on /healthz%n", metricsAddress,
+                endpoint.port());
         return endpoint;
     }
 
-    /** Opens the spool and the producer for {@code topic}. */
+    /** Opens the spool and the producer for {@code topic}; each record counts as one event. */
     SpoolingPublisher openPublisher(String topic, AgentMetrics metrics, boolean liveSource)
             throws IOException, SpoolCorruptedException {
+        return openPublisher(topic, metrics, liveSource, RecordWeight.ONE, 0);
+    }
+
+    /**
+     * As above, counting the packets a spooled record carries with {@code weight}.
+     *
+     * @param largestValue the largest record value the caller will send (0: no check)
+     * @throws IllegalArgumentException when the producer settings would reject such a record
+     */
+    SpoolingPublisher openPublisher(String topic, AgentMetrics metrics, boolean liveSource, RecordWeight weight,
+            int largestValue) throws IOException, SpoolCorruptedException {
         Properties props = ProducerSettings.build(bootstrapServers, compression, kafkaConfig,
                 "flowtrace-agent-" + agentId() + "-" + topic);
+        if (largestValue > ProducerSettings.maxValueBytes(props)) {
+            throw new IllegalArgumentException("--batch-max-bytes " + largestValue + " does not fit the producer's "
+                    + "max.request.size / buffer.memory (at most " + ProducerSettings.maxValueBytes(props) + ")");
+        }
         Path dir = spoolDir != null ? spoolDir : Path.of(System.getProperty("user.home"), ".flowtrace", "spool", topic);
-        DiskSpool spool = DiskSpool.open(dir, spoolMaxBytes);
+        DiskSpool spool = DiskSpool.open(dir, spoolMaxBytes, weight);
         if (spool.recoveredTornBytes() > 0) {
             System.err.printf("flowtrace agent: spool %s: cut off a torn last record (%d bytes) left by a crash%n", dir,
                     spool.recoveredTornBytes());

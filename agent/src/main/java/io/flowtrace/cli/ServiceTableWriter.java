@@ -40,13 +40,18 @@ final class ServiceTableWriter {
             }
             return;
         }
-        out.printf("%-28s %7s %7s %12s %12s %12s %12s %12s %8s %8s %8s%n", "service", "flows", "estab",
-                "mean ms", "sd ms", "p50 ms", "p90 ms", "p99 ms", "SYN rtx", "flows", "sync");
+        String[] header = {"service (server)", "flows", "established", "setup mean", "setup sd", "setup p50",
+            "setup p90", "setup p99", "SYN retransmits", "flows with SYN rtx", "synchronised retries"};
+        String format = "%-28s %6s %11s %10s %10s %10s %10s %10s %15s %18s %20s%n";
+        out.printf(format, (Object[]) header);
         for (ServiceSetupTable.Row r : rows) {
-            out.printf("%-28s %7d %7d %12.3f %12.3f %12.3f %12.3f %12.3f %8d %8d %8d%n", r.service(), r.flows(),
-                    r.established(), r.meanUs() / 1000, r.sdUs() / 1000, r.p50Us() / 1000, r.p90Us() / 1000,
-                    r.p99Us() / 1000, r.synRetransmits(), r.flowsWithSynRetransmits(), r.synchronisedRetries());
+            out.printf(format, r.service(), Units.count(r.flows()), Units.count(r.established()), Units.micros(r.meanUs()),
+                    Units.micros(r.sdUs()), Units.micros(r.p50Us()), Units.micros(r.p90Us()), Units.micros(r.p99Us()),
+                    Units.count(r.synRetransmits()), Units.count(r.flowsWithSynRetransmits()),
+                    Units.count(r.synchronisedRetries()));
         }
+        out.println("(setup: first SYN to the client ACK of the SYN-ACK, over established flows; synchronised retries: SYN"
+                + " retransmissions within " + ServiceSetupTable.SYNCHRONISED_NANOS / 1_000_000 + " ms of another flow's)");
     }
 
     private static void number(JsonGenerator g, String name, double v) throws IOException {

@@ -11,20 +11,24 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
 
 /**
  * {@code flowtrace agent packets FILE} against a real broker: every TCP packet of a committed capture
  * arrives exactly once, keyed by its flow, in one partition per flow, in capture order; compared
- * with the same file decoded directly (core only, no agent code).
+ * with the same file decoded directly (core only, no agent code). Both with per-flow batches (the
+ * default; the topic's batches expanded by the contract's mapping) and with {@code --batch off}.
  */
 class AgentPacketsReplayITCase {
     @RegisterExtension
@@ -33,20 +37,42 @@ class AgentPacketsReplayITCase {
     @TempDir
     Path spool;
 
+    static Stream<Arguments> captures() {
+        List<Arguments> cases = new ArrayList<>();
+        for (String batch : List.of("on", "off")) {
+            for (String capture : List.of("tcp/cubic-loss.sender.pcap.gz", "decoding/tcp4-2if.pcapng",
+                    "decoding/tcp6-sack.pcap", "decoding/tcp4-truncated.pcap")) {
+                cases.add(Arguments.of(capture, batch));
+            }
+        }
+        return cases.stream();
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"tcp/cubic-loss.sender.pcap.gz", "decoding/tcp4-2if.pcapng", "decoding/tcp6-sack.pcap",
-        "decoding/tcp4-truncated.pcap"})
-    void publishesEveryTcpPacketExactlyOnceKeyedAndInOrderPerFlow(String capture) throws Exception {
-        String topic = "replay-" + capture.replaceAll("[^a-z0-9]", "-");
+    @MethodSource("captures")
+    void publishesEveryTcpPacketExactlyOnceKeyedAndInOrderPerFlow(String capture, String batch) throws Exception {
+        String topic = "replay-" + batch + "-" + capture.replaceAll("[^a-z0-9]", "-");
         KAFKA.createTopic(topic, 4);
         Path file = TestData.file(capture);
 
         Run run = agent("agent", "packets", "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic", topic,
-                "--agent-id", "it-host", "--spool-dir", spool.toString(), file.toString());
+                "--agent-id", "it-host", "--spool-dir", spool.toString(), "--batch", batch, file.toString());
 
         assertThat(run.exit).as(run.stderr).isZero();
         Map<String, List<PacketEvent>> expected = CapturedPackets.byFlow(file, "it-host");
-        Map<String, List<PacketEvent>> got = CapturedPackets.byFlow(KAFKA.readUncommitted(topic));
+        List<ConsumerRecord<byte[], byte[]>> records = KAFKA.readUncommitted(topic);
+        Map<String, List<PacketEvent>> got = CapturedPackets.byFlow(records);
+        if (batch.equals("on")) {
+            // Fewer records than packets, all of them batches: at most one per flow and 512 packets
+            // (the default), at least one per flow.
+            assertThat(CapturedPackets.batches(records)).isEqualTo(records.size());
+            assertThat((long) records.size()).isLessThan(CapturedPackets.count(expected))
+                    .isGreaterThanOrEqualTo(Math.max(expected.size(), CapturedPackets.count(expected) / 512));
+            assertThat(run.stderr).contains(String.format("batches: %,d published", records.size()));
+        } else {
+            assertThat(CapturedPackets.batches(records)).isZero();
+            assertThat((long) records.size()).isEqualTo(CapturedPackets.count(expected));
+        }
         assertThat(CapturedPackets.count(got)).isEqualTo(CapturedPackets.count(expected));
         assertThat(got.keySet()).containsExactlyInAnyOrderElementsOf(expected.keySet());
         for (Map.Entry<String, List<PacketEvent>> flow : expected.entrySet()) {

@@ -61,7 +61,7 @@ final class AgentReplay {
             CapturePublisher agent = new CapturePublisher(capture.agentId(), null, publisher, metrics);
             try (InputStream in = counting(Files.newInputStream(capture.file()), bytesRead, () ->
                     status.update(label + " " + StatusLine.bar((double) bytesRead.get() / size)
-                            + String.format("  %,d packets", metrics.published.sum())))) {
+                            + String.format("  %,d frames read, %,d published", metrics.read.sum(), metrics.published.sum())))) {
                 CaptureReader reader = CaptureReader.open(in, agent);
                 agent.publishAll(reader, ReplayPacer.UNPACED, stop);
             } catch (CaptureFormatException e) {

@@ -51,12 +51,12 @@ final class Demo implements AutoCloseable {
         try {
             // Kafka's storage formatter prints to System.out; the demo's stdout is for results.
             System.setOut(new PrintStream(java.io.OutputStream.nullOutputStream()));
-            services.start(pgBinaries());
+            services.start(RuntimeDir.open(RuntimeDir.path()));
         } finally {
             System.setOut(stdout);
         }
-        JobConfig config = DemoJob.config(services.bootstrapServers(), services.jdbcUrl(), workDir.resolve("checkpoints"),
-                settings.parallelism());
+        JobConfig config = DemoJob.config(services.bootstrapServers(), services.jdbcUrl(), services.passwordFile(),
+                workDir.resolve("checkpoints"), settings.parallelism());
         services.kafka().createTopics(DemoJob.PARTITIONS, DemoJob.topics(config).toArray(String[]::new));
         status.done(String.format("services   Kafka (KRaft) at %s, PostgreSQL at %s (%.1f s)", services.bootstrapServers(),
                 services.psqlUrl(), (System.nanoTime() - t0) / 1e9));
@@ -107,6 +107,11 @@ final class Demo implements AutoCloseable {
         return services.psqlUrl();
     }
 
+    /** {@code PGPASSFILE=... psql URL}: the password stays in a 0600 file, out of the terminal and of ps. */
+    String psqlCommand() {
+        return services.psqlCommand();
+    }
+
     String jdbcUrl() {
         return services.jdbcUrl();
     }
@@ -134,12 +139,6 @@ final class Demo implements AutoCloseable {
                 deleteTree(workDir);
             }
         }
-    }
-
-    /** Per-user: zonky unpacks PostgreSQL once there and reuses it (a cache, not removed at exit). */
-    private static Path pgBinaries() {
-        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
-        return Path.of(System.getProperty("java.io.tmpdir"), "flowtrace-demo-pg-" + user);
     }
 
     static void deleteTree(Path root) throws IOException {

@@ -1,5 +1,9 @@
 package io.flowtrace.demo;
 
+import io.flowtrace.core.pcap.CaptureFormatException;
+import io.flowtrace.core.pcap.CaptureReader;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,6 +76,10 @@ public final class DemoCommand implements Callable<Integer> {
                 if (!Files.isRegularFile(p)) {
                     throw new CommandLine.ParameterException(commandLine(), "--pcap " + p + ": no such file");
                 }
+                String notCapture = notACapture(p);
+                if (notCapture != null) {
+                    throw new CommandLine.ParameterException(commandLine(), "--pcap " + p + ": " + notCapture);
+                }
                 String id = pcaps.size() == 1 ? (agentId != null ? agentId : "local") : agentIdOf(p);
                 captures.add(new Capture(p, id, "your capture"));
             }
@@ -79,8 +87,20 @@ public final class DemoCommand implements Callable<Integer> {
         if (parallelism < 1) {
             throw new CommandLine.ParameterException(commandLine(), "--parallelism must be at least 1");
         }
+        // stderr alone decides: progress is wanted with stdout redirected too (System.console() would say no)
         return new Demo.Settings(captures, conntrack, keep, reportDir, exportFile, parallelism, quiet,
-                System.console() != null);
+                io.flowtrace.cli.Terminal.isTerminal(io.flowtrace.cli.Terminal.STDERR));
+    }
+
+    /** Why {@code p} cannot be replayed (read before any service starts), or null when it starts like a capture. */
+    static String notACapture(Path p) {
+        try (InputStream in = Files.newInputStream(p); CaptureReader reader = CaptureReader.open(in)) {
+            return null;
+        } catch (CaptureFormatException e) {
+            return e.getMessage();
+        } catch (IOException e) {
+            return "cannot read it: " + e.getMessage();
+        }
     }
 
     private CommandLine commandLine() {
@@ -100,13 +120,27 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Demo.Settings settings = settings();
         DemoLock lock;
         try {
             lock = DemoLock.acquire(DemoLock.defaultPath());
         } catch (DemoLock.DemoBusyException e) {
             err.println("flowtrace demo: " + e.getMessage());
             return 4;
+        } catch (RuntimeDir.UnsafeDirectoryException e) {
+            err.println("flowtrace demo: " + e.getMessage());
+            return 1;
+        }
+        if (RuntimeDir.currentUid() == 0) {
+            err.println("flowtrace demo: running as root. PostgreSQL then runs with root's uid in a user namespace"
+                    + " (unshare -U), so the demo locks it down: no superuser login, a random password for its role,"
+                    + " every service on 127.0.0.1 only. Any user account can run the demo; root is not needed.");
+        }
+        Demo.Settings settings;
+        try {
+            settings = settings();
+        } catch (RuntimeException e) {
+            lock.close();
+            throw e;
         }
         Demo demo = new Demo(settings, out, err);
         CountDownLatch finished = new CountDownLatch(1);
@@ -122,9 +156,9 @@ public final class DemoCommand implements Callable<Integer> {
         try {
             demo.run();
             if (settings.keep()) {
-                out.printf("%n--keep: the services stay up until Ctrl-C.%n  psql %s%n  JDBC %s%n  Kafka bootstrap servers %s%n"
+                out.printf("%n--keep: the services stay up until Ctrl-C.%n  %s%n  JDBC %s (user flowtrace, password in PGPASSFILE)%n  Kafka bootstrap servers %s%n"
                         + "  tables: flow_summary tcp_events service_windows vantage_windows conntrack_budgets dead_letters%n",
-                        demo.psqlUrl(), demo.jdbcUrl(), demo.bootstrapServers());
+                        demo.psqlCommand(), demo.jdbcUrl(), demo.bootstrapServers());
                 out.flush();
                 new CountDownLatch(1).await(); // until Ctrl-C: the shutdown hook closes everything
             }

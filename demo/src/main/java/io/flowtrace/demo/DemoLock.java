@@ -7,11 +7,13 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * One demo per user at a time: an OS file lock on {@code <java.io.tmpdir>/flowtrace-demo-<user>.lock}.
+ * One demo per user at a time: an OS file lock on {@code demo.lock} in the user's private directory
+ * ({@link RuntimeDir}: 0700, checked; the file opened without following a symbolic link).
  * The ports are ephemeral, so two demos would not clash on ports; the lock exists so that a second
  * demo says plainly that one is already running (and with --keep, still holding its services)
  * instead of doubling the load. The kernel drops the lock when the process dies, even on SIGKILL.
@@ -31,14 +33,16 @@ final class DemoLock implements AutoCloseable {
         if (override != null && !override.isBlank()) {
             return Path.of(override);
         }
-        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
-        return Path.of(System.getProperty("java.io.tmpdir"), "flowtrace-demo-" + user + ".lock");
+        return RuntimeDir.path().resolve("demo.lock");
     }
 
     /** Takes the lock or throws {@link DemoBusyException} saying who holds it. */
     static DemoLock acquire(Path file) throws IOException {
+        if (System.getProperty("flowtrace.demo.lock") == null) {
+            RuntimeDir.open(file.getParent());
+        }
         FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
+                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
         FileLock lock;
         try {
             lock = channel.tryLock();

@@ -47,11 +47,18 @@ class DemoCommandTest {
     }
 
     @Test
-    void missingPcapIsAClearErrorNotACrash() {
+    void missingPcapIsAClearErrorNotACrash(@org.junit.jupiter.api.io.TempDir Path tmp) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         CommandLine cli = new CommandLine(new DemoCommand(System.out, new PrintStream(err, true, StandardCharsets.UTF_8)));
         cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
-        int status = cli.execute("--pcap", "/nonexistent/capture.pcap");
+        // the demo takes its lock before it checks its options: a private one (a real demo may be running)
+        System.setProperty("flowtrace.demo.lock", tmp.resolve("demo.lock").toString());
+        int status;
+        try {
+            status = cli.execute("--pcap", "/nonexistent/capture.pcap");
+        } finally {
+            System.clearProperty("flowtrace.demo.lock");
+        }
         assertThat(status).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--pcap /nonexistent/capture.pcap: no such file");
     }

@@ -17,6 +17,7 @@ import io.flowtrace.jobs.source.CaptureTimeWatermarks;
 import io.flowtrace.jobs.source.ConntrackKafkaSource;
 import io.flowtrace.jobs.source.ConntrackTimeWatermarks;
 import io.flowtrace.jobs.source.ConntrackTriage;
+import io.flowtrace.jobs.source.EndOfInputWatermark;
 import io.flowtrace.jobs.source.InputTriage;
 import io.flowtrace.jobs.source.PacketSource;
 import io.flowtrace.jobs.window.ConntrackBudgetWindow;
@@ -39,6 +40,8 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -85,14 +88,33 @@ public final class FlowtraceJob {
         }
         JobConfig config = JobConfig.fromArgs(args);
         LOG.info("flowtrace job configuration: {}", config.describe());
-        if (config.getBoolean(JobOption.POSTGRES_OUTPUT) && config.getBoolean(JobOption.JDBC_INIT_SCHEMA)) {
+        boolean planOnly = config.getBoolean(JobOption.PLAN_ONLY);
+        if (!planOnly && config.getBoolean(JobOption.POSTGRES_OUTPUT) && config.getBoolean(JobOption.JDBC_INIT_SCHEMA)) {
             PostgresSinks.applySchema(config);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
         new FlowtraceJob(config, PacketSource.fromConfig(config),
                 config.getBoolean(JobOption.CONNTRACK_INPUT) ? ConntrackKafkaSource.fromConfig(config) : null,
                 JobSinks.fromConfig(config)).build(env);
+        if (planOnly) {
+            System.out.print(plan(env));
+            return;
+        }
         env.execute("flowtrace");
+    }
+
+    /**
+     * The job graph as the client would submit it, one line per vertex (its chained operators and
+     * parallelism). Building it serializes every operator, source and sink and creates every type
+     * serializer, so a class missing from the jar fails here as it would on the cluster.
+     */
+    static String plan(StreamExecutionEnvironment env) {
+        JobGraph graph = env.getStreamGraph().getJobGraph();
+        StringBuilder out = new StringBuilder("flowtrace job graph: " + graph.getNumberOfVertices() + " vertices\n");
+        for (JobVertex vertex : graph.getVerticesSortedTopologicallyFromSources()) {
+            out.append("  ").append(vertex.getName()).append(" (parallelism ").append(vertex.getParallelism()).append(")\n");
+        }
+        return out.toString();
     }
 
     /** Checkpointing (on by default), restart strategy, state backend and parallelism from the options. */
@@ -108,10 +130,32 @@ public final class FlowtraceJob {
         if (!config.get(JobOption.STATE_BACKEND).isEmpty()) {
             flink.set(StateBackendOptions.STATE_BACKEND, config.get(JobOption.STATE_BACKEND));
         }
-        flink.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, config.getInt(JobOption.RESTART_ATTEMPTS));
-        flink.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, config.getMillis(JobOption.RESTART_DELAY_MS));
+        restartStrategy(config, flink);
         return flink;
+    }
+
+    /**
+     * Exponential delay by default: a dependency's outage (PostgreSQL, Kafka) fails the job again
+     * and again while it lasts; 30 attempts at up to 60 s apart, each also spending the sinks'
+     * jdbc-outage-tolerance-ms, survive outages far longer than 10 minutes (docs/reliability.md).
+     */
+    private static void restartStrategy(JobConfig config, Configuration flink) {
+        int attempts = config.getInt(JobOption.RESTART_ATTEMPTS);
+        String strategy = config.get(JobOption.RESTART_STRATEGY).strip();
+        if (attempts == 0) {
+            flink.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
+        } else if (strategy.equals("exponential-delay")) {
+            flink.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+            flink.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, attempts);
+            flink.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, config.getMillis(JobOption.RESTART_DELAY_MS));
+            flink.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, config.getMillis(JobOption.RESTART_MAX_DELAY_MS));
+        } else if (strategy.equals("fixed-delay")) {
+            flink.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+            flink.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);
+            flink.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, config.getMillis(JobOption.RESTART_DELAY_MS));
+        } else {
+            throw new IllegalArgumentException("--restart-strategy must be exponential-delay or fixed-delay, got '" + strategy + "'");
+        }
     }
 
     /** Adds the pipeline to {@code env}. Operator uids are fixed: savepoints map state by them. */
@@ -119,11 +163,12 @@ public final class FlowtraceJob {
         if (config.getInt(JobOption.PARALLELISM) > 0) {
             env.setParallelism(config.getInt(JobOption.PARALLELISM));
         }
-        SingleOutputStreamOperator<PacketEvent> valid = env
+        DataStream<Either<DeadLetter, PacketEvent>> packetInput = endOfInputWatermark(env
                 .fromSource(packets, CaptureTimeWatermarks.strategy(
                         config.getMillis(JobOption.OUT_OF_ORDERNESS_MS), config.getMillis(JobOption.IDLENESS_MS)),
                         "packets")
-                .uid("packets-source")
+                .uid("packets-source"), "packets");
+        SingleOutputStreamOperator<PacketEvent> valid = packetInput
                 .process(new InputTriage())
                 .name("decode-validate")
                 .uid("decode-validate");
@@ -160,11 +205,11 @@ public final class FlowtraceJob {
         sinkAll(vantages, sinks.vantageWindows(), "vantage-windows");
         DataStream<DeadLetter> deadLetters = valid.getSideOutput(InputTriage.DEAD_LETTERS);
         if (conntrack != null) {
-            SingleOutputStreamOperator<ConntrackSample> samples = env
+            SingleOutputStreamOperator<ConntrackSample> samples = endOfInputWatermark(env
                     .fromSource(conntrack, ConntrackTimeWatermarks.strategy(
                             config.getMillis(JobOption.OUT_OF_ORDERNESS_MS), config.getMillis(JobOption.IDLENESS_MS)),
                             "conntrack")
-                    .uid("conntrack-source")
+                    .uid("conntrack-source"), "conntrack")
                     .process(new ConntrackTriage())
                     .name("conntrack-decode-validate")
                     .uid("conntrack-decode-validate");
@@ -186,6 +231,12 @@ public final class FlowtraceJob {
             }
         }
         sinkAll(deadLetters, sinks.deadLetters(), "dead-letters");
+    }
+
+    /** The final watermark at end of input, even from a source that was idle then ({@link EndOfInputWatermark}). */
+    private static <T> DataStream<T> endOfInputWatermark(DataStream<T> source, String name) {
+        return source.transform(name + "-end-of-input", source.getType(), new EndOfInputWatermark<>())
+                .uid(name + "-end-of-input");
     }
 
     private static <T> void sinkAll(DataStream<T> stream, List<Sink<T>> targets, String output) {

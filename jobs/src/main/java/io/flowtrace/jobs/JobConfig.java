@@ -21,9 +21,19 @@ import java.util.TreeMap;
 public final class JobConfig implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final String KAFKA_PREFIX = "kafka.";
-    /** Kafka client properties whose values are secrets: sasl.jaas.config, ssl.*.password, ssl.keystore.key, tokens. */
+    /**
+     * Options whose values are secrets, by name: any key containing one of these words (sasl.jaas.config,
+     * ssl.key.password, ssl.keystore.key, ...private.key.passphrase, tokens). Erring on the side of
+     * masking: a harmless value whose name happens to contain "key" is masked too.
+     */
     private static final java.util.regex.Pattern SECRET_KEY =
-            java.util.regex.Pattern.compile("(?i)(password|jaas|secret|token|credential|\\.key$)");
+            java.util.regex.Pattern.compile("(?i)(password|passphrase|secret|token|key|jaas|credential)");
+    /** Names that say where a secret is kept (a file, a variable, a store's path), not the secret: shown. */
+    private static final java.util.regex.Pattern SECRET_REFERENCE = java.util.regex.Pattern.compile("(?i)([-.]file|-env|\\.location)$");
+    /** A password inside a URL: {@code ?password=...} / {@code &password=...} / {@code ;password=...} and {@code user:pass@}. */
+    private static final java.util.regex.Pattern URL_PASSWORD_PARAMETER =
+            java.util.regex.Pattern.compile("(?i)([?&;](?:[a-z]*password|pwd|passphrase)=)[^&;]*");
+    private static final java.util.regex.Pattern URL_USER_INFO = java.util.regex.Pattern.compile("(//[^/@:\\s]*:)[^/@\\s]*@");
     static final String MASK = "******";
     static final String CONFIG_FILE = "config";
     static final String HELP = "help";
@@ -146,13 +156,23 @@ public final class JobConfig implements Serializable {
 
     /**
      * The effective values, for the start-up log. The PostgreSQL password is never among them (only
-     * the file or variable that holds it); pass-through Kafka properties that carry secrets (SASL JAAS
-     * configuration, key and store passwords, inline keys, tokens) are shown as {@value #MASK}.
+     * the file or variable that holds it); options whose name says secret ({@link #SECRET_KEY}: SASL
+     * JAAS configuration, key and store passwords, passphrases, inline keys, tokens) and passwords inside
+     * URLs ({@code --jdbc-url ...?password=...}, {@code user:pass@}) are shown as {@value #MASK}.
      */
     public Map<String, String> describe() {
         Map<String, String> out = new TreeMap<>(values);
-        out.replaceAll((k, v) -> k.startsWith(KAFKA_PREFIX) && SECRET_KEY.matcher(k).find() ? MASK : v);
+        out.replaceAll(JobConfig::masked);
         return out;
+    }
+
+    /** One option's value as the start-up log shows it. */
+    static String masked(String key, String value) {
+        if (SECRET_KEY.matcher(key).find() && !SECRET_REFERENCE.matcher(key).find()) {
+            return MASK;
+        }
+        String v = URL_PASSWORD_PARAMETER.matcher(value).replaceAll("$1" + MASK);
+        return URL_USER_INFO.matcher(v).replaceAll("$1" + MASK + "@");
     }
 
     private static Map<String, String> parseArgs(String[] args) {

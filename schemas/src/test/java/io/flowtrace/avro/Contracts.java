@@ -10,6 +10,7 @@ final class Contracts {
 
     static final List<Class<? extends SpecificRecord>> ALL = List.of(
             PacketEvent.class,
+            PacketBatch.class,
             ConntrackEvent.class,
             ConntrackLoss.class,
             FlowRecord.class,

@@ -39,6 +39,37 @@ final class SampleRecords {
                 .build();
     }
 
+    /** Three data segments and one ACK of an IPv4 flow as one batch, sequence numbers relative to the header. */
+    static PacketBatch batch() {
+        BatchedPacket data = BatchedPacket.newBuilder()
+                .setTimeOffsetNs(0).setFromHigh(false).setSeqOffset(0).setAckOffset(0)
+                .setIpId(23117).setTtl(64).setIpTotalLength(1500).setTcpFlags(0x18).setWindow(501)
+                .setPayloadLength(1448).setCapturedLength(96).setWireLength(1514)
+                .setTsVal(2_837_402_111L).setTsEcr(912_345_678L)
+                .build();
+        BatchedPacket ack = BatchedPacket.newBuilder(data)
+                .setTimeOffsetNs(180_000).setFromHigh(true).setSeqOffset(0).setAckOffset(4_344)
+                .setIpId(811).setIpTotalLength(64).setTcpFlags(0x10).setPayloadLength(0).setCapturedLength(78)
+                .setWireLength(78).setSackBlocks(List.of(new BatchedSackBlock(5_792, 7_240)))
+                .build();
+        return PacketBatch.newBuilder()
+                .setVantage(vantage())
+                .setLinkType(1)
+                .setIpVersion(4)
+                .setLowAddr(ByteBuffer.wrap(new byte[] {10, 0, 0, 1}))
+                .setLowPort(443)
+                .setHighAddr(ByteBuffer.wrap(new byte[] {10, 0, 0, 2}))
+                .setHighPort(51234)
+                .setBaseTimeNs(1_732_924_800_500_000_000L)
+                .setLowSeqBase(4_294_960_000L)
+                .setHighSeqBase(3_221_225_472L)
+                .setPackets(List.of(data,
+                        BatchedPacket.newBuilder(data).setTimeOffsetNs(12_000).setSeqOffset(1_448).setIpId(23118).build(),
+                        BatchedPacket.newBuilder(data).setTimeOffsetNs(24_000).setSeqOffset(2_896).setIpId(23119).build(),
+                        ack))
+                .build();
+    }
+
     /** A SYN with every option a Linux client sends. */
     static PacketEvent syn() {
         return PacketEvent.newBuilder()

@@ -31,6 +31,7 @@ class SingleObjectEncodingTest {
         return Stream.of(
                 SampleRecords.dataSegment(1_732_924_800_500_000_000L, 4_294_960_000L),
                 SampleRecords.syn(),
+                SampleRecords.batch(),
                 SampleRecords.conntrackDestroy(),
                 SampleRecords.conntrackLoss(),
                 SampleRecords.flowRecord(),

@@ -68,6 +68,8 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
                 .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
                 .build();
         KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
+        // Plaintext and unauthenticated: the broker and its controller listen on 127.0.0.1 only.
+        LoopbackSocketFactoryManager.install(builder);
         // One broker cannot host the default replication factor 3 of the internal topics: without
         // these, offset commits on checkpoints and transactions stall. Values must be strings,
         // an Integer fails the config validation.

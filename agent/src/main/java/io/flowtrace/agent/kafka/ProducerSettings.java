@@ -43,6 +43,17 @@ public final class ProducerSettings {
     }
 
     /**
+     * The largest record value {@code props} lets the producer send: a record over
+     * {@code max.request.size} or {@code buffer.memory} is rejected for good (RecordTooLargeException),
+     * which for the agent would be a loss; 1 KiB is left for the key and the record's framing.
+     */
+    public static long maxValueBytes(Properties props) {
+        long request = Long.parseLong(props.getProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, "1048576").trim());
+        long buffer = Long.parseLong(props.getProperty(ProducerConfig.BUFFER_MEMORY_CONFIG, String.valueOf(32L << 20)).trim());
+        return Math.min(request, buffer) - 1024;
+    }
+
+    /**
      * @param bootstrapServers null to take it from the file
      * @param compression null to keep the default or the file's value
      * @param clientConfig operator's properties file, or null

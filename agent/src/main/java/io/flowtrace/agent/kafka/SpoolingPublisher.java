@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  *       again (at least once: may duplicate and reorder) and counted as failed with its reason.</li>
  * </ul>
  *
- * <p>Threads: {@link #publish} is called by one capture thread; the replay thread is internal.
+ * <p>Threads: {@link #publish} is called by one thread at a time (the capture thread, or for live
+ * batching the batch linger timer under the capture publisher's lock); the replay thread is internal.
  */
 public final class SpoolingPublisher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SpoolingPublisher.class);
@@ -66,7 +67,6 @@ public final class SpoolingPublisher implements AutoCloseable {
     private final RateLimitedLog spoolFullLog = new RateLimitedLog(LOG, 10_000);
     private final Object mode = new Object();
     private final Thread replayer;
-    private final Callback replayCallback = this::onReplayCompletion;
 
     private volatile boolean spooling;
     private volatile boolean closing;
@@ -92,19 +92,28 @@ public final class SpoolingPublisher implements AutoCloseable {
         // What a previous run left in the spool goes out before anything new.
         this.spooling = !spool.isEmpty();
         if (spooling) {
-            LOG.info("spool {} holds {} records from a previous run; replaying them first", spool.directory(),
-                    spool.pendingRecords());
+            LOG.info("spool {} holds {} records ({} packets or events) from a previous run; replaying them first",
+                    spool.directory(), spool.pendingRecords(), spool.pendingItems());
         }
         this.replayer = new Thread(this::replayLoop, "flowtrace-spool-replay-" + topic);
         this.replayer.setDaemon(true);
         this.replayer.start();
     }
 
-    /** Sends one record, or spools it when Kafka cannot take it now; counts it as dropped only if the spool is full. */
+    /** Sends one record that carries one packet or event; see {@link #publish(byte[], byte[], int)}. */
     public void publish(byte[] key, byte[] value) throws IOException {
-        metrics.accepted.increment();
+        publish(key, value, 1);
+    }
+
+    /**
+     * Sends one record, or spools it when Kafka cannot take it now; counts it as dropped only if the
+     * spool is full. {@code packets}: the packets (or events) the record carries, for the counters.
+     */
+    public void publish(byte[] key, byte[] value, int packets) throws IOException {
+        metrics.accepted.add(packets);
+        metrics.acceptedBatches.increment();
         if (!spooling) {
-            if (gate.offer(key, value, new DirectDelivery(key, value), maxBlockNanos, () -> closing)) {
+            if (gate.offer(key, value, new DirectDelivery(key, value, packets), maxBlockNanos, () -> closing)) {
                 return;
             }
             synchronized (mode) {
@@ -113,7 +122,7 @@ public final class SpoolingPublisher implements AutoCloseable {
             LOG.warn("Kafka is not taking records for {} ({}); spooling to {}", topic, describe(gate.lastRefusal()),
                     spool.directory());
         }
-        spoolOrDrop(key, value);
+        spoolOrDrop(key, value, packets);
     }
 
     /** True while records go to the spool rather than straight to Kafka. */
@@ -123,6 +132,11 @@ public final class SpoolingPublisher implements AutoCloseable {
 
     public long spoolPendingRecords() {
         return spool.pendingRecords();
+    }
+
+    /** Packets (or events) in the records waiting in the spool. */
+    public long spoolPendingPackets() {
+        return spool.pendingItems();
     }
 
     /**
@@ -157,22 +171,23 @@ public final class SpoolingPublisher implements AutoCloseable {
         }
     }
 
-    private void spoolOrDrop(byte[] key, byte[] value) throws IOException {
+    private void spoolOrDrop(byte[] key, byte[] value, int packets) throws IOException {
         boolean stored;
         synchronized (mode) {
-            // The capture thread read `spooling` before taking the lock; catchUp() may have sent the
-            // spool's last records and switched to direct publishing meanwhile. The record still goes
-            // after them, into the spool, and the replay must run again: without this it stayed in
-            // the spool with nobody replaying it (SpoolingPublisherOutageITCase lost one record in CI).
+            // The replay may have emptied the spool and switched to direct publishing while this
+            // record waited for the lock (it saw spooling before catchUp cleared it): without this
+            // the record would sit in the spool with nobody replaying it until the next run.
             spooling = true;
-            stored = spool.append(key, value);
+            stored = spool.append(key, value, packets);
         }
         if (stored) {
-            metrics.spooled.increment();
+            metrics.spooled.add(packets);
+            metrics.spooledBatches.increment();
             spoolFullAnnounced = false;
             return;
         }
-        metrics.dropped.increment();
+        metrics.dropped.add(packets);
+        metrics.droppedBatches.increment();
         if (!spoolFullAnnounced) {
             spoolFullAnnounced = true;
             // Loud on purpose: this is data loss, the one thing the agent exists to avoid.
@@ -192,16 +207,19 @@ public final class SpoolingPublisher implements AutoCloseable {
     private final class DirectDelivery implements Callback {
         private final byte[] key;
         private final byte[] value;
+        private final int packets;
 
-        DirectDelivery(byte[] key, byte[] value) {
+        DirectDelivery(byte[] key, byte[] value, int packets) {
             this.key = key;
             this.value = value;
+            this.packets = packets;
         }
 
         @Override
         public void onCompletion(RecordMetadata md, Exception e) {
             if (e == null) {
-                metrics.published.increment();
+                metrics.published.add(packets);
+                metrics.publishedBatches.increment();
                 return;
             }
             if (ProducerGate.isRefusal(e)) {
@@ -215,9 +233,10 @@ public final class SpoolingPublisher implements AutoCloseable {
                     synchronized (mode) {
                         spooling = true;
                     }
-                    spoolOrDrop(key, value);
+                    spoolOrDrop(key, value, packets);
                 } catch (IOException io) {
-                    metrics.dropped.increment();
+                    metrics.dropped.add(packets);
+                    metrics.droppedBatches.increment();
                     failureLog.warn("cannot spool a record Kafka gave up on: {}", io.toString());
                 }
             } else {
@@ -226,16 +245,36 @@ public final class SpoolingPublisher implements AutoCloseable {
         }
     }
 
-    private void onReplayCompletion(RecordMetadata md, Exception e) {
-        if (e == null) {
-            metrics.published.increment();
-            return;
+    /** Completion of a replayed record: it stays in the spool unless every record of its chunk arrived. */
+    private final class ReplayDelivery implements Callback {
+        private final int packets;
+
+        ReplayDelivery(int packets) {
+            this.packets = packets;
         }
-        if (ProducerGate.isRefusal(e)) {
-            return;
+
+        @Override
+        public void onCompletion(RecordMetadata md, Exception e) {
+            if (e == null) {
+                metrics.published.add(packets);
+                metrics.publishedBatches.increment();
+                return;
+            }
+            if (ProducerGate.isRefusal(e)) {
+                return;
+            }
+            replayBatchFailed = true;
+            failureLog.warn("Kafka did not take a replayed record for {}: {} (it stays in the spool)", topic, describe(e));
         }
-        replayBatchFailed = true;
-        failureLog.warn("Kafka did not take a replayed record for {}: {} (it stays in the spool)", topic, describe(e));
+    }
+
+    private void countReplayed(SpoolBatch batch, int sent) {
+        long packets = 0;
+        for (int i = 0; i < sent; i++) {
+            packets += batch.records().get(i).items();
+        }
+        metrics.replayed.add(packets);
+        metrics.replayedBatches.add(sent);
     }
 
     private void replayLoop() {
@@ -285,7 +324,7 @@ public final class SpoolingPublisher implements AutoCloseable {
         replayBatchFailed = false;
         int sent = 0;
         for (SpoolRecord r : batch.records()) {
-            if (!gate.offer(r.key(), r.value(), replayCallback, IDLE_NANOS, () -> closing)) {
+            if (!gate.offer(r.key(), r.value(), new ReplayDelivery(r.items()), IDLE_NANOS, () -> closing)) {
                 break;
             }
             sent++;
@@ -304,7 +343,7 @@ public final class SpoolingPublisher implements AutoCloseable {
             return false;
         }
         spool.commit(batch, sent);
-        metrics.replayed.add(sent);
+        countReplayed(batch, sent);
         return sent > 0;
     }
 
@@ -324,7 +363,7 @@ public final class SpoolingPublisher implements AutoCloseable {
             }
             replayBatchFailed = false;
             for (SpoolRecord r : rest.records()) {
-                if (!gate.offer(r.key(), r.value(), replayCallback, CATCH_UP_BLOCK_NANOS, () -> closing)) {
+                if (!gate.offer(r.key(), r.value(), new ReplayDelivery(r.items()), CATCH_UP_BLOCK_NANOS, () -> closing)) {
                     break;
                 }
                 sent++;
@@ -346,7 +385,7 @@ public final class SpoolingPublisher implements AutoCloseable {
             return false;
         }
         spool.commit(rest, sent);
-        metrics.replayed.add(sent);
+        countReplayed(rest, sent);
         if (!spooling) {
             LOG.info("spool {} replayed; publishing directly to {} again", spool.directory(), topic);
         }

@@ -20,6 +20,10 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@code malformed}: records that could not be decoded, by reason;</li>
  *   <li>gauges: the source's own counters (tcpdump's "dropped by kernel", ENOBUFS) by name.</li>
  * </ul>
+ * The stage counters above count packets (or conntrack events), whatever Kafka record carries them.
+ * The {@code *Batches} counters count the Kafka records themselves at the same stages: a batch of
+ * one flow's packets, or, with batching off and for conntrack, one record per packet or event.
+ * {@code batchFlushes} counts why batches left the batcher (docs/agent.md).
  */
 public final class AgentMetrics {
     public final LongAdder read = new LongAdder();
@@ -28,10 +32,24 @@ public final class AgentMetrics {
     public final LongAdder spooled = new LongAdder();
     public final LongAdder replayed = new LongAdder();
     public final LongAdder dropped = new LongAdder();
+    public final LongAdder acceptedBatches = new LongAdder();
+    public final LongAdder publishedBatches = new LongAdder();
+    public final LongAdder spooledBatches = new LongAdder();
+    public final LongAdder replayedBatches = new LongAdder();
+    public final LongAdder droppedBatches = new LongAdder();
+    private final Map<String, LongAdder> batchFlushes = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> failed = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> skipped = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> malformed = new ConcurrentHashMap<>();
     private final Map<String, Long> sourceCounters = new ConcurrentHashMap<>();
+
+    public void batchFlushed(String reason) {
+        batchFlushes.computeIfAbsent(reason, k -> new LongAdder()).increment();
+    }
+
+    public Map<String, Long> batchFlushes() {
+        return snapshot(batchFlushes);
+    }
 
     public void failed(String reason) {
         failed.computeIfAbsent(reason, k -> new LongAdder()).increment();

@@ -1,28 +1,64 @@
 package io.flowtrace.agent.metrics;
 
+import com.sun.net.httpserver.Authenticator;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * An agent's counters over HTTP in the Prometheus text exposition format (version 0.0.4), at
- * {@code GET /metrics}: what a scraper (Prometheus, Grafana Agent, the OpenTelemetry collector) or
- * an operator with curl reads while the agent runs. The JDK's own HTTP server, one thread; every
- * request renders a fresh snapshot of {@link AgentMetrics}. Metric names and meanings: docs/agent.md.
+ * An agent's counters for Prometheus at {@code GET /metrics}, and its health at {@code GET /healthz},
+ * on the Prometheus Java client's HTTP server (io.prometheus:prometheus-metrics-exporter-httpserver):
+ * the text exposition format (or OpenMetrics / protobuf when the scraper asks for it), a fresh
+ * snapshot of {@link AgentMetrics} per scrape. Metric names, labels and the health rules: docs/agent.md.
+ *
+ * <p>Requests run on a small thread pool, and the JDK server under it drops a connection whose
+ * request is not complete within {@link #REQUEST_TIMEOUT_SECONDS}: a client that connects, sends a few
+ * bytes and waits holds one thread for that long and never blocks the scraper or the probe.
  */
 public final class MetricsEndpoint implements AutoCloseable {
     public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+    static final int THREADS = 4;
+    static final int REQUEST_TIMEOUT_SECONDS = 10;
 
-    private final HttpServer server;
+    static {
+        // The JDK HTTP server reads its limits once, when its first instance is made (sun.net.httpserver.ServerConfig).
+        setIfAbsent("sun.net.httpserver.maxReqTime", Integer.toString(REQUEST_TIMEOUT_SECONDS));
+        setIfAbsent("sun.net.httpserver.maxRspTime", Integer.toString(REQUEST_TIMEOUT_SECONDS));
+    }
 
-    private MetricsEndpoint(HttpServer server) {
+    private final HTTPServer server;
+    private final ExecutorService pool;
+    private final ScheduledExecutorService sampler;
+
+    private MetricsEndpoint(HTTPServer server, ExecutorService pool, ScheduledExecutorService sampler) {
         this.server = server;
+        this.pool = pool;
+        this.sampler = sampler;
+    }
+
+    /** As {@link #start(InetSocketAddress, AgentMetrics, Map, LongSupplier, HealthCheck)} with the default health rules. */
+    public static MetricsEndpoint start(InetSocketAddress address, AgentMetrics metrics, Map<String, String> labels,
+            LongSupplier spoolPending) throws IOException {
+        return start(address, metrics, labels, spoolPending, HealthCheck.withDefaults(metrics));
     }
 
     /**
@@ -32,107 +68,159 @@ public final class MetricsEndpoint implements AutoCloseable {
      * @param spoolPending records waiting in the disk spool, read at each scrape
      */
     public static MetricsEndpoint start(InetSocketAddress address, AgentMetrics metrics, Map<String, String> labels,
-            LongSupplier spoolPending) throws IOException {
-        HttpServer server = HttpServer.create(address, 8);
-        server.createContext("/metrics", exchange -> respond(exchange, render(metrics, labels, spoolPending.getAsLong())));
-        server.createContext("/", exchange -> {
-            exchange.sendResponseHeaders(404, -1);
-            exchange.close();
-        });
-        server.start();
-        return new MetricsEndpoint(server);
+            LongSupplier spoolPending, HealthCheck health) throws IOException {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        registry.register(new AgentCollector(metrics, new TreeMap<>(labels), spoolPending));
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS, daemon("flowtrace-metrics-http"));
+        HTTPServer server = HTTPServer.builder()
+                .inetAddress(address.getAddress())
+                .port(address.getPort())
+                .registry(registry)
+                .executorService(pool)
+                .registerHealthHandler(false)
+                .authenticator(new GetOrHeadOnly())
+                .defaultHandler(exchange -> {
+                    try (exchange) {
+                        if (exchange.getRequestURI().getPath().equals("/healthz")) {
+                            HealthCheck.Status s = health.status();
+                            respond(exchange, s.healthy() ? 200 : 503, s.reason() + "\n");
+                        } else {
+                            respond(exchange, 404, "not found: /metrics and /healthz are served here\n");
+                        }
+                    }
+                })
+                .buildAndStart();
+        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(daemon("flowtrace-health"));
+        sampler.scheduleAtFixedRate(health::sample, 0, 1, TimeUnit.SECONDS);
+        return new MetricsEndpoint(server, pool, sampler);
+    }
+
+    /** One snapshot in the text format (0.0.4), written by the client's own writer, as a scrape would get it. */
+    public static String render(AgentMetrics m, Map<String, String> labels, long spoolPending) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try {
+            io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create()
+                    .write(out, new AgentCollector(m, new TreeMap<>(labels), () -> spoolPending).collect());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return out.toString(StandardCharsets.UTF_8);
     }
 
     public int port() {
-        return server.getAddress().getPort();
+        return server.getPort();
     }
 
     @Override
     public void close() {
-        server.stop(0);
+        sampler.shutdownNow();
+        server.close();
+        pool.shutdownNow();
     }
 
-    private static void respond(HttpExchange exchange, String body) throws IOException {
-        try (exchange) {
-            if (!"GET".equals(exchange.getRequestMethod()) && !"HEAD".equals(exchange.getRequestMethod())) {
-                exchange.sendResponseHeaders(405, -1);
-                return;
-            }
-            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", CONTENT_TYPE);
-            boolean head = "HEAD".equals(exchange.getRequestMethod());
-            exchange.sendResponseHeaders(200, head ? -1 : bytes.length);
-            if (!head) {
-                try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(bytes);
-                }
+    private static void respond(HttpExchange exchange, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        boolean head = "HEAD".equals(exchange.getRequestMethod());
+        exchange.sendResponseHeaders(status, head ? -1 : bytes.length);
+        if (!head) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
             }
         }
     }
 
-    /** One snapshot in the text format: a HELP and TYPE line per family, then its samples. */
-    public static String render(AgentMetrics m, Map<String, String> labels, long spoolPending) {
-        String constant = labelText(labels);
-        StringBuilder b = new StringBuilder(1024);
-        family(b, "flowtrace_agent_records_total", "counter",
-                "records by stage: read from the source, accepted for publishing, published (acknowledged by Kafka), "
-                        + "spooled to disk, replayed from the spool, dropped because the spool was full");
-        sample(b, "flowtrace_agent_records_total", constant, "stage", "read", m.read.sum());
-        sample(b, "flowtrace_agent_records_total", constant, "stage", "accepted", m.accepted.sum());
-        sample(b, "flowtrace_agent_records_total", constant, "stage", "published", m.published.sum());
-        sample(b, "flowtrace_agent_records_total", constant, "stage", "spooled", m.spooled.sum());
-        sample(b, "flowtrace_agent_records_total", constant, "stage", "replayed", m.replayed.sum());
-        sample(b, "flowtrace_agent_records_total", constant, "stage", "dropped", m.dropped.sum());
-        byReason(b, "flowtrace_agent_malformed_total", "records that could not be decoded, by reason", constant, m.malformed());
-        byReason(b, "flowtrace_agent_skipped_total", "records not ours to publish (e.g. not TCP), by reason", constant,
-                m.skipped());
-        byReason(b, "flowtrace_agent_failed_total", "records Kafka refused for good, by reason", constant, m.failed());
-        family(b, "flowtrace_agent_source_total", "counter",
-                "the source's own cumulative counters: tcpdump's captured / received by filter / dropped by kernel "
-                        + "and restarts, netlink ENOBUFS");
-        for (Map.Entry<String, Long> e : m.sourceCounters().entrySet()) {
-            sample(b, "flowtrace_agent_source_total", constant, "counter", e.getKey(), e.getValue());
+    /** Answers anything but GET and HEAD with 405 before a handler runs (the server's one hook on every path). */
+    private static final class GetOrHeadOnly extends Authenticator {
+        @Override
+        public Result authenticate(HttpExchange exchange) {
+            String m = exchange.getRequestMethod();
+            return m.equals("GET") || m.equals("HEAD") ? new Success(null) : new Failure(405);
         }
-        family(b, "flowtrace_agent_spool_pending_records", "gauge", "records in the disk spool waiting for Kafka");
-        b.append("flowtrace_agent_spool_pending_records");
-        if (!constant.isEmpty()) {
-            b.append('{').append(constant).append('}');
+    }
+
+    /** The families of {@link AgentMetrics}, built anew at each scrape. */
+    private record AgentCollector(AgentMetrics m, Map<String, String> constant, LongSupplier spoolPending)
+            implements MultiCollector {
+        @Override
+        public MetricSnapshots collect() {
+            List<MetricSnapshot> families = new ArrayList<>();
+            families.add(counter("flowtrace_agent_records",
+                    "records by stage: read from the source, accepted for publishing, published (acknowledged by "
+                            + "Kafka), spooled to disk, replayed from the spool, dropped because the spool was full",
+                    "stage", orderedStages()));
+            families.add(counter("flowtrace_agent_batches",
+                    "Kafka records at the same stages: a batch of one flow's packets, or one record per packet "
+                            + "(batching off) or conntrack event", "stage", orderedBatchStages()));
+            families.add(counter("flowtrace_agent_batch_flushes", "why batches left the batcher: packets, bytes, linger, "
+                    + "open-batch-cap, fin-rst, spooling, shutdown", "reason", m.batchFlushes()));
+            families.add(counter("flowtrace_agent_malformed", "records that could not be decoded, by reason", "reason",
+                    m.malformed()));
+            families.add(counter("flowtrace_agent_skipped", "records not ours to publish (e.g. not TCP), by reason",
+                    "reason", m.skipped()));
+            families.add(counter("flowtrace_agent_failed", "records Kafka refused for good, by reason", "reason",
+                    m.failed()));
+            families.add(counter("flowtrace_agent_source", "the source's own cumulative counters: tcpdump's captured / "
+                    + "received by filter / dropped by kernel and restarts, netlink ENOBUFS", "counter", m.sourceCounters()));
+            families.add(GaugeSnapshot.builder().name("flowtrace_agent_spool_pending_records")
+                    .help("records in the disk spool waiting for Kafka")
+                    .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(labels(null, null))
+                            .value(spoolPending.getAsLong()).build())
+                    .build());
+            return new MetricSnapshots(families);
         }
-        b.append(' ').append(spoolPending).append('\n');
-        return b.toString();
-    }
 
-    private static void byReason(StringBuilder b, String name, String help, String constant, Map<String, Long> counts) {
-        family(b, name, "counter", help);
-        counts.forEach((reason, n) -> sample(b, name, constant, "reason", reason, n));
-    }
-
-    private static void family(StringBuilder b, String name, String type, String help) {
-        b.append("# HELP ").append(name).append(' ').append(help.replace("\\", "\\\\").replace("\n", "\\n")).append('\n');
-        b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    }
-
-    private static void sample(StringBuilder b, String name, String constant, String label, String value, long n) {
-        b.append(name).append('{');
-        if (!constant.isEmpty()) {
-            b.append(constant).append(',');
+        private Map<String, Long> orderedStages() {
+            Map<String, Long> stages = new java.util.LinkedHashMap<>();
+            stages.put("read", m.read.sum());
+            stages.put("accepted", m.accepted.sum());
+            stages.put("published", m.published.sum());
+            stages.put("spooled", m.spooled.sum());
+            stages.put("replayed", m.replayed.sum());
+            stages.put("dropped", m.dropped.sum());
+            return stages;
         }
-        b.append(label).append("=\"").append(escape(value)).append("\"} ").append(n).append('\n');
-    }
 
-    private static String labelText(Map<String, String> labels) {
-        StringBuilder b = new StringBuilder();
-        new TreeMap<>(labels).forEach((k, v) -> { // sorted: the same text for the same state
-            if (b.length() > 0) {
-                b.append(',');
+        private Map<String, Long> orderedBatchStages() {
+            Map<String, Long> stages = new java.util.LinkedHashMap<>();
+            stages.put("accepted", m.acceptedBatches.sum());
+            stages.put("published", m.publishedBatches.sum());
+            stages.put("spooled", m.spooledBatches.sum());
+            stages.put("replayed", m.replayedBatches.sum());
+            stages.put("dropped", m.droppedBatches.sum());
+            return stages;
+        }
+
+        /** A counter family; the client's text format adds the {@code _total} suffix to the samples. */
+        private CounterSnapshot counter(String name, String help, String label, Map<String, Long> values) {
+            CounterSnapshot.Builder b = CounterSnapshot.builder().name(name).help(help);
+            values.forEach((value, n) -> b.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                    .labels(labels(label, value)).value(n).build()));
+            return b.build();
+        }
+
+        private Labels labels(String name, String value) {
+            List<String> names = new ArrayList<>(constant.keySet());
+            List<String> values = new ArrayList<>(constant.values());
+            if (name != null) {
+                names.add(name);
+                values.add(value);
             }
-            b.append(k).append("=\"").append(escape(v)).append('"');
-        });
-        return b.toString();
+            return Labels.of(names, values);
+        }
     }
 
-    /** Label values escape backslash, double quote and line feed (the text format's rules). */
-    static String escape(String v) {
-        return v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    private static void setIfAbsent(String property, String value) {
+        if (System.getProperty(property) == null) {
+            System.setProperty(property, value);
+        }
     }
 }

@@ -1,5 +1,9 @@
 package io.flowtrace.agent.packets;
 
+import io.flowtrace.agent.batch.BatchKey;
+import io.flowtrace.agent.batch.BatchOptions;
+import io.flowtrace.agent.batch.FlowBatcher;
+import io.flowtrace.agent.batch.FlushReason;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.RateLimitedLog;
@@ -15,17 +19,22 @@ import io.flowtrace.core.pcap.PacketDecoder;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Capture records in, {@code PacketEvent}s out: decodes each frame with core's decoder, publishes
- * TCP segments keyed by their canonical flow key, counts everything else by reason. Malformed
- * frames are never fatal. One instance per capture thread (it reuses its buffers).
+ * Capture records in, Kafka records out: decodes each frame with core's decoder, publishes TCP
+ * segments keyed by their canonical flow key, counts everything else by reason. Malformed frames
+ * are never fatal. With {@link BatchOptions} the segments go out as per-flow {@code PacketBatch}es
+ * ({@link FlowBatcher}); without, as one {@code PacketEvent} each. One instance per capture thread
+ * (it reuses its buffers); {@link #close()} (or the end of {@link #publishAll}) flushes what is open.
  */
-public final class CapturePublisher implements CaptureErrorListener {
+public final class CapturePublisher implements CaptureErrorListener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CapturePublisher.class);
+    private static final long MIN_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final String agentId;
     private final String interfaceName;
@@ -37,41 +46,85 @@ public final class CapturePublisher implements CaptureErrorListener {
     private final FlowKeyCache keys = new FlowKeyCache();
     private final PacketEventEncoder encoder = new PacketEventEncoder();
     private final RateLimitedLog malformedLog = new RateLimitedLog(LOG, 5_000);
+    private final FlowBatcher<PacketBatchWriter> batcher;
+    private final boolean wallClock;
+    private final Thread lingerTimer;
     private Vantage[] vantages = new Vantage[1];
     private String[] vantageNames = new String[1];
+    /** Set when a flushed batch found the publisher newly spooling: the other open batches follow it. */
+    private boolean spoolFlushDue;
+    private boolean spoolingSeen;
+    private volatile boolean closed;
+    private volatile IOException timerFailure;
+
+    /** One PacketEvent per TCP segment (batching off). */
+    public CapturePublisher(String agentId, String interfaceName, SpoolingPublisher out, AgentMetrics metrics) {
+        this(agentId, interfaceName, out, metrics, null);
+    }
 
     /**
      * @param interfaceName the capture interface (--iface); null for files and stdin, where each
      *     pcapng interface id becomes "if&lt;id&gt;" as in {@code flowtrace analyze}
+     * @param batching per-flow batches, or null for one PacketEvent per segment
      */
-    public CapturePublisher(String agentId, String interfaceName, SpoolingPublisher out, AgentMetrics metrics) {
+    public CapturePublisher(String agentId, String interfaceName, SpoolingPublisher out, AgentMetrics metrics,
+            BatchOptions batching) {
         this.agentId = agentId;
         this.interfaceName = interfaceName;
         this.out = out;
         this.metrics = metrics;
+        if (batching == null) {
+            batcher = null;
+            wallClock = false;
+            lingerTimer = null;
+            return;
+        }
+        batcher = new FlowBatcher<>(batching.limits(), () -> new PacketBatchWriter(this::vantage), this::publishBatch);
+        wallClock = batching.clock() == BatchOptions.LingerClock.WALL_CLOCK;
+        if (wallClock) {
+            long tick = Math.max(MIN_TICK_NANOS, batching.limits().lingerNanos() / 4);
+            lingerTimer = new Thread(() -> lingerLoop(tick), "flowtrace-batch-linger");
+            lingerTimer.setDaemon(true);
+            lingerTimer.start();
+        } else {
+            lingerTimer = null;
+        }
     }
 
     /**
-     * Reads {@code reader} to its end (or until {@code stop}), pacing with {@code pacer}.
+     * Reads {@code reader} to its end (or until {@code stop}), pacing with {@code pacer}, then
+     * flushes the open batches.
      *
      * @throws CaptureFormatException when the stream cannot be read any further
      */
     public void publishAll(CaptureReader reader, ReplayPacer pacer, BooleanSupplier stop)
             throws IOException, CaptureFormatException {
-        while (!stop.getAsBoolean() && reader.next(record)) {
-            pacer.await(record.timestampNanos);
-            publish(record);
+        try {
+            while (!stop.getAsBoolean() && reader.next(record)) {
+                if (batcher != null && !wallClock) {
+                    // Before a paced wait: what this record's time expires leaves now, not after the wait.
+                    expire(record.timestampNanos);
+                }
+                pacer.await(record.timestampNanos);
+                publish(record);
+            }
+        } finally {
+            flush();
         }
     }
 
-    /** Decodes and publishes one frame. */
+    /** Decodes and publishes (or batches) one frame. */
     public void publish(CaptureRecord rec) throws IOException {
         metrics.read.increment();
         DecodeStatus status = decoder.decode(rec, packet);
         switch (status) {
             case TCP -> {
-                byte[] key = keys.key(rec.interfaceId, vantageName(rec.interfaceId), packet);
-                out.publish(key, encoder.encode(PacketEvents.toAvro(packet, vantage(rec.interfaceId))));
+                if (batcher == null) {
+                    byte[] key = keys.key(rec.interfaceId, vantageName(rec.interfaceId), packet);
+                    out.publish(key, encoder.encode(PacketEvents.toAvro(packet, vantage(rec.interfaceId))));
+                } else {
+                    batch(keys.flow(rec.interfaceId, vantageName(rec.interfaceId), packet), rec.timestampNanos);
+                }
             }
             case NOT_IP, NOT_TCP, NON_FIRST_FRAGMENT -> metrics.skipped(reasonName(status));
             case TRUNCATED, MALFORMED, UNSUPPORTED_LINK -> {
@@ -80,6 +133,33 @@ public final class CapturePublisher implements CaptureErrorListener {
                         reasonName(status), packet.reason);
             }
         }
+    }
+
+    /** Publishes every open batch (end of input, SIGTERM). */
+    public void flush() throws IOException {
+        if (batcher == null) {
+            return;
+        }
+        synchronized (this) {
+            batcher.flushAll(FlushReason.SHUTDOWN);
+            spoolFlushDue = false;
+        }
+        rethrowTimerFailure();
+    }
+
+    /** Stops the linger timer and flushes every open batch; the SpoolingPublisher stays open. */
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        if (lingerTimer != null) {
+            lingerTimer.interrupt();
+            try {
+                lingerTimer.join(TimeUnit.SECONDS.toMillis(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        flush();
     }
 
     /** A format error the reader recovered from (or a truncated tail): counted, logged, reading goes on. */
@@ -91,6 +171,66 @@ public final class CapturePublisher implements CaptureErrorListener {
 
     static String reasonName(DecodeStatus status) {
         return status.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    private void batch(BatchKey key, long captureNanos) throws IOException {
+        rethrowTimerFailure();
+        synchronized (this) {
+            batcher.add(key, packet, wallClock ? System.nanoTime() : captureNanos);
+            followSpooling();
+        }
+    }
+
+    private void expire(long now) throws IOException {
+        synchronized (this) {
+            batcher.expire(now);
+            followSpooling();
+        }
+    }
+
+    /** The batcher's sink: one Kafka record per batch, key = the flow key, value = single-object PacketBatch. */
+    private void publishBatch(BatchKey key, PacketBatchWriter batch, int packets, FlushReason reason) throws IOException {
+        metrics.batchFlushed(reason.label());
+        out.publish(key.bytes(), batch.finish(), packets);
+        boolean spooling = out.spooling();
+        if (spooling && !spoolingSeen) {
+            spoolFlushDue = true;
+        }
+        spoolingSeen = spooling;
+    }
+
+    /**
+     * When Kafka stopped taking records, the packets still in open batches go to the spool right
+     * behind the batch that found out, rather than wait in memory for their linger.
+     */
+    private void followSpooling() throws IOException {
+        if (spoolFlushDue) {
+            spoolFlushDue = false;
+            batcher.flushAll(FlushReason.SPOOLING);
+        }
+    }
+
+    private void lingerLoop(long tickNanos) {
+        while (!closed) {
+            LockSupport.parkNanos(tickNanos);
+            if (closed) {
+                return;
+            }
+            try {
+                expire(System.nanoTime());
+            } catch (IOException | RuntimeException e) {
+                // The spool failed under the timer: the capture thread reports it at its next packet.
+                timerFailure = e instanceof IOException io ? io : new IOException(e.toString(), e);
+                return;
+            }
+        }
+    }
+
+    private void rethrowTimerFailure() throws IOException {
+        IOException e = timerFailure;
+        if (e != null) {
+            throw new IOException("publishing a batch from the linger timer failed: " + e.getMessage(), e);
+        }
     }
 
     private String vantageName(int interfaceId) {

@@ -1,5 +1,6 @@
 package io.flowtrace.agent.packets;
 
+import io.flowtrace.agent.batch.BatchKey;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.nio.charset.StandardCharsets;
@@ -20,11 +21,16 @@ final class FlowKeyCache {
     private final byte[][] highAddr = new byte[SLOTS][];
     private final int[] lowPort = new int[SLOTS];
     private final int[] highPort = new int[SLOTS];
-    private final byte[][] keys = new byte[SLOTS][];
+    private final BatchKey[] keys = new BatchKey[SLOTS];
 
     byte[] key(int interfaceId, String vantage, DecodedPacket p) {
+        return flow(interfaceId, vantage, p).bytes();
+    }
+
+    /** The key with its hash, one instance per cached flow (the batcher's map key). */
+    BatchKey flow(int interfaceId, String vantage, DecodedPacket p) {
         int n = p.addrLength;
-        int c = Arrays.compareUnsigned(p.srcAddr, 0, n, p.dstAddr, 0, n);
+        int c = compareUnsigned(p.srcAddr, p.dstAddr, n);
         boolean srcLow = c < 0 || c == 0 && p.srcPort <= p.dstPort;
         byte[] lo = srcLow ? p.srcAddr : p.dstAddr;
         byte[] hi = srcLow ? p.dstAddr : p.srcAddr;
@@ -36,13 +42,12 @@ final class FlowKeyCache {
             h = h * 17 + hi[i];
         }
         int slot = (h ^ (h >>> 16)) & (SLOTS - 1);
-        byte[] cached = keys[slot];
+        BatchKey cached = keys[slot];
         if (cached != null && interfaceIds[slot] == interfaceId && lowPort[slot] == loPort && highPort[slot] == hiPort
-                && lowAddr[slot].length == n && Arrays.equals(lowAddr[slot], 0, n, lo, 0, n)
-                && Arrays.equals(highAddr[slot], 0, n, hi, 0, n)) {
+                && lowAddr[slot].length == n && same(lowAddr[slot], lo, n) && same(highAddr[slot], hi, n)) {
             return cached;
         }
-        byte[] key = PacketEvents.flowKey(vantage, p).getBytes(StandardCharsets.UTF_8);
+        BatchKey key = new BatchKey(PacketEvents.flowKey(vantage, p).getBytes(StandardCharsets.UTF_8), interfaceId);
         interfaceIds[slot] = interfaceId;
         lowAddr[slot] = Arrays.copyOf(lo, n);
         highAddr[slot] = Arrays.copyOf(hi, n);
@@ -50,5 +55,30 @@ final class FlowKeyCache {
         highPort[slot] = hiPort;
         keys[slot] = key;
         return key;
+    }
+
+    /*
+     * Plain loops over 4 or 16 bytes: Arrays.equals/compareUnsigned on ranges this short cost more in
+     * their set-up than the comparison (a fifth of the batch path's samples in a JFR profile of
+     * AgentThroughput, docs/agent.md).
+     */
+    private static int compareUnsigned(byte[] a, byte[] b, int n) {
+        for (int i = 0; i < n; i++) {
+            int x = a[i] & 0xff;
+            int y = b[i] & 0xff;
+            if (x != y) {
+                return x - y;
+            }
+        }
+        return 0;
+    }
+
+    private static boolean same(byte[] a, byte[] b, int n) {
+        for (int i = 0; i < n; i++) {
+            if (a[i] != b[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs {@code tcpdump -i IF -s SNAPLEN --immediate-mode -U -w - [FILTER]} and publishes what it writes; restarts it
+ * Runs {@code tcpdump -i IF -s SNAPLEN --immediate-mode -U -w - [-- FILTER]} and publishes what it writes; restarts it
  * with exponential backoff (1 s doubling to 60 s, reset after a run of 60 s) when it dies. tcpdump's
  * own statistics ("N packets captured / received by filter / dropped by kernel", printed on exit and
  * on SIGUSR1) are parsed from its stderr and exposed as source counters, summed over restarts. While
@@ -67,6 +67,7 @@ public final class TcpdumpSupervisor {
         List<String> cmd = new ArrayList<>(List.of(tcpdump, "-i", iface, "-s", String.valueOf(snaplen), "--immediate-mode",
                 "-U", "-w", "-"));
         if (filter != null && !filter.isBlank()) {
+            cmd.add("--"); // the end of the options: a filter that starts with '-' stays a filter (getopt)
             cmd.add(filter);
         }
         return cmd;

@@ -10,9 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
@@ -31,9 +34,14 @@ import java.util.zip.CRC32C;
  * fsync, so a machine crash may lose what the page cache held. A torn last record (crash mid-write)
  * is cut off at open; anything else that does not check out is a {@link SpoolCorruptedException}.
  *
+ * <p>Counts: records (Kafka records) and the packets or events they carry, as the
+ * {@link RecordWeight} given at open says (a batch of one flow's packets is one record).
+ *
  * <p>Thread-safe: one thread appends (the capture loop), another reads and commits (the replay).
  */
 public final class DiskSpool implements Closeable {
+    private static final FileAttribute<?> OWNER_ONLY =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
     static final byte[] MAGIC = "FTSPOOL1".getBytes(StandardCharsets.US_ASCII);
     static final int HEADER = MAGIC.length;
     static final int RECORD_OVERHEAD = 12;
@@ -54,14 +62,17 @@ public final class DiskSpool implements Closeable {
 
     private long totalBytes;
     private long pendingRecords;
+    private long pendingItems;
+    private final RecordWeight weight;
     private long tailId;
     private FileChannel tail;
     private long headId;
     private long headOffset;
     private boolean closed;
 
-    private DiskSpool(Path dir, long maxBytes, long recoveredTornBytes) {
+    private DiskSpool(Path dir, long maxBytes, long recoveredTornBytes, RecordWeight weight) {
         this.dir = dir;
+        this.weight = weight;
         this.maxBytes = maxBytes;
         this.segmentBytes = Math.max(64 * 1024, Math.min(64L << 20, maxBytes / 8));
         this.recoveredTornBytes = recoveredTornBytes;
@@ -74,13 +85,22 @@ public final class DiskSpool implements Closeable {
      * @throws SpoolCorruptedException when a file is not what the spool wrote
      */
     public static DiskSpool open(Path dir, long maxBytes) throws IOException, SpoolCorruptedException {
+        return open(dir, maxBytes, RecordWeight.ONE);
+    }
+
+    /**
+     * As {@link #open(Path, long)}, counting the packets or events of each record with {@code weight}
+     * ({@link #pendingItems()}, {@link SpoolRecord#items()}).
+     */
+    public static DiskSpool open(Path dir, long maxBytes, RecordWeight weight) throws IOException, SpoolCorruptedException {
         if (maxBytes < 1024) {
             throw new IllegalArgumentException("spool size limit " + maxBytes + " B is below 1 KiB");
         }
-        Files.createDirectories(dir);
+        // Packet metadata of every local flow: readable by the agent's user only (0700 / 0600 when created here).
+        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         FileChannel lock = lock(dir);
         try {
-            DiskSpool spool = openLocked(dir, maxBytes);
+            DiskSpool spool = openLocked(dir, maxBytes, weight);
             spool.lockChannel = lock;
             return spool;
         } catch (IOException | SpoolCorruptedException | RuntimeException e) {
@@ -91,7 +111,7 @@ public final class DiskSpool implements Closeable {
 
     /** One agent per spool directory: two writers would interleave their records. */
     private static FileChannel lock(Path dir) throws IOException {
-        FileChannel ch = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileChannel ch = FileChannel.open(dir.resolve("lock"), Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), OWNER_ONLY);
         try {
             if (ch.tryLock() == null) {
                 throw new IOException("spool " + dir + " is in use by another flowtrace agent (give each agent its own --spool-dir)");
@@ -106,7 +126,7 @@ public final class DiskSpool implements Closeable {
         return ch;
     }
 
-    private static DiskSpool openLocked(Path dir, long maxBytes) throws IOException, SpoolCorruptedException {
+    private static DiskSpool openLocked(Path dir, long maxBytes, RecordWeight weight) throws IOException, SpoolCorruptedException {
         TreeMap<Long, Path> files = SpoolRecovery.listSegments(dir);
         long[] head = SpoolRecovery.readHead(dir.resolve("head"));
         long torn = 0;
@@ -120,21 +140,24 @@ public final class DiskSpool implements Closeable {
         }
         DiskSpool spool;
         long records = 0;
+        long items = 0;
         long bytes = 0;
         TreeMap<Long, Long> sizes = new TreeMap<>();
         for (Map.Entry<Long, Path> e : files.entrySet()) {
             boolean last = e.getKey().equals(files.lastKey());
             long from = e.getKey() == head[0] ? head[1] : HEADER;
-            SpoolRecovery.SegmentScan scan = SpoolRecovery.scan(e.getValue(), from, last);
+            SpoolRecovery.SegmentScan scan = SpoolRecovery.scan(e.getValue(), from, last, weight);
             records += scan.records();
+            items += scan.items();
             torn += scan.tornBytes();
             sizes.put(e.getKey(), scan.validEnd());
             bytes += scan.validEnd();
         }
-        spool = new DiskSpool(dir, maxBytes, torn);
+        spool = new DiskSpool(dir, maxBytes, torn, weight);
         spool.segments.putAll(sizes);
         spool.totalBytes = bytes;
         spool.pendingRecords = records;
+        spool.pendingItems = items;
         spool.headId = head[0];
         spool.headOffset = files.isEmpty() ? HEADER : head[1];
         spool.tailId = files.isEmpty() ? head[0] : files.lastKey();
@@ -146,7 +169,12 @@ public final class DiskSpool implements Closeable {
     }
 
     /** Appends one record; false (nothing written) when it would take the spool over its size limit. */
-    public synchronized boolean append(byte[] key, byte[] value) throws IOException {
+    public boolean append(byte[] key, byte[] value) throws IOException {
+        return append(key, value, weight.items(value, 0, value.length));
+    }
+
+    /** As {@link #append(byte[], byte[])} when the caller knows the record's packets or events. */
+    public synchronized boolean append(byte[] key, byte[] value, int items) throws IOException {
         requireOpen();
         int size = RECORD_OVERHEAD + key.length + value.length;
         if (totalBytes + size > maxBytes) {
@@ -170,6 +198,7 @@ public final class DiskSpool implements Closeable {
         segments.merge(tailId, (long) size, Long::sum);
         totalBytes += size;
         pendingRecords++;
+        pendingItems += items;
         return true;
     }
 
@@ -254,7 +283,11 @@ public final class DiskSpool implements Closeable {
             throw new IllegalStateException("commit behind the spool head: the batch was already committed");
         }
         pendingRecords -= count;
+        for (int i = 0; i < count; i++) {
+            pendingItems -= batch.records().get(i).items();
+        }
         if (pendingRecords == 0) {
+            pendingItems = 0;
             // Everything delivered: start over in a fresh segment so the spool gives its space back.
             long next = tailId + 1;
             writeHead(next, HEADER);
@@ -287,6 +320,11 @@ public final class DiskSpool implements Closeable {
 
     public synchronized long pendingRecords() {
         return pendingRecords;
+    }
+
+    /** Packets or events in the pending records (see {@link RecordWeight}). */
+    public synchronized long pendingItems() {
+        return pendingItems;
     }
 
     public synchronized boolean isEmpty() {
@@ -333,7 +371,7 @@ public final class DiskSpool implements Closeable {
             tailId++;
         }
         Path file = segmentPath(dir, tailId);
-        tail = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        tail = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), OWNER_ONLY);
         tail.write(ByteBuffer.wrap(MAGIC));
         segments.put(tailId, (long) HEADER);
         totalBytes += HEADER;
@@ -395,7 +433,7 @@ public final class DiskSpool implements Closeable {
         if (stored != (int) crc.getValue()) {
             throw new SpoolCorruptedException(file, offset, "record CRC-32C mismatch");
         }
-        return new SpoolRecord(key, value, segment, endOffset);
+        return new SpoolRecord(key, value, weight.items(value, 0, value.length), segment, endOffset);
     }
 
     private void requireOpen() {

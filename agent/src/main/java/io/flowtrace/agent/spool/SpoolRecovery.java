@@ -22,11 +22,11 @@ final class SpoolRecovery {
     private SpoolRecovery() {
     }
 
-    record SegmentScan(long records, long validEnd, long tornBytes) {
+    record SegmentScan(long records, long items, long validEnd, long tornBytes) {
     }
 
     /** Checks every record from {@code from}; cuts a torn tail off the last segment. */
-    static SegmentScan scan(Path file, long from, boolean last) throws IOException, SpoolCorruptedException {
+    static SegmentScan scan(Path file, long from, boolean last, RecordWeight weight) throws IOException, SpoolCorruptedException {
         long size = Files.size(file);
         if (size < DiskSpool.HEADER) {
             if (last) {
@@ -34,7 +34,7 @@ final class SpoolRecovery {
                     ch.truncate(0);
                     ch.write(ByteBuffer.wrap(DiskSpool.MAGIC), 0);
                 }
-                return new SegmentScan(0, DiskSpool.HEADER, size);
+                return new SegmentScan(0, 0, DiskSpool.HEADER, size);
             }
             throw new SpoolCorruptedException(file, 0, "segment shorter than its header");
         }
@@ -50,19 +50,20 @@ final class SpoolRecovery {
             }
             long offset = from;
             long records = 0;
+            long items = 0;
             ByteBuffer header = ByteBuffer.allocate(8);
             while (offset < size) {
                 header.clear();
                 DiskSpool.readFully(ch, header, offset);
                 if (header.hasRemaining()) {
-                    return torn(ch, file, offset, size, last, records);
+                    return torn(ch, file, offset, size, last, records, items);
                 }
                 int keyLen = header.getInt(0);
                 int valueLen = header.getInt(4);
                 DiskSpool.checkLengths(file, offset, keyLen, valueLen);
                 long recordSize = DiskSpool.RECORD_OVERHEAD + (long) keyLen + valueLen;
                 if (offset + recordSize > size) {
-                    return torn(ch, file, offset, size, last, records);
+                    return torn(ch, file, offset, size, last, records, items);
                 }
                 ByteBuffer rec = ByteBuffer.allocate((int) recordSize);
                 DiskSpool.readFully(ch, rec, offset);
@@ -73,18 +74,20 @@ final class SpoolRecovery {
                 }
                 offset += recordSize;
                 records++;
+                items += weight.items(rec.array(), 8 + keyLen, valueLen);
             }
-            return new SegmentScan(records, size, 0);
+            return new SegmentScan(records, items, size, 0);
         }
     }
 
-    private static SegmentScan torn(FileChannel ch, Path file, long offset, long size, boolean last, long records)
+    private static SegmentScan torn(FileChannel ch, Path file, long offset, long size, boolean last, long records,
+            long items)
             throws IOException, SpoolCorruptedException {
         if (!last) {
             throw new SpoolCorruptedException(file, offset, "record cut short inside a segment that is not the last");
         }
         ch.truncate(offset);
-        return new SegmentScan(records, offset, size - offset);
+        return new SegmentScan(records, items, offset, size - offset);
     }
 
     static TreeMap<Long, Path> listSegments(Path dir) throws IOException, SpoolCorruptedException {

@@ -33,6 +33,6 @@ class TcpdumpStatsTest {
     void commandCapturesHeadersOnlyInImmediateModeToStdout() {
         TcpdumpSupervisor t = new TcpdumpSupervisor("tcpdump", "eth0", 128, "tcp port 443", new AgentMetrics(), 10_000);
         assertThat(t.command()).containsExactly("tcpdump", "-i", "eth0", "-s", "128", "--immediate-mode", "-U", "-w", "-",
-                "tcp port 443");
+                "--", "tcp port 443");
     }
 }

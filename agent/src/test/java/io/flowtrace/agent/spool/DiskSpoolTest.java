@@ -36,6 +36,25 @@ class DiskSpoolTest {
     }
 
     @Test
+    void keepsPacketMetadataFromOtherLocalUsersDirectory0700AndFiles0600() throws Exception {
+        Path spoolDir = dir.resolve("spool");
+        try (DiskSpool spool = DiskSpool.open(spoolDir, 1 << 20)) {
+            assertThat(spool.append(bytes("key"), bytes("10.0.0.1:443 -> 10.0.0.2:51234"))).isTrue();
+            assertThat(java.nio.file.Files.getPosixFilePermissions(spoolDir))
+                    .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+            List<Path> files;
+            try (Stream<Path> s = Files.list(spoolDir)) {
+                files = s.filter(p -> !p.getFileName().toString().startsWith("head")).toList();
+            }
+            assertThat(files).hasSizeGreaterThanOrEqualTo(2); // the lock and a segment
+            for (Path f : files) {
+                assertThat(Files.getPosixFilePermissions(f)).as("%s", f)
+                        .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            }
+        }
+    }
+
+    @Test
     void returnsRecordsInAppendOrderAcrossSegments() throws Exception {
         List<String> expected = new ArrayList<>();
         try (DiskSpool spool = DiskSpool.open(dir, 1 << 20)) {

@@ -1,7 +1,9 @@
 package io.flowtrace.agent.testing;
 
+import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
+import io.flowtrace.avro.mapping.PacketBatches;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
@@ -45,7 +47,11 @@ public final class CapturedPackets {
         return flows;
     }
 
-    /** Records of a topic per key, in offset order; fails if a key shows up in two partitions. */
+    /**
+     * Records of a topic per key, in offset order, a PacketBatch expanded to its packets by the
+     * contract's mapping ({@link PacketBatches#toEvents}); fails if a key shows up in two partitions
+     * or a batch's key is not its flow's.
+     */
     public static Map<String, List<PacketEvent>> byFlow(List<ConsumerRecord<byte[], byte[]>> records) throws Exception {
         Map<String, List<PacketEvent>> flows = new LinkedHashMap<>();
         Map<String, Integer> partitionOf = new LinkedHashMap<>();
@@ -55,9 +61,30 @@ public final class CapturedPackets {
             if (before != null && before != r.partition()) {
                 throw new AssertionError("flow " + key + " in partitions " + before + " and " + r.partition());
             }
-            flows.computeIfAbsent(key, k -> new ArrayList<>()).add(PacketEvent.getDecoder().decode(r.value()));
+            List<PacketEvent> flow = flows.computeIfAbsent(key, k -> new ArrayList<>());
+            long fingerprint = PacketBatches.fingerprintOf(r.value());
+            if (fingerprint == PacketBatches.FINGERPRINT) {
+                PacketBatch batch = PacketBatch.getDecoder().decode(r.value());
+                if (!PacketBatches.flowKey(batch).equals(key)) {
+                    throw new AssertionError("batch of flow " + PacketBatches.flowKey(batch) + " under key " + key);
+                }
+                flow.addAll(PacketBatches.toEvents(batch));
+            } else {
+                flow.add(PacketEvent.getDecoder().decode(r.value()));
+            }
         }
         return flows;
+    }
+
+    /** How many records of a topic are PacketBatches (the rest are PacketEvents). */
+    public static long batches(List<ConsumerRecord<byte[], byte[]>> records) {
+        long n = 0;
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            if (PacketBatches.fingerprintOf(r.value()) == PacketBatches.FINGERPRINT) {
+                n++;
+            }
+        }
+        return n;
     }
 
     public static long count(Map<String, List<PacketEvent>> flows) {

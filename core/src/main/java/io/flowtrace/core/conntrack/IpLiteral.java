@@ -4,11 +4,11 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /** Numeric IPv4/IPv6 text to network-order bytes, never touching DNS (InetAddress would for names). */
-final class IpLiteral {
+public final class IpLiteral {
     private IpLiteral() {
     }
 
-    static byte[] parse(String s) {
+    public static byte[] parse(String s) {
         if (s.indexOf(':') >= 0) {
             // Only a bracketed string is always taken as a literal by InetAddress: unbracketed, text
             // that is not a valid literal ("zz:1", "1::2::3") falls through to a DNS lookup, which

@@ -28,14 +28,13 @@ public final class FlowReport {
         v.integer("last_seen_us", micros(flow.lastSeenNanos()));
         v.string("end", flow.end().jsonName());
         visitSetup(flow.setup(), v);
-        long durationNanos = flow.lastSeenNanos() - flow.firstSeenNanos();
         long origin = flow.setup().firstSynNanos >= 0 ? flow.setup().firstSynNanos : flow.firstSeenNanos();
         v.beginObject("c2s");
-        visitDirection(flow.clientToServer(), durationNanos, v);
+        visitDirection(flow.clientToServer(), flow.lastSeenNanos(), v);
         visitSlowStart(flow.slowStart(true), flow.senderMss(true), origin, flow.clientToServer(), v);
         v.endObject();
         v.beginObject("s2c");
-        visitDirection(flow.serverToClient(), durationNanos, v);
+        visitDirection(flow.serverToClient(), flow.lastSeenNanos(), v);
         visitSlowStart(flow.slowStart(false), flow.senderMss(false), origin, flow.serverToClient(), v);
         v.endObject();
     }
@@ -59,7 +58,7 @@ public final class FlowReport {
         v.endObject();
     }
 
-    private static void visitDirection(DirectionStats d, long durationNanos, ReportVisitor v) {
+    private static void visitDirection(DirectionStats d, long lastSeenNanos, ReportVisitor v) {
         v.integer("packets", d.packets);
         v.integer("data_packets", d.dataPackets);
         v.integer("data_bytes", d.dataBytes);
@@ -85,6 +84,10 @@ public final class FlowReport {
         v.integer("max_in_flight_bytes", d.maxInFlightBytes);
         v.integer("mss", d.mss);
         v.integer("max_segment_bytes", d.maxSegmentBytes);
+        // from this direction's first data packet: idle time before the transfer (a connection opened
+        // ahead of its use, an application handshake) is not part of the rate (iperf3's receiver
+        // figure starts with the data too)
+        long durationNanos = d.firstDataNanos >= 0 ? lastSeenNanos - d.firstDataNanos : 0;
         v.decimal("throughput_bps", durationNanos > 0 ? d.uniqueBytes * 8e9 / durationNanos : 0.0);
         v.integer("state_overflows", d.stateOverflows);
     }

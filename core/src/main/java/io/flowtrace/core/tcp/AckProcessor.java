@@ -39,7 +39,7 @@ final class AckProcessor {
             }
         }
         sender.lastPeerAckNanos = nanos;
-        readSack(p, acker, sender, ackRel);
+        readSack(p, acker, sender, ackRel, nanos);
         if (sender.peerSacking && sender.firstLossSignalNanos < 0) {
             sender.firstLossSignalNanos = nanos;
         }
@@ -66,13 +66,17 @@ final class AckProcessor {
         sender.lastAckAdvanceNanos = nanos;
         sender.peerDupAcks = 0;
         sender.firstLossSignalNanos = -1;
+        if (q.sackedBytes() == 0) {
+            sender.sackBacklogged = false; // everything SACKed is cumulatively ACKed now
+        }
         if (sender.recovery != SenderState.Recovery.OPEN && ackRel >= sender.recoveryPoint) {
             sender.recovery = SenderState.Recovery.OPEN;
         }
     }
 
-    private static void readSack(DecodedPacket p, SenderState acker, SenderState sender, long ackRel) {
+    private static void readSack(DecodedPacket p, SenderState acker, SenderState sender, long ackRel, long nanos) {
         sender.peerSacking = false;
+        long sackedBefore = sender.unacked.sackedBytes();
         for (int i = 0; i < p.sackCount; i++) {
             long left = sender.relativeAck(p.sackLeft[i]);
             long right = sender.relativeAck(p.sackRight[i]);
@@ -88,6 +92,9 @@ final class AckProcessor {
                 sender.unacked.sack(Math.max(left, ackRel), right);
                 sender.peerSacking = true;
             }
+        }
+        if (sender.unacked.sackedBytes() > sackedBefore) {
+            sender.lastNewSackNanos = nanos;
         }
     }
 

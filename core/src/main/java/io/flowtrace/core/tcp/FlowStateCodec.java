@@ -13,10 +13,14 @@ import java.io.UncheckedIOException;
  * Serialises a flow's complete analysis state, for Flink keyed state (heap and RocksDB backends,
  * checkpoints, savepoints) and for measuring what a flow costs. The first byte is a format
  * version: a reader refuses versions it does not know instead of misreading them, and a new
- * version must keep reading the old ones (savepoint upgrades, docs/operations.md).
+ * version must keep reading the old ones (savepoint upgrades, docs/operations.md). Version 2
+ * appends the slow-start state of docs/metrics.md's loss-exit rule (the largest flight before the
+ * first loss retransmission) after the version-1 fields.
  */
 public final class FlowStateCodec {
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+    /** The oldest version this build still reads. */
+    public static final int OLDEST_READABLE = 1;
 
     private FlowStateCodec() {
     }
@@ -28,10 +32,11 @@ public final class FlowStateCodec {
 
     public static TcpFlowAnalyzer read(DataInput in, AnalyzerConfig config, TcpEventSink events) throws IOException {
         int version = in.readByte();
-        if (version != VERSION) {
-            throw new IOException("unknown flow state version " + version + " (this build reads " + VERSION + ")");
+        if (version < OLDEST_READABLE || version > VERSION) {
+            throw new IOException("unknown flow state version " + version + " (this build reads " + OLDEST_READABLE
+                    + " to " + VERSION + ")");
         }
-        return TcpFlowAnalyzer.read(in, config, events);
+        return TcpFlowAnalyzer.read(in, config, events, version);
     }
 
     public static byte[] toBytes(TcpFlowAnalyzer flow) {

@@ -16,28 +16,30 @@ final class RoundTracker {
     private static final double SLOW_START_GROWTH = 1.25;
     /** A send within this long after an advancing ACK was clocked out by it (the sender had data waiting). */
     private static final long ACK_CLOCK_NANOS = 50_000L;
-    /** HyStart only runs once cwnd ≥ hystart_low_window = 16 segments (tcp_cubic.c). */
-    private static final int HYSTART_LOW_WINDOW = 16;
-    /** HyStart delay test: min of the first HYSTART_MIN_SAMPLES = 8 RTTs of a round ... */
-    private static final int HYSTART_MIN_SAMPLES = 8;
-    /** ... above min RTT + clamp(minRTT / 8, 4 ms, 16 ms) (HYSTART_DELAY_MIN/MAX, tcp_cubic.c). */
-    private static final long HYSTART_DELAY_MIN_NANOS = 4_000_000L;
-    private static final long HYSTART_DELAY_MAX_NANOS = 16_000_000L;
-    /** hystart_ack_delay caps the ACK spacing of a train at 1 ms (USEC_PER_MSEC, tcp_cubic.c). */
-    private static final long ACK_TRAIN_MAX_SPACING_NANOS = 1_000_000L;
-    /** Linux paces slow start at 200 % of cwnd/srtt (tcp_update_pacing_rate, sysctl_tcp_pacing_ss_ratio). */
-    private static final double SLOW_START_PACING_RATIO = 2.0;
-    /** 4 × gso_max_size (64 KiB) bytes at the pacing rate is the other bound of hystart_ack_delay. */
-    private static final long GSO_MAX_SIZE = 65_536;
+    /** Per-round RTT statistics (the round event's min RTT) use the first 8 samples, as HyStart does. */
+    private static final int ROUND_RTT_SAMPLES = 8;
     /** Seed 004: BBR's cwnd stuck "around 6 segments" without GSO. */
     static final int STUCK_SEGMENTS = 6;
 
     final SlowStartStats stats = new SlowStartStats();
+    private final HyStartReplay hyStart = new HyStartReplay();
+    /**
+     * The RTT sample of the ACK being processed, -1 if it gave none. The kernel calls HyStart only for
+     * sampled ACKs, but it samples every ACK of new data; the capture misses samples where an ACK
+     * ends inside a TSO/GSO super-segment, so unsampled ACKs still run the ACK-train test.
+     */
+    private long pendingRtt = -1;
 
     private long roundEndSeq = -1;
     private long roundStartNanos;
     private long roundMaxFlight;
     private long prevRoundMaxFlight;
+    /**
+     * Largest flight since the flow began, while still in slow start: the cwnd at a loss exit.
+     * Slow start only grows cwnd, so the largest flight before the first loss retransmission is the
+     * window the sender reached; the rounds just before a loss can be µs long and hold 1–3 segments.
+     */
+    private long slowStartMaxFlight;
     private long roundDelivered;
     private boolean roundRetransmitted;
     private boolean roundRwndLimited;
@@ -49,7 +51,11 @@ final class RoundTracker {
     private int roundRttSamples;
     private long roundMinRtt = Long.MAX_VALUE;
     private long lastAckNanos = -1;
-    /** HyStart fired in this or the previous round: its reason, time and cwnd then. */
+    /**
+     * HyStart fired and nothing has contradicted it yet: its reason, time and cwnd then. It becomes
+     * the exit when growth stops, when a loss retransmission follows, or when the flow ends; growth of
+     * ×1.25 in a later round refutes it (the sender is not CUBIC, or the replay misfired).
+     */
     private SlowStartExitReason candidate;
     private long candidateNanos;
     private long candidateCwnd;
@@ -64,6 +70,14 @@ final class RoundTracker {
             boolean fromClient) {
         if (flight > roundMaxFlight) {
             roundMaxFlight = flight;
+        }
+        if (!retransmission && inSlowStart()) {
+            slowStartMaxFlight = Math.max(slowStartMaxFlight, flight);
+            if (candidate != null && flight > SLOW_START_GROWTH * candidateCwnd + 2 * mss(s)) {
+                // the window kept growing after the signal (a Reno sender doubles within the round):
+                // HyStart did not set ssthresh there
+                candidate = null;
+            }
         }
         if (s.peerWindowBytes > 0 && flight + mss(s) > s.peerWindowBytes) {
             roundRwndLimited = true;
@@ -84,8 +98,12 @@ final class RoundTracker {
             // only loss recovery (fast retransmit, RTO) sets ssthresh; a tail-loss probe does not
             boolean recovery = s.lastTrigger == RetransmissionClass.FAST || s.lastTrigger == RetransmissionClass.RTO;
             if (inSlowStart() && roundEndSeq >= 0 && recovery) {
-                exit(SlowStartExitReason.LOSS, nanos, Math.max(roundMaxFlight, prevRoundMaxFlight), s, firstSynNanos,
-                        events, fromClient);
+                if (candidate != null) {
+                    // HyStart had already set ssthresh: the loss comes after the exit
+                    exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
+                } else {
+                    exit(SlowStartExitReason.LOSS, nanos, slowStartMaxFlight, s, firstSynNanos, events, fromClient);
+                }
             }
         }
     }
@@ -95,10 +113,11 @@ final class RoundTracker {
         if (stats.minRttNanos < 0 || rtt < stats.minRttNanos) {
             stats.minRttNanos = rtt;
         }
-        if (roundRttSamples < HYSTART_MIN_SAMPLES) {
+        if (roundRttSamples < ROUND_RTT_SAMPLES) {
             roundRttSamples++;
             roundMinRtt = Math.min(roundMinRtt, rtt);
         }
+        pendingRtt = rtt;
     }
 
     /** The cumulative ACK advanced from {@code previous} to {@code ack}. */
@@ -109,9 +128,18 @@ final class RoundTracker {
             drained = true;
             drainedAtNanos = nanos;
         }
-        if (inSlowStart()) {
-            hystart(s, nanos);
+        if (inSlowStart() && candidate == null) {
+            // HyStart tests cwnd before this ACK grows it: the flight just before the ACK, or the
+            // round's largest flight if that was larger
+            long cwnd = Math.max(Math.max(0, s.nextSeq - previous - s.sackedOutBytes()), roundMaxFlight);
+            long srtt = s.srttNanos > 0 ? s.srttNanos : stats.minRttNanos;
+            SlowStartExitReason fired = hyStart.onSampledAck(nanos, ack, s.nextSeq, pendingRtt, cwnd, mss(s),
+                    stats.minRttNanos, srtt);
+            if (fired != null) {
+                setCandidate(fired, nanos, cwnd);
+            }
         }
+        pendingRtt = -1;
         lastAckNanos = nanos;
         if (roundEndSeq < 0) {
             startRound(s, nanos);
@@ -162,48 +190,32 @@ final class RoundTracker {
             events.accept(new TcpEvent.Round(nanos, fromClient, stats.rounds, roundMaxFlight,
                     roundRttSamples > 0 ? roundMinRtt : -1, roundDelivered));
         }
-        if (inSlowStart() && prevRoundMaxFlight > 0 && roundMaxFlight < SLOW_START_GROWTH * prevRoundMaxFlight) {
-            if (candidate != null) {
+        boolean grew = prevRoundMaxFlight <= 0 || roundMaxFlight >= SLOW_START_GROWTH * prevRoundMaxFlight;
+        if (inSlowStart() && candidate != null) {
+            if (candidateAge == 0) {
+                if (!grew) {
+                    exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
+                }
+            } else {
                 exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
-            } else if (roundRwndLimited) {
+            }
+            candidateAge++;
+        } else if (inSlowStart() && !grew) {
+            if (roundRwndLimited) {
                 stats.rwndLimitedSeen = true;
             } else if (roundAppLimited) {
                 stats.appLimitedSeen = true;
-            } else if (roundMaxFlight >= HYSTART_LOW_WINDOW * mss) {
+            } else if (roundMaxFlight >= HyStartReplay.LOW_WINDOW * mss) {
                 exit(SlowStartExitReason.APP_LIMITED, nanos, Math.max(roundMaxFlight, prevRoundMaxFlight), s,
                         firstSynNanos, events, fromClient);
             }
         }
-        if (candidate != null && candidateAge == 0) {
-            // the cwnd when HyStart fired is the largest flight of its round, not the flight at that ACK
-            candidateCwnd = Math.max(candidateCwnd, roundMaxFlight);
-        }
-        if (candidate != null && ++candidateAge > 1) {
-            candidate = null; // HyStart's signal not confirmed by growth stopping within a round
-        }
     }
 
-    /** CUBIC's HyStart tests (tcp_cubic.c hystart_update), on the ACKs the capture saw. */
-    private void hystart(SenderState s, long nanos) {
-        // HyStart tests cwnd, not the flight left after this ACK: the round's largest flight is closer
-        long cwnd = Math.max(s.inFlight(), roundMaxFlight);
-        long mss = mss(s);
-        if (candidate != null || mss <= 0 || cwnd < HYSTART_LOW_WINDOW * mss || stats.minRttNanos <= 0) {
-            return;
-        }
-        long srtt = s.srttNanos > 0 ? s.srttNanos : stats.minRttNanos;
-        double pacingRate = SLOW_START_PACING_RATIO * cwnd * 1e9 / srtt;
-        long ackDelay = (long) Math.min(ACK_TRAIN_MAX_SPACING_NANOS, 4 * GSO_MAX_SIZE * 1e9 / pacingRate);
-        if (lastAckNanos >= 0 && nanos - lastAckNanos <= ackDelay
-                && nanos - roundStartNanos > (stats.minRttNanos + ackDelay) / 2) {
-            setCandidate(SlowStartExitReason.ACK_TRAIN, nanos, cwnd);
-            return;
-        }
-        if (roundRttSamples >= HYSTART_MIN_SAMPLES) {
-            long thresh = Math.max(HYSTART_DELAY_MIN_NANOS, Math.min(HYSTART_DELAY_MAX_NANOS, stats.minRttNanos / 8));
-            if (roundMinRtt > stats.minRttNanos + thresh) {
-                setCandidate(SlowStartExitReason.DELAY, nanos, cwnd);
-            }
+    /** The flow ended: a HyStart signal nothing contradicted is the exit. */
+    void settle(SenderState s, long firstSynNanos, TcpEventSink events, boolean fromClient) {
+        if (inSlowStart() && candidate != null) {
+            exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
         }
     }
 
@@ -252,6 +264,7 @@ final class RoundTracker {
         roundStartNanos = Varints.read(in);
         roundMaxFlight = Varints.read(in);
         prevRoundMaxFlight = Varints.read(in);
+        slowStartMaxFlight = Math.max(roundMaxFlight, prevRoundMaxFlight); // version 1 state: the old estimate
         roundDelivered = Varints.read(in);
         drainedAtNanos = Varints.read(in);
         roundRttSamples = (int) Varints.read(in);
@@ -269,5 +282,16 @@ final class RoundTracker {
         roundRwndLimited = (bits & 2) != 0;
         roundAppLimited = (bits & 4) != 0;
         drained = (bits & 8) != 0;
+    }
+
+    /** State added in flow-state version 2 (FlowStateCodec), written after every version-1 field. */
+    void writeV2(java.io.DataOutput out) throws java.io.IOException {
+        Varints.write(out, slowStartMaxFlight);
+        hyStart.write(out);
+    }
+
+    void readV2(java.io.DataInput in) throws java.io.IOException {
+        slowStartMaxFlight = Varints.read(in);
+        hyStart.read(in);
     }
 }

@@ -94,8 +94,13 @@ final class SenderState {
         lastIpId = id;
     }
 
+    /**
+     * Sequential ids: ≥ 4 small increments and 4× more of those than jumps; or, early in a flow, every
+     * increment so far small (a hole in the first segments of a short flow comes after 1–3 packets:
+     * a random or constant id would not give even one increment of 1–64 without a jump, 64/65536).
+     */
     boolean ipIdsSequential() {
-        return ipIdSequential >= 4 && ipIdSequential >= 4 * ipIdOther;
+        return (ipIdSequential >= 4 && ipIdSequential >= 4 * ipIdOther) || (ipIdSequential >= 1 && ipIdOther == 0);
     }
 
     /** RFC 6298 §2 smoothed RTT and variance of this side's data→ACK samples; 0 before the first. */
@@ -137,8 +142,51 @@ final class SenderState {
     }
 
     long inFlight() {
-        long f = nextSeq - Math.max(ackedUpTo, 0) - unacked.sackedBytes();
+        long f = nextSeq - Math.max(ackedUpTo, 0) - sackedOutBytes();
         return Math.max(f, 0);
+    }
+
+    /**
+     * A send left less than this after an ACK that SACKed new data: the sender cannot have processed
+     * that ACK first (its ACK-clocked sends follow an ACK by 25–50 µs at the sender's tap in
+     * testdata/tcp/short-http), so it was busy sending and the ACK waited in the socket backlog.
+     */
+    static final long SACK_REACTION_NANOS = 20_000L;
+    /** When the peer last SACKed new data; -1 if never. */
+    long lastNewSackNanos = -1;
+    /** SACKs arrived while the sender was busy sending: it has not processed them yet. */
+    boolean sackBacklogged;
+
+    /**
+     * SACKed bytes the sender's own flight excludes. The kernel subtracts SACKed segments once it has
+     * processed the ACKs (tcp_packets_in_flight); while the sending process holds the socket, ACKs
+     * queue in its backlog (tcp_v4_rcv → sk_add_backlog) and are processed together later. A capture
+     * that subtracted such SACKs at once saw a flight of 4–5 where the wire had 7 segments outstanding
+     * and the kernel's tcp_probe showed 10 (testdata/tcp/short-http.kernel.json). So SACKs followed
+     * by a send within {@link #SACK_REACTION_NANOS} count only from the sender's first retransmission.
+     */
+    long sackedOutBytes() {
+        return recovery == Recovery.OPEN && sackBacklogged ? 0 : unacked.sackedBytes();
+    }
+
+    /** A new data segment left at {@code nanos}. */
+    void onNewDataSent(long nanos) {
+        if (recovery == Recovery.OPEN && lastNewSackNanos >= 0 && nanos - lastNewSackNanos < SACK_REACTION_NANOS) {
+            sackBacklogged = true;
+        }
+    }
+
+    /** State added in flow-state version 2 (FlowStateCodec). */
+    void writeV2(java.io.DataOutput out) throws java.io.IOException {
+        Varints.write(out, lastNewSackNanos);
+        out.writeBoolean(sackBacklogged);
+        rounds.writeV2(out);
+    }
+
+    void readV2(java.io.DataInput in) throws java.io.IOException {
+        lastNewSackNanos = Varints.read(in);
+        sackBacklogged = in.readBoolean();
+        rounds.readV2(in);
     }
 
     void write(java.io.DataOutput out) throws java.io.IOException {

@@ -105,6 +105,9 @@ public final class TcpFlowAnalyzer {
         long nextBefore = s.nextSeq;
         retransmissions.onSegment(p, s, fromClientSide, start, end, t, reorderWindowNanos());
         if (p.payloadLength > 0) {
+            if (s.nextSeq > nextBefore && s.stats.retransmittedPackets == retransmittedBefore) {
+                s.onNewDataSent(t);
+            }
             long flight = s.inFlight();
             s.stats.maxInFlightBytes = Math.max(s.stats.maxInFlightBytes, flight);
             boolean retransmitted = s.stats.retransmittedPackets > retransmittedBefore;
@@ -229,6 +232,9 @@ public final class TcpFlowAnalyzer {
     /** Slow-start result of the client's (c2s) or server's (s2c) sending, final once the flow ended. */
     public SlowStartStats slowStart(boolean ofClient) {
         SenderState s = ofClient ? fromClient : fromServer;
+        // a HyStart signal that nothing contradicted before the report is the exit (short flows end
+        // before a later round could confirm it)
+        s.rounds.settle(s, setup.firstSynNanos, events, ofClient);
         SlowStartStats st = s.rounds.stats;
         if (st.exitNanos < 0) {
             st.exitReason = st.rwndLimitedSeen ? SlowStartExitReason.RWND_LIMITED
@@ -240,6 +246,11 @@ public final class TcpFlowAnalyzer {
     /** The sender's segment size estimate (peer MSS less timestamp option), for cwnd in segments. */
     public long senderMss(boolean ofClient) {
         return RoundTracker.mss(ofClient ? fromClient : fromServer);
+    }
+
+    /** The window-scale shift this side announced in its SYN (RFC 7323 §2.2), -1 without the option or SYN. */
+    public int windowScale(boolean ofClient) {
+        return (ofClient ? fromClient : fromServer).windowScale;
     }
 
     public Endpoint client() {
@@ -309,9 +320,16 @@ public final class TcpFlowAnalyzer {
         Varints.write(out, lastSeenNanos);
         out.writeByte(flowEnd.ordinal());
         out.writeByte((finFromClient ? 1 : 0) | (finFromServer ? 2 : 0));
+        writeVersion2Fields(out);
     }
 
-    static TcpFlowAnalyzer read(java.io.DataInput in, AnalyzerConfig config, TcpEventSink events)
+    /** Version 2 fields, appended after version 1's: a version-1 state is a prefix and still reads (FlowStateCodec). */
+    void writeVersion2Fields(java.io.DataOutput out) throws java.io.IOException {
+        fromClient.writeV2(out);
+        fromServer.writeV2(out);
+    }
+
+    static TcpFlowAnalyzer read(java.io.DataInput in, AnalyzerConfig config, TcpEventSink events, int version)
             throws java.io.IOException {
         Endpoint client = readEndpoint(in);
         Endpoint server = readEndpoint(in);
@@ -326,6 +344,10 @@ public final class TcpFlowAnalyzer {
         int fins = in.readByte();
         f.finFromClient = (fins & 1) != 0;
         f.finFromServer = (fins & 2) != 0;
+        if (version >= 2) {
+            f.fromClient.readV2(in);
+            f.fromServer.readV2(in);
+        }
         return f;
     }
 

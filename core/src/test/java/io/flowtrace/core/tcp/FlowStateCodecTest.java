@@ -48,6 +48,23 @@ class FlowStateCodecTest {
     }
 
     @org.junit.jupiter.api.Test
+    void readsVersionOneStateWrittenBeforeTheVersionTwoFields() throws Exception {
+        List<TcpFlowAnalyzer> flows = new ArrayList<>();
+        run("decoding/tcp4-sack.pcap", Integer.MAX_VALUE, flows);
+        TcpFlowAnalyzer f = flows.get(0);
+        byte[] v2 = FlowStateCodec.toBytes(f);
+        java.io.ByteArrayOutputStream extra = new java.io.ByteArrayOutputStream();
+        f.writeVersion2Fields(new java.io.DataOutputStream(extra));
+        // a version-1 writer wrote exactly the version-2 layout without the appended fields
+        byte[] v1 = java.util.Arrays.copyOf(v2, v2.length - extra.size());
+        v1[0] = 1;
+        TcpFlowAnalyzer restored = FlowStateCodec.fromBytes(v1, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE);
+        assertThat(restored.clientToServer().packets).isEqualTo(f.clientToServer().packets);
+        assertThat(restored.serverToClient().dataBytes).isEqualTo(f.serverToClient().dataBytes);
+        assertThat(restored.slowStart(true).exitReason).isEqualTo(f.slowStart(true).exitReason);
+    }
+
+    @org.junit.jupiter.api.Test
     void refusesAnUnknownStateVersion() {
         assertThatThrownBy(() -> FlowStateCodec.fromBytes(new byte[] {99, 0, 0}, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE))
                 .hasMessageContaining("unknown flow state version 99");

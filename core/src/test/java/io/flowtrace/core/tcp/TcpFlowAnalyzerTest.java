@@ -203,16 +203,38 @@ class TcpFlowAnalyzerTest {
             data(2000 + i, i);
         }
         assertThat(flow.clientToServer().maxInFlightBytes).isEqualTo(400);
-        // segment 0 lost; receiver SACKs 1..3, then the sender sends segment 4
+        // segment 0 lost; receiver SACKs 1..3, then the sender, having processed the SACK (an
+        // ACK-clocked send 100 µs later), sends segment 4
         tcp.server(3000).seq(S + 1).ack(C + 1).sack(C + 101, C + 401).send();
-        data(3010, 4);
+        data(3100, 4);
         // in flight = 500 sent − 0 ACKed − 300 SACKed
         assertThat(flow.clientToServer().maxInFlightBytes).isEqualTo(400);
-        data(3011, 5);
-        data(3012, 6);
+        data(3101, 5);
+        data(3102, 6);
         assertThat(flow.clientToServer().maxInFlightBytes).isEqualTo(400);
-        data(3013, 7);
+        data(3103, 7);
         assertThat(flow.clientToServer().maxInFlightBytes).isEqualTo(500);
+    }
+
+    @Test
+    void keepsSacksTheBusySenderHadNotProcessedInTheFlightUntilItRetransmits() {
+        tcp.handshake(0, 1000, C, S);
+        for (int i = 0; i < 4; i++) {
+            data(2000 + i, i);
+        }
+        // segment 0 lost; the SACK for 1..3 arrives 5 µs before the sender's next send: it was
+        // sending from the application and the ACK waited in the socket backlog
+        tcp.server(3000).seq(S + 1).ack(C + 1).sack(C + 101, C + 401).send();
+        data(3005, 4);
+        data(3006, 5);
+        // 600 sent, nothing ACKed, the SACK not yet processed by the sender
+        assertThat(flow.clientToServer().maxInFlightBytes).isEqualTo(600);
+        // the fast retransmission shows it has processed the SACK: 300 of the 600 are out of flight
+        tcp.server(3050).seq(S + 1).ack(C + 1).sack(C + 101, C + 601).send();
+        tcp.client(3060).seq(C + 1).ack(S + 1).len(100).send();
+        data(3061, 6);
+        assertThat(flow.clientToServer().maxInFlightBytes).isEqualTo(600);
+        assertThat(flow.clientToServer().retransmittedPackets).isEqualTo(1);
     }
 
     @Test

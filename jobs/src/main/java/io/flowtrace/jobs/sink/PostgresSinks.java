@@ -17,6 +17,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
@@ -38,43 +39,50 @@ public final class PostgresSinks {
         this.config = config;
     }
 
-    JdbcSink<FlowSummary> flows() {
-        return sink(PostgresRows.FLOW_SUMMARY, new PostgresRows.FlowSummaryRow());
+    Sink<FlowSummary> flows() {
+        return sink("flow_summary", PostgresRows.FLOW_SUMMARY, new PostgresRows.FlowSummaryRow());
     }
 
-    JdbcSink<TcpEvent> tcpEvents() {
-        return sink(PostgresRows.TCP_EVENTS, new PostgresRows.TcpEventRow());
+    Sink<TcpEvent> tcpEvents() {
+        return sink("tcp_events", PostgresRows.TCP_EVENTS, new PostgresRows.TcpEventRow());
     }
 
-    JdbcSink<ServiceWindow> serviceWindows() {
-        return sink(PostgresRows.SERVICE_WINDOWS, new PostgresRows.ServiceWindowRow());
+    Sink<ServiceWindow> serviceWindows() {
+        return sink("service_windows", PostgresRows.SERVICE_WINDOWS, new PostgresRows.ServiceWindowRow());
     }
 
-    JdbcSink<VantageWindow> vantageWindows() {
-        return sink(PostgresRows.VANTAGE_WINDOWS, new PostgresRows.VantageWindowRow());
+    Sink<VantageWindow> vantageWindows() {
+        return sink("vantage_windows", PostgresRows.VANTAGE_WINDOWS, new PostgresRows.VantageWindowRow());
     }
 
-    JdbcSink<DeadLetter> deadLetters() {
-        return sink(PostgresRows.DEAD_LETTERS, new PostgresRows.DeadLetterRow());
+    Sink<DeadLetter> deadLetters() {
+        return sink("dead_letters", PostgresRows.DEAD_LETTERS, new PostgresRows.DeadLetterRow());
     }
 
-    JdbcSink<BudgetWindow> conntrackBudgets() {
-        return sink(PostgresRows.CONNTRACK_BUDGETS, new PostgresRows.ConntrackBudgetRow());
+    Sink<BudgetWindow> conntrackBudgets() {
+        return sink("conntrack_budgets", PostgresRows.CONNTRACK_BUDGETS, new PostgresRows.ConntrackBudgetRow());
     }
 
-    JdbcSink<FlowConntrack> flowConntrack() {
-        return sink(PostgresRows.FLOW_CONNTRACK, new PostgresRows.FlowConntrackRow());
+    Sink<FlowConntrack> flowConntrack() {
+        return sink("flow_conntrack", PostgresRows.FLOW_CONNTRACK, new PostgresRows.FlowConntrackRow());
     }
 
-    private <T> JdbcSink<T> sink(String sql, JdbcStatementBuilder<T> row) {
-        return JdbcSink.<T>builder()
-                .withQueryStatement(sql, row)
+    /**
+     * The connector's sink without its own flush thread (batch interval 0), wrapped so that a
+     * database outage backs off and retries instead of failing the TaskManager ({@link OutageTolerantJdbcSink}).
+     */
+    private <T> Sink<T> sink(String table, String sql, JdbcStatementBuilder<T> row) {
+        JdbcSink<T> jdbc = JdbcSink.<T>builder()
+                .withQueryStatement(sql, OutageTolerantJdbcSink.guarded(row))
                 .withExecutionOptions(JdbcExecutionOptions.builder()
                         .withBatchSize(config.getInt(JobOption.JDBC_BATCH_SIZE))
-                        .withBatchIntervalMs(config.getLong(JobOption.JDBC_BATCH_INTERVAL_MS))
+                        .withBatchIntervalMs(0)
                         .withMaxRetries(config.getInt(JobOption.JDBC_MAX_RETRIES))
                         .build())
                 .buildAtLeastOnce(connection());
+        return new OutageTolerantJdbcSink<>(table, jdbc, new OutageBackoff(config.getLong(JobOption.JDBC_RETRY_INITIAL_MS),
+                config.getLong(JobOption.JDBC_RETRY_MAX_MS), config.getLong(JobOption.JDBC_OUTAGE_TOLERANCE_MS)),
+                config.getLong(JobOption.JDBC_BATCH_INTERVAL_MS));
     }
 
     private JdbcConnectionOptions connection() {

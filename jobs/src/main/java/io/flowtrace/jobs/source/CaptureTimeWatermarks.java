@@ -10,7 +10,8 @@ import org.apache.flink.types.Either;
 /**
  * Event time of the packet stream: capture time in milliseconds, watermarks per Kafka partition
  * (the source runs the strategy per split) with bounded out-of-orderness, and idleness so that a
- * quiet agent's partition does not stall every timer and window of the job.
+ * quiet partition does not stall every timer and window of the job, while an input pause of any
+ * length makes nothing late ({@link PauseTolerantIdleness}).
  */
 public final class CaptureTimeWatermarks {
     private CaptureTimeWatermarks() {
@@ -20,7 +21,7 @@ public final class CaptureTimeWatermarks {
         WatermarkStrategy<Either<DeadLetter, PacketEvent>> strategy = WatermarkStrategy
                 .<Either<DeadLetter, PacketEvent>>forBoundedOutOfOrderness(outOfOrderness)
                 .withTimestampAssigner(new CaptureTime());
-        return idleness.isZero() ? strategy : strategy.withIdleness(idleness);
+        return idleness.isZero() ? strategy : new PauseTolerantIdleness<>(strategy, idleness);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.flowtrace.jobs.source;
 
+import io.flowtrace.avro.AvroLengthGuard;
 import io.flowtrace.avro.ConntrackEvent;
 import io.flowtrace.avro.ConntrackLoss;
 import io.flowtrace.avro.ConntrackSource;
@@ -35,6 +36,8 @@ public final class ConntrackRecordDeserializer implements KafkaRecordDeserializa
     private static final long serialVersionUID = 1L;
     static final long EVENT_FINGERPRINT = SchemaNormalization.parsingFingerprint64(ConntrackEvent.getClassSchema());
     static final long LOSS_FINGERPRINT = SchemaNormalization.parsingFingerprint64(ConntrackLoss.getClassSchema());
+    private static final AvroLengthGuard EVENT_LENGTHS = AvroLengthGuard.of(ConntrackEvent.getClassSchema());
+    private static final AvroLengthGuard LOSS_LENGTHS = AvroLengthGuard.of(ConntrackLoss.getClassSchema());
 
     private final String kernelFeatures;
     private transient KernelFeatures features;
@@ -58,6 +61,7 @@ public final class ConntrackRecordDeserializer implements KafkaRecordDeserializa
         Long fingerprint = PacketRecordDeserializer.fingerprint(value);
         try {
             if (fingerprint != null && fingerprint == LOSS_FINGERPRINT) {
+                LOSS_LENGTHS.checkSingleObject(value);
                 ConntrackLoss loss = losses().decode(value);
                 String invalid = ConntrackEvents.invalidReason(loss);
                 if (invalid != null) {
@@ -69,6 +73,7 @@ public final class ConntrackRecordDeserializer implements KafkaRecordDeserializa
                 return;
             }
             // ConntrackEvent, or whatever else: the decoder names an unknown fingerprint or a bad header.
+            EVENT_LENGTHS.checkSingleObject(value);
             ConntrackEvent event = eventDecoder().decode(value);
             String invalid = ConntrackEvents.invalidReason(event);
             if (invalid != null) {

@@ -10,17 +10,21 @@ import org.apache.flink.types.Either;
 /**
  * Event time of the conntrack stream: the event's time in milliseconds (the kernel's event
  * timestamp when present, else the agent's receive time; a loss report's time), watermarks per Kafka
- * partition with the packet stream's out-of-orderness and idleness. Dead letters never move it.
+ * partition with the packet stream's out-of-orderness and idleness, following the partition's slowest
+ * active vantage ({@link SlowestVantageWatermarks}). Dead letters never move it.
  */
 public final class ConntrackTimeWatermarks {
     private ConntrackTimeWatermarks() {
     }
 
     public static WatermarkStrategy<Either<DeadLetter, ConntrackSample>> strategy(Duration outOfOrderness, Duration idleness) {
+        // per partition, the slowest active vantage drives the watermark: a forged one cannot push it ahead
+        long ooo = outOfOrderness.toMillis();
+        long idle = idleness.toMillis();
         WatermarkStrategy<Either<DeadLetter, ConntrackSample>> strategy = WatermarkStrategy
-                .<Either<DeadLetter, ConntrackSample>>forBoundedOutOfOrderness(outOfOrderness)
+                .<Either<DeadLetter, ConntrackSample>>forGenerator(c -> new SlowestVantageWatermarks(ooo, idle, System::currentTimeMillis))
                 .withTimestampAssigner(new EventTime());
-        return idleness.isZero() ? strategy : strategy.withIdleness(idleness);
+        return idleness.isZero() ? strategy : new PauseTolerantIdleness<>(strategy, idleness);
     }
 
     static final class EventTime implements SerializableTimestampAssigner<Either<DeadLetter, ConntrackSample>> {

@@ -1,5 +1,6 @@
 package io.flowtrace.jobs.source;
 
+import io.flowtrace.avro.AvroLengthGuard;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.PacketEvent;
@@ -32,6 +33,7 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
     private static final byte MAGIC_0 = (byte) 0xC3;
     private static final byte MAGIC_1 = 0x01;
     private static final int HEADER_BYTES = 10;
+    private static final AvroLengthGuard LENGTHS = AvroLengthGuard.of(PacketEvent.getClassSchema());
 
     private transient BinaryMessageDecoder<PacketEvent> decoder;
 
@@ -44,6 +46,7 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
         }
         PacketEvent packet;
         try {
+            LENGTHS.checkSingleObject(value); // a length bomb is a dead letter, with or without Avro's -D limits
             packet = decoder().decode(value);
         } catch (IOException | RuntimeException e) {
             // The boundary of untrusted input: whatever Avro throws on these bytes is the record's

@@ -17,6 +17,7 @@ import java.util.Comparator;
 import java.util.List;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
@@ -40,8 +41,15 @@ public final class ConntrackBudgetWindow extends ProcessWindowFunction<Conntrack
     private final long drainLatencyNanos;
     private final int requestedRcvbuf;
     private final String kernelFeatures;
+    private final int maxSamplesPerMinute;
 
     public ConntrackBudgetWindow(long drainLatencyNanos, int requestedRcvbuf, String kernelFeatures) {
+        this(drainLatencyNanos, requestedRcvbuf, kernelFeatures,
+                Integer.parseInt(JobOption.CONNTRACK_WINDOW_MAX_SAMPLES.defaultValue()));
+    }
+
+    /** @param maxSamplesPerMinute samples per vantage and minute the windows keep at most ({@link ConntrackSampleCap}) */
+    public ConntrackBudgetWindow(long drainLatencyNanos, int requestedRcvbuf, String kernelFeatures, int maxSamplesPerMinute) {
         if (drainLatencyNanos <= 0 || requestedRcvbuf <= 0) {
             throw new IllegalArgumentException("conntrack drain latency and receive buffer must be positive");
         }
@@ -49,19 +57,30 @@ public final class ConntrackBudgetWindow extends ProcessWindowFunction<Conntrack
         this.drainLatencyNanos = drainLatencyNanos;
         this.requestedRcvbuf = requestedRcvbuf;
         this.kernelFeatures = kernelFeatures;
+        this.maxSamplesPerMinute = maxSamplesPerMinute;
     }
 
     public static ConntrackBudgetWindow fromConfig(JobConfig config) {
         return new ConntrackBudgetWindow(config.getLong(JobOption.CONNTRACK_DRAIN_LATENCY_MS) * 1_000_000L,
-                config.getInt(JobOption.CONNTRACK_RECEIVE_BUFFER_BYTES), config.get(JobOption.CONNTRACK_KERNEL_FEATURES));
+                config.getInt(JobOption.CONNTRACK_RECEIVE_BUFFER_BYTES), config.get(JobOption.CONNTRACK_KERNEL_FEATURES),
+                config.getInt(JobOption.CONNTRACK_WINDOW_MAX_SAMPLES));
     }
 
-    /** keyBy vantage → tumbling 1 s and 1 min event-time windows → budgets (operator uids fixed for savepoints). */
+    /**
+     * keyBy vantage → at most {@code maxSamplesPerMinute} samples per vantage and minute
+     * ({@link ConntrackSampleCap}) → tumbling 1 s and 1 min event-time windows → budgets (operator uids
+     * fixed for savepoints).
+     */
     public static DataStream<BudgetWindow> budgets(DataStream<ConntrackSample> samples, ConntrackBudgetWindow function) {
+        DataStream<ConntrackSample> capped = samples.keyBy(new VantageKey())
+                .process(new ConntrackSampleCap(function.maxSamplesPerMinute))
+                .name("conntrack-sample-cap")
+                .uid("conntrack-sample-cap");
         DataStream<BudgetWindow> all = null;
         for (Duration size : WINDOW_SIZES) {
             String name = "conntrack-budgets-" + size.toSeconds() + "s";
-            DataStream<BudgetWindow> b = samples.keyBy(new VantageKey())
+            // still partitioned by vantage: no second shuffle
+            DataStream<BudgetWindow> b = DataStreamUtils.reinterpretAsKeyedStream(capped, new VantageKey())
                     .window(TumblingEventTimeWindows.of(size))
                     .process(function)
                     .name(name)

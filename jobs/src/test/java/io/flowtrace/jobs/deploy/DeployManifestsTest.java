@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * deploy/k8s offline: every manifest parses, has a known kind for its apiVersion and the fields its
- * kind needs; images are pinned; the agents get NET_RAW/NET_ADMIN and nothing else, never privileged;
+ * kind needs; images are pinned; each agent container gets the capabilities of its one job and nothing
+ * else (CapabilitiesITCase runs them), never privileged;
  * secrets are referenced, never inlined; topics match the job's defaults. With kubectl on the PATH,
  * {@code kubectl kustomize deploy/k8s} must build the same objects (kubectl apply --dry-run=client needs
  * an API server for discovery even with --validate=false, so it cannot run here).
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.Test;
 class DeployManifestsTest {
     private static final Map<String, String> API_VERSIONS = Map.ofEntries(
             Map.entry("Namespace", "v1"),
+            Map.entry("ConfigMap", "v1"),
+            Map.entry("NetworkPolicy", "networking.k8s.io/v1"),
             Map.entry("ServiceAccount", "v1"),
             Map.entry("PersistentVolumeClaim", "v1"),
             Map.entry("Service", "v1"),
@@ -36,7 +39,7 @@ class DeployManifestsTest {
             Map.entry("Deployment", "apps/v1"),
             Map.entry("DaemonSet", "apps/v1"),
             Map.entry("CronJob", "batch/v1"),
-            Map.entry("KafkaTopic", "kafka.strimzi.io/v1beta2"),
+            Map.entry("KafkaTopic", "kafka.strimzi.io/v1"),
             Map.entry("FlinkDeployment", "flink.apache.org/v1beta1"));
     private static final String NAMESPACE = "flowtrace";
 
@@ -97,6 +100,14 @@ class DeployManifestsTest {
         assertThat((String) conf.get("high-availability.storageDir")).isNotBlank();
         assertThat((String) conf.get("execution.checkpointing.dir")).startsWith("file:///flink-data/");
         assertThat((String) conf.get("execution.checkpointing.savepoint-dir")).startsWith("file:///flink-data/");
+        // The operator trims old savepoints to history.max.count, but deletes their files only with
+        // dispose-on-delete (default false): without it the 50 Gi volume fills up.
+        assertThat(conf.get("kubernetes.operator.savepoint.history.max.count")).isNotNull();
+        assertThat(conf.get("kubernetes.operator.savepoint.dispose-on-delete")).isEqualTo("true");
+        // REST inside the cluster only, without jar upload (application mode needs none).
+        assertThat(conf).containsEntry("kubernetes.rest-service.exposed.type", "ClusterIP").containsEntry("web.submit.enable", "false");
+        // Flink 2.2 deprecates state.backend.incremental.
+        assertThat(conf).doesNotContainKey("state.backend.incremental").containsEntry("execution.checkpointing.incremental", "true");
         // Application mode: a job section with the jar inside the image (docker/job.Dockerfile puts it there).
         assertThat(Yaml.string(spec, "job.jarURI")).isEqualTo("local:///opt/flink/usrlib/flowtrace-job.jar");
         assertThat(Yaml.string(spec, "job.entryClass")).isEqualTo("io.flowtrace.jobs.FlowtraceJob");
@@ -112,8 +123,12 @@ class DeployManifestsTest {
         assertThat(args).contains("--jdbc-password-file", "--config").doesNotContain("--jdbc-password");
     }
 
+    /**
+     * packets: NET_RAW for the packet socket, SETUID and SETGID for tcpdump's switch to user tcpdump;
+     * conntrack: NET_ADMIN for the ctnetlink groups and SO_RCVBUFFORCE. Each is probed on /healthz.
+     */
     @Test
-    void agentsRunOnTheHostNetworkWithOnlyNetRawAndNetAdmin() throws IOException {
+    void agentsRunOnTheHostNetworkWithTheCapabilitiesOfTheirOneJob() throws IOException {
         Manifest ds = only("DaemonSet");
         Map<String, Object> pod = Yaml.map(Yaml.at(ds.doc(), "spec.template.spec"), "pod spec");
         assertThat(pod.get("hostNetwork")).isEqualTo(true);
@@ -121,14 +136,62 @@ class DeployManifestsTest {
         assertThat(pod.get("hostIPC")).isNotEqualTo(true);
         List<Object> containers = Yaml.list(pod.get("containers"), "containers");
         assertThat(containers).hasSize(2);
+        Map<String, List<String>> expected = Map.of("packets", List.of("NET_RAW", "SETUID", "SETGID"),
+                "conntrack", List.of("NET_ADMIN"));
         for (Object c : containers) {
             Map<String, Object> container = Yaml.map(c, "container");
+            String name = Yaml.string(container, "name");
             assertThat(Yaml.at(container, "securityContext.privileged")).isEqualTo(false);
             assertThat(Yaml.at(container, "securityContext.allowPrivilegeEscalation")).isEqualTo(false);
             assertThat(Yaml.list(Yaml.at(container, "securityContext.capabilities.drop"), "drop")).containsExactly("ALL");
-            assertThat(Yaml.list(Yaml.at(container, "securityContext.capabilities.add"), "add"))
-                    .containsExactlyInAnyOrder("NET_RAW", "NET_ADMIN");
+            assertThat(Yaml.list(Yaml.at(container, "securityContext.capabilities.add"), "add")).as(name)
+                    .containsExactlyInAnyOrderElementsOf(expected.get(name));
+            // The probe asks the agent's own endpoint: --metrics-port, on the node's loopback.
+            List<Object> args = Yaml.list(container.get("args"), "args");
+            Object port = args.get(args.indexOf("--metrics-port") + 1);
+            assertThat(args).as(name).doesNotContain("--metrics-address");
+            assertThat(Yaml.string(container, "readinessProbe.httpGet.path")).as(name).isEqualTo("/healthz");
+            assertThat(Yaml.string(container, "readinessProbe.httpGet.host")).as(name).isEqualTo("127.0.0.1");
+            assertThat(Yaml.string(container, "readinessProbe.httpGet.port")).as(name).isEqualTo(port.toString());
         }
+    }
+
+    /** Every PostgreSQL client checks the server's certificate against a mounted CA (verify-full). */
+    @Test
+    void everyPostgresConnectionVerifiesTheServerCertificate() throws IOException {
+        int clients = 0;
+        for (Manifest m : manifests()) {
+            List<Map<String, Object>> containers = new ArrayList<>();
+            Yaml.walk(m.doc(), node -> {
+                if (node.containsKey("image") && node.containsKey("name")) {
+                    containers.add(node);
+                }
+            });
+            for (Map<String, Object> c : containers) {
+                Map<String, String> env = new java.util.HashMap<>();
+                for (Object e : Yaml.list(c.get("env"), "env")) {
+                    Map<String, Object> var = Yaml.map(e, "env var");
+                    env.put(var.get("name").toString(), var.get("value") == null ? null : var.get("value").toString());
+                }
+                String mode = env.containsKey("PGSSLMODE") ? env.get("PGSSLMODE") : env.get("FLOWTRACE_PG_SSLMODE");
+                String rootCert = env.containsKey("PGSSLROOTCERT") ? env.get("PGSSLROOTCERT") : env.get("FLOWTRACE_PG_SSLROOTCERT");
+                if (mode == null) {
+                    continue;
+                }
+                clients++;
+                assertThat(mode).as("sslmode of %s", m).isEqualTo("verify-full");
+                List<String> mounts = Yaml.list(c.get("volumeMounts"), "volumeMounts").stream()
+                        .map(v -> Yaml.string(Yaml.map(v, "mount"), "mountPath")).toList();
+                assertThat(mounts).as("the CA file %s of %s is on a mounted volume", rootCert, m)
+                        .anyMatch(path -> rootCert != null && rootCert.startsWith(path + "/"));
+            }
+        }
+        assertThat(clients).as("Grafana and the retention CronJob").isEqualTo(2);
+        List<Object> jobArgs = Yaml.list(Yaml.at(only("FlinkDeployment").doc(), "spec.job.args"), "args");
+        assertThat(jobArgs.get(jobArgs.indexOf("--jdbc-url") + 1).toString()).contains("sslmode=verify-full").contains("sslrootcert=");
+        // The retention job logs in as the role that can only purge (deploy/sql/admin/roles.sql).
+        assertThat(SchemaValidation.toJson(only("CronJob").doc()).toString()).contains("\"flowtrace_retention\"")
+                .doesNotContain("flowtrace_writer");
     }
 
     /** The job computes the ENOBUFS risk for the buffer the conntrack agents really request. */
@@ -154,7 +217,7 @@ class DeployManifestsTest {
                 Object caps = node.get("capabilities");
                 if (caps != null) {
                     assertThat(Yaml.list(Yaml.map(caps, "capabilities").get("add"), "add"))
-                            .as("added capabilities in %s", m).isSubsetOf("NET_RAW", "NET_ADMIN");
+                            .as("added capabilities in %s", m).isSubsetOf("NET_RAW", "NET_ADMIN", "SETUID", "SETGID");
                 }
                 if (node.get("image") instanceof String image) {
                     assertPinned(image, m.toString());

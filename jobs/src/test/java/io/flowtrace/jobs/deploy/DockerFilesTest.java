@@ -148,6 +148,105 @@ class DockerFilesTest {
         }
     }
 
+    /**
+     * What the Flink image's entrypoint (apache/flink-docker 2.2/scala_2.12-java17-ubuntu/docker-entrypoint.sh,
+     * process_flink_properties) does to each FLINK_PROPERTIES line: {@code tr -d '[:space:]'} deletes
+     * every whitespace character, then {@code IFS=':' read -r key value} splits at the first colon.
+     */
+    static Map<String, String> entrypointFlinkProperties(String flinkProperties) {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        for (String line : flinkProperties.split("\n")) {
+            String prop = line.replaceAll("[ \t\n\u000B\f\r]", "");
+            if (prop.isEmpty()) {
+                continue;
+            }
+            int colon = prop.indexOf(':');
+            out.put(colon < 0 ? prop : prop.substring(0, colon), colon < 0 ? "" : prop.substring(colon + 1));
+        }
+        return out;
+    }
+
+    @Test
+    void theEntrypointsWhitespaceHandlingGluesJvmOptionsTogether() {
+        // The reproduction itself, on the line compose used to pass: three -D flags become one argument.
+        Map<String, String> glued = entrypointFlinkProperties("env.java.opts.all: -Da=1 -Db=2\n  parallelism.default: 2\n");
+        assertThat(glued).containsEntry("env.java.opts.all", "-Da=1-Db=2").containsEntry("parallelism.default", "2");
+    }
+
+    /** Flink's options reach the processes as written: no FLINK_PROPERTIES value the entrypoint would change. */
+    @Test
+    void flinkServicesReadTheMountedConfigurationWithTheJvmOptionsIntact() {
+        Map<String, Object> config = Yaml.documents(RepoFiles.path("docker/flink/config.yaml")).get(0);
+        String opts = Yaml.string(config, "env.java.opts.all");
+        assertThat(opts.split(" ")).contains("-Dorg.apache.avro.limits.bytes.maxLength=8388608",
+                "-Dorg.apache.avro.limits.string.maxLength=8388608", "-Dorg.apache.avro.limits.collectionItems.maxLength=1048576");
+        assertThat(Yaml.at(config, "web.submit.enable")).as("no jar upload through REST").isEqualTo(false);
+        // Replacing the image's config.yaml must keep the distribution's Java 17 module options.
+        assertThat(Yaml.string(config, "env.java.default-opts.all")).contains("--add-opens=java.base/java.util=ALL-UNNAMED");
+        for (String service : List.of("jobmanager", "taskmanager")) {
+            Map<String, Object> s = Yaml.map(services().get(service), service);
+            Map<String, Object> env = Yaml.map(s.get("environment"), "environment");
+            Object props = env.get("FLINK_PROPERTIES");
+            if (props != null) {
+                for (String line : props.toString().split("\n")) {
+                    if (!line.isBlank()) {
+                        Map.Entry<String, String> kept = entrypointFlinkProperties(line).entrySet().iterator().next();
+                        assertThat(kept.getKey() + ": " + kept.getValue()).as("FLINK_PROPERTIES line of %s survives the entrypoint", service)
+                                .isEqualTo(line.strip());
+                    }
+                }
+            }
+            assertThat(Yaml.list(s.get("volumes"), "volumes")).as(service).contains("./flink/config.yaml:/flowtrace/flink/config.yaml:ro");
+            assertThat(String.join(" ", Yaml.list(s.get("entrypoint"), "entrypoint").stream().map(Object::toString).toList()))
+                    .as(service).contains("cp /flowtrace/flink/config.yaml /opt/flink/conf/config.yaml").contains("exec /docker-entrypoint.sh");
+        }
+    }
+
+    @Test
+    void kafkaKeepsItsLogOnTheVolume() {
+        Map<String, Object> kafka = Yaml.map(services().get("kafka"), "kafka");
+        String logDirs = Yaml.string(kafka, "environment.KAFKA_LOG_DIRS");
+        assertThat(logDirs).as("KAFKA_LOG_DIRS (unset: the image writes to /tmp/kraft-combined-logs)").isNotNull();
+        List<String> mounts = Yaml.list(kafka.get("volumes"), "volumes").stream().map(v -> v.toString().split(":")[1]).toList();
+        for (String dir : logDirs.split(",")) {
+            assertThat(mounts).as("a volume holds %s", dir).anyMatch(m -> dir.equals(m) || dir.startsWith(m + "/"));
+        }
+    }
+
+    /** Published ports listen on the host's loopback only: Flink REST and Grafana are not for the network. */
+    @Test
+    void publishedPortsAreOnLoopbackOnly() {
+        int published = 0;
+        for (Map.Entry<String, Object> e : services().entrySet()) {
+            for (Object port : Yaml.list(Yaml.map(e.getValue(), e.getKey()).get("ports"), "ports")) {
+                assertThat(port.toString()).as("port of %s", e.getKey()).startsWith("127.0.0.1:");
+                published++;
+            }
+        }
+        assertThat(published).isPositive();
+    }
+
+    /**
+     * No Docker engine here to build the images, so who runs each RUN is worked out from the base
+     * images' last USER (Dockerfile.BASE_IMAGE_USERS): the Flink image ends with USER flink, where a RUN
+     * mkdir of /flink-data fails with "Permission denied" and no image is built. Every RUN of these
+     * files must run as root; the runtime user is then set last.
+     */
+    @Test
+    void everyRunInstructionRunsAsRootAndTheImagesStartAsTheirRuntimeUser() {
+        for (String file : List.of("docker/job.Dockerfile", "docker/agent.Dockerfile")) {
+            Dockerfile dockerfile = Dockerfile.parse(RepoFiles.path(file));
+            assertThat(dockerfile.all("RUN")).as("RUN instructions of %s", file).isNotEmpty();
+            for (Dockerfile.Instruction run : dockerfile.all("RUN")) {
+                assertThat(Dockerfile.isRoot(run.user())).as("%s %s runs as root", file, run).isTrue();
+            }
+        }
+        // The job image keeps the Flink image's user (uid 9999, the FlinkDeployment's runAsUser); the
+        // agents start as root because added capabilities reach only root processes (50-agent-daemonset.yaml).
+        assertThat(Dockerfile.parse(RepoFiles.path("docker/job.Dockerfile")).runtimeUser()).isEqualTo("flink");
+        assertThat(Dockerfile.parse(RepoFiles.path("docker/agent.Dockerfile")).runtimeUser()).isEqualTo("root");
+    }
+
     @Test
     void grafanaProvisioningTakesEveryConnectionValueFromTheEnvironment() throws IOException {
         Path file = RepoFiles.path("deploy/grafana/provisioning/datasources/flowtrace.yaml");

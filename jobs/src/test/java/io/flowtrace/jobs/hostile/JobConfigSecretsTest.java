@@ -46,4 +46,33 @@ class JobConfigSecretsTest {
         assertThat(JobConfig.of(Map.of("kafka.security.protocol", "SASL_SSL")).describe())
                 .containsEntry("kafka.security.protocol", "SASL_SSL");
     }
+
+    @Test
+    void anyOptionNamedPasswordPassphraseSecretTokenOrKeyIsMasked() {
+        JobConfig config = JobConfig.of(Map.of(
+                "kafka.sasl.oauthbearer.assertion.private.key.passphrase", "phrase-s3cret",
+                "kafka.sasl.oauthbearer.client.credentials.client.secret", "client-s3cret",
+                "kafka.ssl.keystore.key", "-----BEGIN PRIVATE KEY----- inline-s3cret",
+                "kafka.sasl.login.token", "token-s3cret",
+                "kafka.ssl.keystore.location", "/etc/flowtrace/keystore.p12"));
+        Map<String, String> logged = config.describe();
+        assertThat(logged.toString()).doesNotContain("phrase-s3cret", "client-s3cret", "inline-s3cret", "token-s3cret");
+        assertThat(logged).containsEntry("kafka.sasl.oauthbearer.assertion.private.key.passphrase", "******")
+                .containsEntry("kafka.sasl.login.token", "******")
+                // a path to a store says where the secret is, not what it is
+                .containsEntry("kafka.ssl.keystore.location", "/etc/flowtrace/keystore.p12");
+    }
+
+    @Test
+    void passwordsInsideUrlsAreMaskedAndTheRestOfTheUrlShown() {
+        JobConfig config = JobConfig.of(Map.of(
+                "jdbc-url", "jdbc:postgresql://db.example:5432/flowtrace?user=writer&password=url-s3cret&sslmode=verify-full",
+                "bootstrap-servers", "broker:9092"));
+        assertThat(config.describe()).containsEntry("jdbc-url",
+                "jdbc:postgresql://db.example:5432/flowtrace?user=writer&password=******&sslmode=verify-full");
+        JobConfig userInfo = JobConfig.of(Map.of("jdbc-url", "jdbc:postgresql://writer:info-s3cret@db.example/flowtrace"));
+        assertThat(userInfo.describe()).containsEntry("jdbc-url", "jdbc:postgresql://writer:******@db.example/flowtrace");
+        JobConfig semicolon = JobConfig.of(Map.of("jdbc-url", "jdbc:postgresql://db/flowtrace;PASSWORD=semi-s3cret;ssl=true"));
+        assertThat(semicolon.describe().get("jdbc-url")).isEqualTo("jdbc:postgresql://db/flowtrace;PASSWORD=******;ssl=true");
+    }
 }

@@ -1,0 +1,58 @@
+package io.flowtrace.agent.packets;
+
+import io.flowtrace.agent.spool.RecordWeight;
+import io.flowtrace.avro.PacketBatch;
+import java.io.IOException;
+import org.apache.avro.SchemaNormalization;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
+
+/**
+ * Packets in a record of the packet topic, for the spool's counts: a {@code PacketBatch}'s packet
+ * count, read from its header and the count of its packets array without decoding the packets; 1
+ * for anything else (a PacketEvent). The agent's own {@link PacketBatchWriter} writes the array as
+ * one block, so the first block's count is the batch's; a value that does not parse counts 1.
+ */
+public final class PacketRecordWeight implements RecordWeight {
+    public static final PacketRecordWeight INSTANCE = new PacketRecordWeight();
+    private static final long BATCH_FINGERPRINT = SchemaNormalization.parsingFingerprint64(PacketBatch.getClassSchema());
+
+    private BinaryDecoder decoder;
+
+    private PacketRecordWeight() {
+    }
+
+    @Override
+    public synchronized int items(byte[] value, int offset, int length) {
+        if (length < 11 || value[offset] != (byte) 0xC3 || value[offset + 1] != 0x01) {
+            return 1;
+        }
+        long fp = 0;
+        for (int i = 9; i >= 2; i--) {
+            fp = (fp << 8) | (value[offset + i] & 0xffL);
+        }
+        if (fp != BATCH_FINGERPRINT) {
+            return 1;
+        }
+        decoder = DecoderFactory.get().binaryDecoder(value, offset + 10, length - 10, decoder);
+        try {
+            // PacketBatch's fields before the array (PacketBatch.avsc): vantage {agent_id, interface_name},
+            // link_type, ip_version, low_addr, low_port, high_addr, high_port, base_time_ns, two seq bases.
+            decoder.skipString();
+            decoder.skipString();
+            decoder.readInt();
+            decoder.readInt();
+            decoder.skipBytes();
+            decoder.readInt();
+            decoder.skipBytes();
+            decoder.readInt();
+            decoder.readLong();
+            decoder.readLong();
+            decoder.readLong();
+            long n = decoder.readArrayStart();
+            return n > 0 && n <= Integer.MAX_VALUE ? (int) n : 1;
+        } catch (IOException | RuntimeException e) {
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package io.flowtrace.cli.report;
+
+import io.flowtrace.core.analysis.CaptureAnalysis;
+import io.flowtrace.core.flow.Endpoint;
+import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.pcap.CaptureReader;
+import io.flowtrace.core.pcap.CaptureRecord;
+import io.flowtrace.core.pcap.DecodeStatus;
+import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.core.pcap.PacketDecoder;
+import io.flowtrace.core.tcp.AnalyzerConfig;
+import io.flowtrace.core.tcp.TcpEvent;
+import io.flowtrace.core.tcp.TcpEventSink;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the interactive graphs of one flow direction need, which the flow report does not hold: every
+ * data segment (time, relative sequence number, retransmission class), every ACK of the receiver
+ * (cumulative ACK, advertised window end, SACK blocks), bytes in flight, and core's RTT rounds. Read
+ * in two more passes over the capture file: core's analyser with an event sink for the flow
+ * (retransmission classes and rounds), then the packets themselves.
+ */
+public final class FlowGraph {
+    /** The flow to draw: its identity from the first pass and the direction that carried the data. */
+    public record Selection(FlowKey key, long instance, Endpoint client, Endpoint server, long firstSeenNanos,
+            long lastSeenNanos, boolean senderIsClient, String title) {
+    }
+
+    final Selection flow;
+    long originNanos = -1;
+    final List<double[]> segments = new ArrayList<>();   // {s, seq, classIndex (-1 original), flight bytes}
+    final List<double[]> acks = new ArrayList<>();       // {s, ack, window end}
+    final List<double[]> sacks = new ArrayList<>();      // {s, left, right}
+    final List<double[]> rounds = new ArrayList<>();     // {s, cwnd bytes, min RTT ms}
+    double slowStartExitSeconds = Double.NaN;
+    private final Map<Long, Map<Long, Integer>> retransmissionClass = new HashMap<>(); // time → seq → class
+
+    private FlowGraph(Selection flow) {
+        this.flow = flow;
+    }
+
+    public static List<FlowGraph> read(Path capture, String agentId, List<Selection> selections) throws IOException {
+        List<FlowGraph> graphs = new ArrayList<>();
+        for (Selection s : selections) {
+            graphs.add(new FlowGraph(s));
+        }
+        try (InputStream in = Files.newInputStream(capture)) {
+            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> agentId + "/if" + iface).run(in, (k, i, f) -> { },
+                    (key, instance) -> {
+                        for (FlowGraph g : graphs) {
+                            if (g.flow.key().equals(key) && g.flow.instance() == instance) {
+                                return g::onEvent;
+                            }
+                        }
+                        return TcpEventSink.NONE;
+                    }, error -> { }, records -> { });
+        }
+        try (InputStream in = Files.newInputStream(capture); CaptureReader reader = CaptureReader.open(in)) {
+            CaptureRecord rec = new CaptureRecord();
+            PacketDecoder decoder = new PacketDecoder();
+            DecodedPacket p = new DecodedPacket();
+            while (reader.next(rec)) {
+                if (decoder.decode(rec, p) != DecodeStatus.TCP) {
+                    continue;
+                }
+                for (FlowGraph g : graphs) {
+                    g.onPacket(p);
+                }
+            }
+        } catch (io.flowtrace.core.pcap.CaptureFormatException e) {
+            // the first pass reported it; the graphs show what was readable
+        }
+        return graphs;
+    }
+
+    private void onEvent(TcpEvent e) {
+        if (e.fromClient() != flow.senderIsClient()) {
+            return;
+        }
+        if (e instanceof TcpEvent.Retransmission r) {
+            retransmissionClass.computeIfAbsent(r.timeNanos(), t -> new HashMap<>())
+                    .put(r.seq(), r.retransmissionClass().ordinal());
+        } else if (e instanceof TcpEvent.Round r) {
+            rounds.add(new double[] {r.timeNanos(), r.flightBytes(), r.minRttNanos() < 0 ? Double.NaN : r.minRttNanos() / 1e6});
+        } else if (e instanceof TcpEvent.SlowStartExit x) {
+            slowStartExitSeconds = x.timeNanos();
+        }
+    }
+
+    // Per-direction state of the packet pass.
+    private long isn = -1;
+    private int senderScale = -1;
+    private int receiverScale = -1;
+    private long highestSent;
+    private long lastAck;
+
+    private void onPacket(DecodedPacket p) {
+        if (p.timestampNanos < flow.firstSeenNanos() || p.timestampNanos > flow.lastSeenNanos()) {
+            return;
+        }
+        Endpoint sender = flow.senderIsClient() ? flow.client() : flow.server();
+        Endpoint receiver = flow.senderIsClient() ? flow.server() : flow.client();
+        boolean fromSender = is(p.srcAddr, p.addrLength, p.srcPort, sender) && is(p.dstAddr, p.addrLength, p.dstPort, receiver);
+        boolean fromReceiver = !fromSender && is(p.srcAddr, p.addrLength, p.srcPort, receiver)
+                && is(p.dstAddr, p.addrLength, p.dstPort, sender);
+        if (!fromSender && !fromReceiver) {
+            return;
+        }
+        if (originNanos < 0) {
+            originNanos = p.timestampNanos;
+        }
+        boolean syn = (p.flags & DecodedPacket.SYN) != 0;
+        if (fromSender) {
+            if (syn) {
+                senderScale = p.windowScale;
+            }
+            if (isn < 0) {
+                isn = syn ? p.seq : (p.seq - 1) & 0xffffffffL;
+            }
+            if (p.payloadLength > 0) {
+                long seq = (p.seq - isn) & 0xffffffffL;
+                highestSent = Math.max(highestSent, seq + p.payloadLength);
+                Map<Long, Integer> at = retransmissionClass.get(p.timestampNanos);
+                Integer cls = at == null ? null : at.get(seq);
+                segments.add(new double[] {p.timestampNanos, seq, cls == null ? -1 : cls, Math.max(0, highestSent - lastAck)});
+            }
+            return;
+        }
+        if (syn) {
+            receiverScale = p.windowScale;
+        }
+        if (isn < 0 || (p.flags & DecodedPacket.ACK) == 0) {
+            return;
+        }
+        long ack = (p.ack - isn) & 0xffffffffL;
+        if (ack > (1L << 31) && lastAck < (1L << 30)) {
+            return; // an ACK from before our ISN (a stray segment): not on this graph
+        }
+        lastAck = Math.max(lastAck, ack);
+        boolean scaled = !syn && senderScale >= 0 && receiverScale >= 0;
+        long window = scaled ? (long) p.window << Math.min(receiverScale, 14) : p.window; // RFC 7323 §2.3
+        acks.add(new double[] {p.timestampNanos, ack, ack + window});
+        for (int i = 0; i < p.sackCount; i++) {
+            sacks.add(new double[] {p.timestampNanos, (p.sackLeft[i] - isn) & 0xffffffffL, (p.sackRight[i] - isn) & 0xffffffffL});
+        }
+    }
+
+    private static boolean is(byte[] addr, int length, int port, Endpoint e) {
+        return port == e.port() && length == e.address().length && Arrays.equals(addr, 0, length, e.address(), 0, length);
+    }
+}

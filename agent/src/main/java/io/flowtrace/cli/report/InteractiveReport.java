@@ -1,0 +1,185 @@
+package io.flowtrace.cli.report;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.flowtrace.core.tcp.RetransmissionClass;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code analyze --report}: one self-contained HTML file (no network needed to open it) with, per
+ * flow, a Stevens/tcptrace time-sequence graph (segments coloured by retransmission class, the ACK
+ * line, the advertised-window line, SACK blocks), bytes in flight with the cwnd estimate per round,
+ * and RTT per round, all on one time axis: drag to zoom, double-click to reset, zooming one zooms
+ * the others, hover shows time and values. Drawn by uPlot (MIT, pinned webjar org.webjars.npm:uplot,
+ * inlined with its licence), which stays fast at 10^5-10^6 points.
+ */
+public final class InteractiveReport {
+    private static final String UPLOT = "META-INF/resources/webjars/uplot/1.6.30/";
+    private static final String[] CLASS_NAMES = new String[RetransmissionClass.values().length];
+
+    static {
+        for (RetransmissionClass c : RetransmissionClass.values()) {
+            CLASS_NAMES[c.ordinal()] = c.jsonName();
+        }
+    }
+
+    private InteractiveReport() {
+    }
+
+    /** Writes the report; {@code target} is a .html file, or a directory that gets index.html. */
+    public static Path write(Path target, String captureName, List<FlowGraph> graphs) throws IOException {
+        Path file = target.toString().endsWith(".html") ? target : target.resolve("index.html");
+        if (file.getParent() != null) {
+            Files.createDirectories(file.getParent());
+        }
+        String html = template()
+                .replace("/*UPLOT_CSS*/", resource(UPLOT + "dist/uPlot.min.css"))
+                .replace("/*UPLOT_JS*/", resource(UPLOT + "dist/uPlot.iife.min.js"))
+                .replace("UPLOT_LICENSE", escapeHtml(resource(UPLOT + "LICENSE")))
+                .replace("CAPTURE_NAME", escapeHtml(captureName))
+                .replace("/*FLOWS_JSON*/", json(graphs).replace("</", "<\\/"));
+        Files.writeString(file, html, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    private static String json(List<FlowGraph> graphs) {
+        StringWriter w = new StringWriter();
+        try (JsonGenerator g = new JsonFactory().createGenerator(w)) {
+            g.writeStartArray();
+            for (FlowGraph f : graphs) {
+                writeFlow(g, f);
+            }
+            g.writeEndArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return w.toString();
+    }
+
+    /** The packet rows of a flow merged in time order: each row a segment or an ACK (uPlot wants one x array). */
+    private static void writeFlow(JsonGenerator g, FlowGraph f) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("title", f.flow.title());
+        g.writeArrayFieldStart("classes");
+        for (String c : CLASS_NAMES) {
+            g.writeString(c);
+        }
+        g.writeEndArray();
+        List<double[]> rows = new ArrayList<>(); // {t, kind 0 segment / 1 ack, index}
+        int si = 0;
+        int ai = 0;
+        while (si < f.segments.size() || ai < f.acks.size()) {
+            boolean seg = ai >= f.acks.size() || (si < f.segments.size() && f.segments.get(si)[0] <= f.acks.get(ai)[0]);
+            rows.add(seg ? new double[] {f.segments.get(si)[0], 0, si++} : new double[] {f.acks.get(ai)[0], 1, ai++});
+        }
+        int n = rows.size();
+        int classes = CLASS_NAMES.length;
+        Double[][] cols = new Double[4 + classes + 1][n]; // orig, classes..., ack, rwnd, flight, cwnd
+        double[] x = new double[n];
+        int ri = 0;
+        double cwnd = Double.NaN;
+        for (int i = 0; i < n; i++) {
+            double[] r = rows.get(i);
+            x[i] = seconds(f, r[0]);
+            while (ri < f.rounds.size() && f.rounds.get(ri)[0] <= r[0]) {
+                cwnd = f.rounds.get(ri++)[1];
+            }
+            if (r[1] == 0) {
+                double[] s = f.segments.get((int) r[2]);
+                int cls = (int) s[2];
+                cols[cls < 0 ? 0 : 1 + cls][i] = s[1];
+                cols[classes + 3][i] = s[3];
+            } else {
+                double[] a = f.acks.get((int) r[2]);
+                cols[classes + 1][i] = a[1];
+                cols[classes + 2][i] = a[2];
+            }
+            cols[classes + 4][i] = Double.isNaN(cwnd) ? null : cwnd;
+        }
+        g.writeArrayFieldStart("x");
+        for (double v : x) {
+            g.writeNumber(Math.round(v * 1e6) / 1e6);
+        }
+        g.writeEndArray();
+        String[] names = new String[cols.length];
+        names[0] = "original";
+        for (int c = 0; c < classes; c++) {
+            names[1 + c] = CLASS_NAMES[c];
+        }
+        names[classes + 1] = "ack";
+        names[classes + 2] = "rwnd";
+        names[classes + 3] = "flight";
+        names[classes + 4] = "cwnd";
+        g.writeObjectFieldStart("series");
+        for (int c = 0; c < cols.length; c++) {
+            g.writeArrayFieldStart(names[c]);
+            for (Double v : cols[c]) {
+                if (v == null) {
+                    g.writeNull();
+                } else {
+                    g.writeNumber(v.longValue());
+                }
+            }
+            g.writeEndArray();
+        }
+        g.writeEndObject();
+        g.writeArrayFieldStart("sack");
+        for (double[] s : f.sacks) {
+            g.writeStartArray();
+            g.writeNumber(Math.round(seconds(f, s[0]) * 1e6) / 1e6);
+            g.writeNumber((long) s[1]);
+            g.writeNumber((long) s[2]);
+            g.writeEndArray();
+        }
+        g.writeEndArray();
+        g.writeObjectFieldStart("rounds");
+        g.writeArrayFieldStart("x");
+        for (double[] r : f.rounds) {
+            g.writeNumber(Math.round(seconds(f, r[0]) * 1e6) / 1e6);
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("rtt_ms");
+        for (double[] r : f.rounds) {
+            if (Double.isNaN(r[2])) {
+                g.writeNull();
+            } else {
+                g.writeNumber(Math.round(r[2] * 1000) / 1000.0);
+            }
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+        if (!Double.isNaN(f.slowStartExitSeconds)) {
+            g.writeNumberField("slow_start_exit", seconds(f, f.slowStartExitSeconds));
+        }
+        g.writeEndObject();
+    }
+
+    private static double seconds(FlowGraph f, double nanos) {
+        return (nanos - f.originNanos) / 1e9;
+    }
+
+    private static String template() throws IOException {
+        return resource("io/flowtrace/cli/report/report.html");
+    }
+
+    private static String resource(String name) throws IOException {
+        try (InputStream in = InteractiveReport.class.getClassLoader().getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IOException("resource " + name + " is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static String escapeHtml(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+}

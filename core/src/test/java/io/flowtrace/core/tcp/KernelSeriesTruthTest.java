@@ -1,0 +1,216 @@
+package io.flowtrace.core.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowtrace.core.testing.CaptureRun;
+import io.flowtrace.core.testing.TestData;
+import io.flowtrace.core.testing.WireFlow;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Flight, slow-start exits and RTT against the sending kernel's own series: tcp:tcp_probe per ACK
+ * (cwnd, ssthresh, srtt, snd_nxt − snd_una), recorded by scripts/capture-tcp.sh into
+ * CASE.kernel.json (testdata/tcp/README.md), and against the raw wire (tshark's fields). The bars
+ * are the ones docs/metrics.md states next to each rule.
+ */
+class KernelSeriesTruthTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static JsonNode kernel(String c) throws Exception {
+        return JSON.readTree(TestData.file("tcp/" + c + ".kernel.json").toFile());
+    }
+
+    /**
+     * The fair truth for an exit cwnd (a passive tap sees only what the sender used): the smallest of
+     * the kernel's cwnd just before the exit, the kernel's largest snd_nxt − snd_una up to it, and
+     * the most data outstanding on the wire before it. Reason: HyStart when ssthresh was set outside
+     * Recovery/Loss (ssthresh = cwnd, TCPHystart*Detect), loss otherwise.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"short-http"})
+    void leavesSlowStartWithTheKernelsReasonAndFairCwndOnShortFlows(String c) throws Exception {
+        JsonNode truth = kernel(c);
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
+        Map<String, WireFlow> wire = WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"));
+        int exits = 0;
+        int reasonRight = 0;
+        int cwndRight = 0;
+        int falseExits = 0;
+        int flows = 0;
+        List<String> wrong = new ArrayList<>();
+        for (JsonNode flow : truth.get("flows")) {
+            String client = flow.get("client").asText();
+            Map<String, Object> ours = run.flows.get(client);
+            JsonNode probe = flow.get("probe");
+            if (ours == null || probe.get("events").asInt() == 0) {
+                continue;
+            }
+            flows++;
+            JsonNode exit = probe.get("slow_start_exit");
+            String reason = (String) ours.get("c2s.slow_start.exit");
+            if (exit == null || exit.isNull()) {
+                if (!List.of("none", "app_limited", "rwnd_limited").contains(reason)) {
+                    falseExits++;
+                    wrong.add(client + " false exit " + reason);
+                }
+                continue;
+            }
+            exits++;
+            String state = exit.get("ca_state").asText();
+            String expected = state.equals("Recovery") || state.equals("Loss") ? "loss" : "hystart";
+            String got = reason.equals("ack_train") || reason.equals("delay") ? "hystart" : reason;
+            long mss = (Long) ours.get("c2s.max_segment_bytes");
+            long fair = Math.min(exit.get("cwnd_before").asLong(), Math.min(
+                    probe.get("max_inflight_before_exit_bytes").asLong() / mss,
+                    wire.get(client).maxOutstandingBefore(exit.get("t").asDouble()) / mss));
+            long cwnd = (Long) ours.get("c2s.slow_start.exit_cwnd_segments");
+            boolean reasonOk = got.equals(expected);
+            boolean cwndOk = Math.abs(cwnd - fair) * 10 <= fair;
+            reasonRight += reasonOk ? 1 : 0;
+            cwndRight += cwndOk ? 1 : 0;
+            if (!reasonOk || !cwndOk) {
+                wrong.add(client + " kernel " + expected + " fair cwnd " + fair + ", flowtrace " + reason + " " + cwnd);
+            }
+        }
+        assertThat(exits).as("kernel exits in %s", c).isGreaterThanOrEqualTo(50);
+        SoftAssertions soft = new SoftAssertions();
+        soft.assertThat(reasonRight * 10).as("%s: reason right in %d of %d exits; %s", c, reasonRight, exits, wrong)
+                .isGreaterThanOrEqualTo(exits * 9);
+        soft.assertThat(cwndRight * 10).as("%s: cwnd within 10 %% of the fair truth in %d of %d exits; %s", c, cwndRight,
+                exits, wrong).isGreaterThanOrEqualTo(exits * 9);
+        soft.assertThat(falseExits * 20).as("%s: %d false exits in %d flows", c, falseExits, flows)
+                .isLessThanOrEqualTo(flows);
+        soft.assertAll();
+    }
+
+    /**
+     * Peak flight against the kernel's snd_nxt − snd_una (the tracepoint has no SACK state, so only
+     * flows that never left the Open state compare), within one MSS.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cubic-clean", "app-limited", "short-http", "cwnd-locked", "zero-window"})
+    void peakFlightIsTheKernelsInFlightWithinOneMss(String c) throws Exception {
+        JsonNode truth = kernel(c);
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
+        SoftAssertions soft = new SoftAssertions();
+        int compared = 0;
+        for (JsonNode flow : truth.get("flows")) {
+            Map<String, Object> ours = run.flows.get(flow.get("client").asText());
+            JsonNode probe = flow.get("probe");
+            if (ours == null || probe.get("events").asInt() < 10 || !alwaysOpen(flow)) {
+                continue;
+            }
+            long kernelPeak = probe.get("max_inflight_open_bytes").asLong();
+            long mss = (Long) ours.get("c2s.max_segment_bytes");
+            long peak = (Long) ours.get("c2s.max_in_flight_bytes");
+            // tcp_probe runs before the ACK is processed, so it sees the flight the sender built
+            soft.assertThat(Math.abs(peak - kernelPeak)).as("%s %s: flowtrace %d, kernel %d bytes", c,
+                    flow.get("client"), peak, kernelPeak).isLessThanOrEqualTo(Math.max(mss, 1448));
+            compared++;
+        }
+        soft.assertAll();
+        assertThat(compared).as("flows compared in %s", c).isPositive();
+    }
+
+    /**
+     * rtt_us against the kernel's smoothed RTT: the mean within 25 % of the srtt mean when RTTs are
+     * ≥ 1 ms (srtt lags and includes the stack's own latency), and our minimum never above the
+     * kernel's smallest srtt + 5 µs.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cubic-loss", "cubic-deepqueue", "reno-taildrop", "ipv6-loss", "cubic-clean", "cwnd-locked"})
+    void rttFollowsTheKernelsSmoothedRtt(String c) throws Exception {
+        JsonNode truth = kernel(c);
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
+        SoftAssertions soft = new SoftAssertions();
+        int compared = 0;
+        for (JsonNode flow : truth.get("flows")) {
+            Map<String, Object> ours = run.flows.get(flow.get("client").asText());
+            JsonNode probe = flow.get("probe");
+            if (ours == null || probe.get("events").asInt() < 50) {
+                continue;
+            }
+            double sum = 0;
+            int n = 0;
+            for (JsonNode p : probe.get("cwnd_series")) {
+                sum += p.get(3).asDouble();
+                n++;
+            }
+            double kernelMean = sum / n;
+            double avg = ((Number) ours.get("c2s.rtt_us.avg")).doubleValue();
+            double min = ((Number) ours.get("c2s.rtt_us.min")).doubleValue();
+            soft.assertThat(min).as("%s rtt min vs kernel min srtt", c).isLessThanOrEqualTo(probe.get("min_srtt_us").asDouble() + 5);
+            if (kernelMean >= 1000) {
+                soft.assertThat(Math.abs(avg - kernelMean)).as("%s rtt avg %.0f vs kernel srtt mean %.0f µs", c, avg, kernelMean)
+                        .isLessThanOrEqualTo(0.25 * kernelMean);
+                compared++;
+            }
+        }
+        soft.assertAll();
+        if (!c.equals("cubic-clean") && !c.equals("cwnd-locked")) {
+            assertThat(compared).as("flows with RTT ≥ 1 ms in %s", c).isPositive();
+        }
+    }
+
+    /**
+     * Per-round flight against the kernel's cwnd at the round's end (tcp_probe series, a step
+     * function) in rounds where the sender was cwnd-limited: a window locked at 6 segments by a route
+     * metric through a 50 Mbit/s bottleneck (the sender always has data, the queue holds the rest).
+     * Median error ≤ 10 %.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cwnd-locked", "cwnd-locked-tso"})
+    void perRoundFlightIsTheKernelsCwndInCwndLimitedRounds(String c) throws Exception {
+        JsonNode flow = bulk(kernel(c));
+        JsonNode series = flow.get("probe").get("cwnd_series");
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
+        Map<String, Object> ours = run.flows.get(flow.get("client").asText());
+        assertThat(ours).isNotNull();
+        long mss = 1448; // the server announced MSS 1460; timestamps take 12 bytes of it
+        List<Double> errors = new ArrayList<>();
+        for (TcpEvent e : run.events.get(flow.get("client").asText())) {
+            if (e instanceof TcpEvent.Round r && r.fromClient() && r.index() > 3) {
+                double t = r.timeNanos() / 1e9;
+                long cwnd = -1;
+                for (JsonNode p : series) {
+                    if (p.get(0).asDouble() > t) {
+                        break;
+                    }
+                    cwnd = p.get(1).asLong();
+                }
+                if (cwnd > 0) {
+                    errors.add(Math.abs((double) r.flightBytes() / mss - cwnd) / cwnd);
+                }
+            }
+        }
+        java.util.Collections.sort(errors);
+        assertThat(errors).as("%s rounds compared", c).hasSizeGreaterThan(100);
+        assertThat(errors.get(errors.size() / 2)).as("%s median per-round flight error", c).isLessThanOrEqualTo(0.10);
+    }
+
+    private static boolean alwaysOpen(JsonNode flow) {
+        for (JsonNode st : flow.get("cong_states")) {
+            if (st.get(1).asText().equals("client") && !st.get(2).asText().equals("Open")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static JsonNode bulk(JsonNode truth) {
+        JsonNode best = null;
+        for (JsonNode f : truth.get("flows")) {
+            if (best == null || f.get("probe").get("events").asInt() > best.get("probe").get("events").asInt()) {
+                best = f;
+            }
+        }
+        return best;
+    }
+}

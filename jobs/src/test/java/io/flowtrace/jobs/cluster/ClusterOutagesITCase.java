@@ -1,0 +1,99 @@
+package io.flowtrace.jobs.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.flowtrace.testkit.cluster.FlinkCluster;
+import io.flowtrace.testkit.cluster.JavaProcess;
+import io.flowtrace.testkit.cluster.StandaloneStack;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Outages of the job's dependencies while it runs on the standalone cluster, fed by the agent
+ * process: PostgreSQL stopped for {@value #PG_OUTAGE_S} s, and a rescale 2 → 3 from a savepoint. No
+ * TaskManager process may die, and afterwards the output equals {@code flowtrace analyze --json}
+ * of the input (docs/reliability.md, "Real cluster").
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterOutagesITCase {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterOutagesITCase.class);
+    static final int PG_OUTAGE_S = 60;
+
+    @RegisterExtension
+    static final StandaloneStack STACK = new StandaloneStack(2, 1);
+
+    @Test
+    @Order(1)
+    void postgresStoppedFor60sKillsNoTaskManagerAndLosesNothing() throws Exception {
+        ClusterRun run = new ClusterRun(STACK, "pgstop", Map.of()).capture(StandaloneClusterITCase.CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.offline();
+        run.createTopics();
+        run.submit();
+        List<JavaProcess> agents = run.startAgents(StandaloneClusterITCase.PACE);
+        FlinkCluster flink = STACK.flink();
+        FlinkCluster.await("flow rows", Duration.ofMinutes(2), () -> run.count("flow_summary") > 0);
+        List<JavaProcess> taskManagers = List.copyOf(flink.taskManagers().values());
+        STACK.postgres().stopServer();
+        long stopped = System.nanoTime();
+        while (System.nanoTime() - stopped < PG_OUTAGE_S * 1_000_000_000L) {
+            assertThat(taskManagers).as("TaskManager processes during the PostgreSQL outage").allMatch(JavaProcess::isAlive);
+            Thread.sleep(1000);
+        }
+        STACK.postgres().restartServer();
+        long restarts = flink.restarts(run.jobId);
+        LOG.info("PostgreSQL was down {} s; job restarts so far {}", PG_OUTAGE_S, restarts);
+
+        ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
+        run.awaitConsumed(Duration.ofMinutes(4));
+        run.drain();
+        assertThat(taskManagers).as("TaskManager processes after the outage").allMatch(JavaProcess::isAlive);
+        assertThat(flink.rest("/overview").get("taskmanagers").asInt()).isEqualTo(2);
+        run.assertFlowRowsEqualTheOfflineAnalysis(offline);
+        run.assertWindowsAddUp(offline.size());
+        run.assertCommittedFlowRecords(offline);
+    }
+
+    /**
+     * Rescale 2 → 3 from a savepoint: stopped mid-stream while the agent still publishes, a third
+     * TaskManager added, the same jar resubmitted with {@code -s SAVEPOINT --parallelism 3}; the
+     * keyed flow state is redistributed over three subtasks and the result must not change.
+     */
+    @Test
+    @Order(2)
+    void rescaleFromTwoToThreeFromASavepointGivesTheSameResult() throws Exception {
+        ClusterRun run = new ClusterRun(STACK, "rescale", Map.of()).capture(StandaloneClusterITCase.CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.offline();
+        run.createTopics();
+        run.submit();
+        FlinkCluster flink = STACK.flink();
+        flink.startTaskManager(); // the third slot, idle until the rescaled job
+        flink.awaitTaskManagers(3, Duration.ofMinutes(3));
+        List<JavaProcess> agents = run.startAgents(2); // ≈ 49 s of replay: the savepoint falls mid-stream
+        FlinkCluster.await("a completed checkpoint and flow rows", Duration.ofMinutes(2),
+                () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
+        String savepoint = run.stopWithSavepoint();
+        assertThat(agents.get(0).isAlive()).as("the agent is still publishing at the savepoint").isTrue();
+        run.options.put("parallelism", "3");
+        run.submit(savepoint);
+        FlinkCluster.await("the rescaled job running", Duration.ofMinutes(3), () -> flink.allTasksRunning(run.jobId));
+        for (JsonNode vertex : flink.rest("/jobs/" + run.jobId).get("vertices")) {
+            assertThat(vertex.get("parallelism").asInt()).as("parallelism of %s", vertex.get("name").asText()).isEqualTo(3);
+        }
+
+        ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
+        run.awaitConsumed(Duration.ofMinutes(3));
+        run.drain();
+        run.assertFlowRowsEqualTheOfflineAnalysis(offline);
+        run.assertWindowsAddUp(offline.size());
+        run.assertCommittedFlowRecords(offline);
+    }
+}

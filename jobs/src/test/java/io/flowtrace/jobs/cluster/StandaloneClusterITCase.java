@@ -1,0 +1,134 @@
+package io.flowtrace.jobs.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.flowtrace.testkit.cluster.FlinkCluster;
+import io.flowtrace.testkit.cluster.JavaProcess;
+import io.flowtrace.testkit.cluster.StandaloneStack;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The job jar as built, on a standalone Flink cluster of separate processes (one JobManager, two
+ * TaskManagers with one slot each), a Kafka broker process and PostgreSQL, fed by the agent process
+ * replaying committed captures; submitted with {@code flink run -d} and ended with
+ * {@code flink stop --drain} as docs/operations.md describes. The truth is {@code flowtrace analyze
+ * --json} of the same captures; the fault runs must also equal the failure-free run's windows.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class StandaloneClusterITCase {
+    private static final Logger LOG = LoggerFactory.getLogger(StandaloneClusterITCase.class);
+    /** ~98 s of short connections (240 flows over two 1-minute windows), replayed 5× faster. */
+    static final String CAPTURE = "tcp/short-conns.sender.pcap.gz";
+    static final double PACE = 5;
+
+    @RegisterExtension
+    static final StandaloneStack STACK = new StandaloneStack(2, 1);
+
+    /** The failure-free run's window rows, the reference of the fault runs. */
+    private static Map<String, Object> reference;
+
+    @Test
+    @Order(1)
+    void submittedJarWritesWhatTheOfflineAnalysisReports() throws Exception {
+        ClusterRun run = new ClusterRun(STACK, "clean", Map.of()).capture(CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.offline();
+        run.createTopics();
+        run.submit();
+        List<JavaProcess> agents = run.startAgents(PACE);
+        ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
+        run.awaitConsumed(Duration.ofMinutes(3));
+        run.drain();
+
+        run.assertFlowRowsEqualTheOfflineAnalysis(offline);
+        run.assertWindowsAddUp(offline.size());
+        run.assertCommittedFlowRecords(offline);
+        assertThat(STACK.flink().restarts(run.jobId)).as("restarts of a failure-free run").isZero();
+        reference = run.windowTotals();
+        LOG.info("clean run: {} flows, {} window rows", offline.size(), reference.size());
+    }
+
+    @Test
+    @Order(2)
+    void taskManagerKilledMidStreamIsReplacedAndTheOutputEqualsTheCleanRun() throws Exception {
+        ClusterRun run = new ClusterRun(STACK, "tmkill", Map.of()).capture(CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.offline();
+        run.createTopics();
+        run.submit();
+        List<JavaProcess> agents = run.startAgents(PACE);
+        FlinkCluster flink = STACK.flink();
+        // Mid-stream: output written and a checkpoint completed, the agent still publishing.
+        FlinkCluster.await("a completed checkpoint and flow rows", Duration.ofMinutes(2),
+                () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
+        assertThat(agents.get(0).isAlive()).as("the agent is still publishing at the kill").isTrue();
+        JavaProcess victim = flink.taskManagers().values().stream().filter(JavaProcess::isAlive).findFirst().orElseThrow();
+        long killed = System.nanoTime();
+        victim.kill();
+        flink.startTaskManager(); // a standalone cluster does not replace it: an operator (or systemd) does
+        FlinkCluster.await("the job restarted on the replacement", Duration.ofMinutes(3),
+                () -> flink.restarts(run.jobId) > 0 && flink.allTasksRunning(run.jobId));
+        long recoveredMs = (System.nanoTime() - killed) / 1_000_000;
+        LOG.info("TaskManager {} killed; job running again on the replacement {} ms later", victim.name(), recoveredMs);
+
+        ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
+        run.awaitConsumed(Duration.ofMinutes(3));
+        run.drain();
+
+        run.assertFlowRowsEqualTheOfflineAnalysis(offline);
+        run.assertWindowsAddUp(offline.size());
+        run.assertCommittedFlowRecords(offline);
+        if (reference != null) {
+            assertThat(run.windowTotals()).as("window rows of the run with a kill -9 vs the failure-free run").isEqualTo(reference);
+        }
+    }
+
+    /**
+     * The input pauses for three idleness timeouts while one partition is 25 s of capture time ahead
+     * of the other (as when one agent or partition lags), then the rest comes, then it pauses again
+     * before {@code flink stop --drain}. With Flink's own idleness the all-idle watermark jumps to the
+     * leading partition's, and the lagging partition's packets and final flow records become late
+     * (late_packets, windows missing flows); and the drain of an idle source never delivers its final
+     * watermark (FLINK-40499), leaving flows open. Neither may happen.
+     */
+    @Test
+    @Order(3)
+    void inputPausesLongerThanTheIdlenessTimeoutLoseNothing() throws Exception {
+        long idlenessMs = 4000;
+        ClusterRun run = new ClusterRun(STACK, "pause", Map.of("watermark-idleness-ms", Long.toString(idlenessMs)))
+                .capture(CAPTURE, "cl-pause");
+        Map<String, JsonNode> offline = run.offline();
+        run.createTopics();
+        run.submit();
+        List<PausedInput.Rec> input = PausedInput.records(CAPTURE, "cl-pause", ClusterRun.PARALLELISM);
+        long first = input.get(0).timeMs();
+        long mid = first + 40_000;
+        java.util.function.Predicate<PausedInput.Rec> early = r -> r.timeMs() < mid || (r.partition() == 0 && r.timeMs() < mid + 25_000);
+        List<PausedInput.Rec> phase1 = input.stream().filter(early).toList();
+        List<PausedInput.Rec> phase2 = input.stream().filter(early.negate()).toList();
+        assertThat(phase2).as("the second phase has packets of both partitions").extracting(PausedInput.Rec::partition)
+                .contains(0, 1);
+
+        PausedInput.publish(STACK.kafka(), run.topic(io.flowtrace.jobs.JobOption.PACKETS_TOPIC), phase1);
+        run.awaitConsumed(Duration.ofMinutes(2));
+        Thread.sleep(3 * idlenessMs);
+        PausedInput.publish(STACK.kafka(), run.topic(io.flowtrace.jobs.JobOption.PACKETS_TOPIC), phase2);
+        run.awaitConsumed(Duration.ofMinutes(2));
+        Thread.sleep(3 * idlenessMs);
+        run.drain();
+
+        assertThat(run.query("SELECT coalesce(sum(late_packets), 0) AS late FROM flow_summary").get(0).get("late"))
+                .as("late packets").isEqualTo(java.math.BigDecimal.ZERO);
+        run.assertFlowRowsEqualTheOfflineAnalysis(offline);
+        run.assertWindowsAddUp(offline.size());
+        run.assertCommittedFlowRecords(offline);
+    }
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A real multi-process pipeline on this machine (docs/operations.md, "Run the pipeline on a real
+# cluster locally"): a Kafka KRaft broker, PostgreSQL and a Flink 2.2 standalone session cluster
+# (JobManager + TaskManagers, each its own JVM, from Flink's jars on Maven Central), all on 127.0.0.1.
+#   scripts/cluster.sh up [TASKMANAGERS] [SLOTS]   start (default 2 TaskManagers, 1 slot each)
+#   scripts/cluster.sh status                      addresses, PIDs, registered TaskManagers
+#   scripts/cluster.sh flink ARGS...               Flink's CLI against it (run -d, list, stop --drain ...)
+#   scripts/cluster.sh down                        stop every process it started, by PID
+# State and logs: ${FLOWTRACE_CLUSTER_HOME:-target/cluster} under the repository.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+home="${FLOWTRACE_CLUSTER_HOME:-$here/target/cluster}"
+env_file="$home/cluster.env"
+
+build() {
+    if [[ -z "${FLOWTRACE_CLUSTER_NO_BUILD:-}" ]]; then   # set it to use the jars already in target/
+        echo "cluster: building the job jar, Flink's lib/ and the harness (mvn package -DskipTests)..." >&2
+        (cd "$here" && mvn -q -B -ntp -DskipTests -pl cluster,jobs,agent,testkit -am package) >"$home/build.log" 2>&1 \
+            || { echo "cluster: build failed; see $home/build.log" >&2; exit 1; }
+    fi
+    (cd "$here" && mvn -q -B -ntp -pl testkit dependency:build-classpath -Dmdep.outputFile="$home/testkit.classpath") \
+        >>"$home/build.log" 2>&1 || { echo "cluster: classpath failed; see $home/build.log" >&2; exit 1; }
+}
+
+load_env() {
+    [[ -f "$env_file" ]] || { echo "cluster: not running (no $env_file)" >&2; exit 1; }
+    # shellcheck disable=SC1090
+    source "$env_file"
+}
+
+alive() { kill -0 "$1" 2>/dev/null; }
+
+case "${1:-}" in
+up)
+    if [[ -f "$env_file" ]] && (source "$env_file"; alive "$SUPERVISOR_PID"); then
+        echo "cluster: already up ($env_file)" >&2
+        exit 0
+    fi
+    mkdir -p "$home"
+    rm -f "$env_file"
+    build
+    testkit_jar="$(ls "$here"/testkit/target/flowtrace-testkit-*.jar | sed -n 1p)"
+    nohup java -Xmx256m -Dflowtrace.flinkLib="$here/cluster/target/flink-lib" \
+        -Dflowtrace.jobJar="$here/jobs/target/flowtrace-job.jar" \
+        -cp "$testkit_jar:$(cat "$home/testkit.classpath")" io.flowtrace.testkit.cluster.LocalCluster \
+        "$home" "${2:-2}" "${3:-1}" >"$home/supervisor.log" 2>&1 &
+    echo $! >"$home/supervisor.pid"
+    for _ in $(seq 1 300); do
+        [[ -f "$env_file" ]] && break
+        alive "$(cat "$home/supervisor.pid")" || { echo "cluster: start failed; see $home/supervisor.log" >&2; exit 1; }
+        sleep 1
+    done
+    [[ -f "$env_file" ]] || { echo "cluster: not up after 300 s; see $home/supervisor.log" >&2; exit 1; }
+    cat "$env_file"
+    ;;
+status)
+    load_env
+    for p in SUPERVISOR_PID KAFKA_PID JOBMANAGER_PID; do
+        if alive "${!p}"; then echo "$p=${!p} alive"; else echo "$p=${!p} DEAD"; fi
+    done
+    for p in $TASKMANAGER_PIDS; do
+        if alive "$p"; then echo "TASKMANAGER $p alive"; else echo "TASKMANAGER $p DEAD"; fi
+    done
+    echo "Kafka $KAFKA_BOOTSTRAP, PostgreSQL $JDBC_URL (user $JDBC_USER), Flink $FLINK_REST"
+    curl -fsS "$FLINK_REST/overview" && echo
+    ;;
+flink)
+    load_env
+    shift
+    # What a distribution's bin/flink runs: CliFrontend on lib/, FLINK_CONF_DIR, the Java 17 options.
+    # shellcheck disable=SC2086
+    FLINK_CONF_DIR="$FLINK_CONF_DIR" exec java $FLINK_JAVA_OPTS -cp "$FLINK_LIB/*" org.apache.flink.client.cli.CliFrontend "$@"
+    ;;
+down)
+    [[ -f "$home/supervisor.pid" ]] || { echo "cluster: not running" >&2; exit 0; }
+    pid="$(cat "$home/supervisor.pid")"
+    if alive "$pid"; then
+        kill -TERM "$pid"
+        for _ in $(seq 1 90); do alive "$pid" || break; sleep 1; done
+        alive "$pid" && { echo "cluster: supervisor $pid still alive after 90 s" >&2; exit 1; }
+    fi
+    rm -f "$home/supervisor.pid" "$env_file"
+    echo "cluster: stopped"
+    ;;
+*)
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+    ;;
+esac
