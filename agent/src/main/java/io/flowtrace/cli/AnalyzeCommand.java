@@ -100,6 +100,10 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "no progress or summary on stderr (errors are still printed)")
     boolean quiet;
 
+    /** OpenVPN sessions of the same file (a second pass over UDP; OpenVpnAnalysis.java). */
+    @picocli.CommandLine.Mixin
+    OpenVpnAnalysis openvpn = new OpenVpnAnalysis();
+
     private HostFilter hostFilter;
     private FlowCollector.SortKey sortKey;
 
@@ -121,6 +125,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
         if (services) {
             ServiceTableWriter.write(serviceTable.rows(), json, out);
+            openvpn.writeServices(json, out);
         }
         if (jsonWriter != null) {
             jsonWriter.close();
@@ -201,6 +206,8 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
         collector.finish();
         out.flush();
+        openvpn.analyze(file, summary.count(io.flowtrace.core.pcap.DecodeStatus.NOT_TCP) > 0, json, services, quiet,
+                agentId, out);
         boolean complete = reportProblems(file, input, summary, errors);
         if (drawn != null) {
             writeReport(file, drawn);

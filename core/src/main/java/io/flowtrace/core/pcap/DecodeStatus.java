@@ -1,6 +1,6 @@
 package io.flowtrace.core.pcap;
 
-/** Outcome of decoding one frame down to TCP. Only {@link #TCP} frames reach the analyser. */
+/** Outcome of decoding one frame down to TCP (or UDP). Only {@link #TCP} frames reach the TCP analyser. */
 public enum DecodeStatus {
     /** A TCP segment; fields that the snap length cut are flagged in {@link DecodedPacket#truncation}. */
     TCP,
@@ -15,5 +15,10 @@ public enum DecodeStatus {
     /** Headers contradict themselves (bad version, header length beyond the packet, ...). */
     MALFORMED,
     /** A link type we do not decode. */
-    UNSUPPORTED_LINK
+    UNSUPPORTED_LINK,
+    /**
+     * A UDP datagram, from a decoder made with {@link PacketDecoder#withUdp()} only (others report
+     * {@link #NOT_TCP}); last so the ordinals of the others stay put.
+     */
+    UDP
 }

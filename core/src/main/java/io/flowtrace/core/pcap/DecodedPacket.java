@@ -1,7 +1,7 @@
 package io.flowtrace.core.pcap;
 
 /**
- * The header fields of one TCP segment, as {@link PacketDecoder} found them. Mutable and reused
+ * The header fields of one TCP segment (or UDP datagram), as {@link PacketDecoder} found them. Mutable and reused
  * on the hot path: the decoder fills it for every frame without allocating. Sequence numbers are
  * the raw unsigned 32-bit values held in longs; absent options are -1.
  */
@@ -59,8 +59,14 @@ public final class DecodedPacket {
     /** Raw window field, not scaled. */
     public int window;
     public int tcpHeaderLength;
-    /** TCP payload bytes from the IP lengths (not the captured bytes). */
+    /** TCP payload bytes from the IP lengths, or UDP payload bytes from the UDP length (not the captured bytes). */
     public int payloadLength;
+    /**
+     * UDP only: where the payload starts in the decoded frame's byte array and how many of its
+     * bytes were captured. Valid until the capture reader reuses that array.
+     */
+    public int payloadOffset;
+    public int payloadCaptured;
 
     public int mss;
     public int windowScale;
@@ -127,6 +133,8 @@ public final class DecodedPacket {
         window = o.window;
         tcpHeaderLength = o.tcpHeaderLength;
         payloadLength = o.payloadLength;
+        payloadOffset = o.payloadOffset;
+        payloadCaptured = o.payloadCaptured;
         mss = o.mss;
         windowScale = o.windowScale;
         sackPermitted = o.sackPermitted;

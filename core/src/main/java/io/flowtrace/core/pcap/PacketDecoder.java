@@ -1,9 +1,13 @@
 package io.flowtrace.core.pcap;
 
 /**
- * Decodes a captured frame (link layer → IPv4/IPv6 → TCP) into a reusable {@link DecodedPacket}.
- * Stateless and allocation-free: hand-written rather than a libpcap wrapper because those
- * allocate per packet, and this runs for every packet of every capture.
+ * Decodes a captured frame (link layer → IPv4/IPv6 → TCP, and UDP when asked) into a reusable
+ * {@link DecodedPacket}. Stateless and allocation-free: hand-written rather than a libpcap wrapper
+ * because those allocate per packet, and this runs for every packet of every capture.
+ *
+ * <p>UDP is decoded only by a decoder made with {@link #withUdp()}: the default decoder reports
+ * UDP as {@link DecodeStatus#NOT_TCP} as before, so consumers that handle TCP only are unchanged.
+ * The UDP branch comes after the TCP test, so the TCP path does no extra work (docs/decoding.md).
  */
 public final class PacketDecoder {
     private static final int ETHERTYPE_IPV4 = 0x0800;
@@ -12,7 +16,25 @@ public final class PacketDecoder {
     private static final int ETHERTYPE_QINQ = 0x88A8;
     private static final int ETHERTYPE_QINQ_OLD = 0x9100;
     private static final int PROTO_TCP = 6;
+    private static final int PROTO_UDP = 17;
+    private static final int UDP_HEADER = 8;
     private static final int MAX_EXTENSION_HEADERS = 16;
+
+    private final boolean decodeUdp;
+
+    /** A decoder for TCP only: UDP datagrams are {@link DecodeStatus#NOT_TCP}. */
+    public PacketDecoder() {
+        this(false);
+    }
+
+    private PacketDecoder(boolean decodeUdp) {
+        this.decodeUdp = decodeUdp;
+    }
+
+    /** A decoder that also decodes UDP headers ({@link DecodeStatus#UDP}), for the OpenVPN analysis. */
+    public static PacketDecoder withUdp() {
+        return new PacketDecoder(true);
+    }
 
     /** Decodes {@code rec} into {@code out}; returns {@code out.status}. */
     public DecodeStatus decode(CaptureRecord rec, DecodedPacket out) {
@@ -136,12 +158,23 @@ public final class PacketDecoder {
         }
         out.fragmented = (fragField & 0x2000) != 0;
         if (proto != PROTO_TCP) {
-            return fail(out, DecodeStatus.NOT_TCP, "not TCP");
+            return notTcpOverIpv4(b, p, ihl, end, total, proto, out);
         }
         if (p + ihl > end) {
             return fail(out, DecodeStatus.TRUNCATED, "IPv4 options truncated");
         }
         return decodeTcp(b, p + ihl, end, total - ihl, out);
+    }
+
+    /** Kept out of {@link #decodeIpv4} so the TCP path's method stays as small as it was (JIT inlining). */
+    private DecodeStatus notTcpOverIpv4(byte[] b, int p, int ihl, int end, int total, int proto, DecodedPacket out) {
+        if (proto == PROTO_UDP && decodeUdp) {
+            if (p + ihl > end) {
+                return fail(out, DecodeStatus.TRUNCATED, "IPv4 options truncated");
+            }
+            return decodeUdp(b, p + ihl, end, total - ihl, out);
+        }
+        return fail(out, DecodeStatus.NOT_TCP, "not TCP");
     }
 
     private DecodeStatus decodeIpv6(byte[] b, int p, int end, int wireIpLen, DecodedPacket out) {
@@ -201,7 +234,8 @@ public final class PacketDecoder {
                     remaining -= len;
                 }
                 default -> {
-                    return fail(out, DecodeStatus.NOT_TCP, "not TCP");
+                    return next == PROTO_UDP && decodeUdp ? decodeUdp(b, q, end, remaining, out)
+                            : fail(out, DecodeStatus.NOT_TCP, "not TCP");
                 }
             }
             if (remaining < 0) {
@@ -240,6 +274,34 @@ public final class PacketDecoder {
         decodeOptions(b, p + 20, Math.min(optEnd, end), optEnd > end, out);
         out.status = DecodeStatus.TCP;
         return DecodeStatus.TCP;
+    }
+
+    /**
+     * UDP header (RFC 768). The payload length comes from the UDP length field, checked against
+     * the IP payload; the payload's offset in the frame is kept so a protocol view (OpenVPN) can
+     * read it before the record buffer is reused.
+     */
+    private DecodeStatus decodeUdp(byte[] b, int p, int end, int ipPayloadLength, DecodedPacket out) {
+        if (p + UDP_HEADER > end) {
+            return fail(out, DecodeStatus.TRUNCATED, "UDP header truncated");
+        }
+        out.srcPort = u16(b, p);
+        out.dstPort = u16(b, p + 2);
+        int udpLength = u16(b, p + 4);
+        if (udpLength < UDP_HEADER) {
+            return fail(out, DecodeStatus.MALFORMED, "UDP length below 8");
+        }
+        if (udpLength > ipPayloadLength) {
+            return fail(out, DecodeStatus.MALFORMED, "UDP length beyond the IP payload");
+        }
+        out.payloadLength = udpLength - UDP_HEADER;
+        out.payloadOffset = p + UDP_HEADER;
+        out.payloadCaptured = Math.max(0, Math.min(out.payloadLength, end - out.payloadOffset));
+        if (out.payloadCaptured < out.payloadLength) {
+            out.truncation |= DecodedPacket.TRUNCATED_PAYLOAD;
+        }
+        out.status = DecodeStatus.UDP;
+        return DecodeStatus.UDP;
     }
 
     /** TCP options (RFC 9293 §3.2, RFC 7323, RFC 2018). Stops at the first impossible length. */

@@ -1,0 +1,86 @@
+package io.flowtrace.cli;
+
+import io.flowtrace.core.openvpn.OpenVpnCaptureAnalysis;
+import io.flowtrace.core.openvpn.OpenVpnServerTable;
+import io.flowtrace.core.openvpn.OpenVpnSession;
+import io.flowtrace.core.openvpn.OpenVpnWire;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/**
+ * The OpenVPN part of {@code flowtrace analyze} (a picocli mixin): after the TCP pass over a file,
+ * a second pass over the same file decodes UDP on the OpenVPN ports and reports each OpenVPN
+ * session (text, or JSON Lines with {@code "protocol": "openvpn"}), or feeds the per-server setup
+ * table of {@code --services}. Standard input cannot be read twice: OpenVPN is skipped there, said
+ * once on stderr.
+ */
+final class OpenVpnAnalysis {
+    @Option(names = "--openvpn-port", paramLabel = "PORT", split = ",", defaultValue = "1194",
+            description = "UDP port(s) whose packets are decoded as OpenVPN (default: ${DEFAULT-VALUE}); 0 turns it off")
+    int[] ports;
+
+    @Option(names = "--openvpn-tls-auth", paramLabel = "BYTES", defaultValue = "0",
+            description = "tls-auth HMAC size to skip in control packets: 20 (SHA1), 32 (SHA256); 0 = no tls-auth")
+    int tlsAuthDigestBytes;
+
+    @Option(names = "--openvpn-tls-crypt", description = "control packets are tls-crypt wrapped (counted as opaque)")
+    boolean tlsCrypt;
+
+    private final OpenVpnServerTable servers = new OpenVpnServerTable();
+
+    /**
+     * Runs the OpenVPN pass over {@code file} when the TCP pass saw non-TCP IP packets
+     * ({@code udpSeen}); writes sessions unless {@code services}.
+     */
+    void analyze(String file, boolean udpSeen, boolean json, boolean services, boolean quiet, String agentId,
+            PrintStream out) throws IOException {
+        if (!udpSeen || ports.length == 0 || (ports.length == 1 && ports[0] == 0)) {
+            return;
+        }
+        if (file.equals("-")) {
+            if (!quiet) {
+                System.err.println("flowtrace analyze: -: OpenVPN sessions need a file (standard input is read once)");
+            }
+            return;
+        }
+        OpenVpnCaptureAnalysis.Summary summary;
+        try (InputStream in = Files.newInputStream(Path.of(file))) {
+            summary = new OpenVpnCaptureAnalysis(new OpenVpnWire(ports, tlsAuthDigestBytes, tlsCrypt),
+                    iface -> agentId + "/if" + iface).run(in);
+        }
+        for (OpenVpnSession s : summary.sessions) {
+            if (services) {
+                servers.add(s);
+            } else if (json) {
+                out.println(OpenVpnReportWriter.json(s));
+            } else {
+                OpenVpnReportWriter.text(s, out);
+            }
+        }
+        out.flush();
+        if (!quiet && summary.openVpnPackets > 0) {
+            System.err.printf("flowtrace analyze: %s: %,d OpenVPN packets, %,d sessions, %,d opaque (tls-crypt),"
+                    + " %,d truncated, %,d malformed headers%s%n", file, summary.openVpnPackets,
+                    summary.sessions.size(), summary.opaque, summary.truncated, summary.malformed,
+                    firstReasons(summary));
+        }
+    }
+
+    private static String firstReasons(OpenVpnCaptureAnalysis.Summary s) {
+        String r = s.firstTruncatedReason != null ? "; first truncated: " + s.firstTruncatedReason : "";
+        return r + (s.firstMalformedReason != null ? "; first malformed: " + s.firstMalformedReason : "");
+    }
+
+    /** The per-server table of {@code --services}, after the TCP one. */
+    void writeServices(boolean json, PrintStream out) {
+        List<OpenVpnServerTable.Row> rows = servers.rows();
+        if (!rows.isEmpty()) {
+            OpenVpnReportWriter.servers(rows, json, out);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.flowtrace.core.openvpn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The OpenVPN analysis of the real runs of scripts/openvpn-capture.sh (OpenVPN 2.6, 1 % loss each
+ * way, tbf 1 Mbit/s / 200 kbit/s), checked against two independent sources: each client's own log
+ * (its "Initialization Sequence Completed" time, on the capture's clock) and tshark's decode of the
+ * same capture (message packet-ids per session id, from which retransmissions and their gaps are
+ * counted here by hand).
+ */
+class OpenVpnCaptureTruthTest {
+    /**
+     * The first data packet is the route-up hook's datagram, sent after the client logged its
+     * completion: fork + exec of a shell, 0.05-70 ms here on a loaded 2-core machine.
+     */
+    private static final long HOOK_DELAY_MAX_US = 100_000;
+
+    private static OpenVpnCaptureAnalysis.Summary analyse(String name) throws IOException {
+        try (InputStream in = OpenVpnCaptures.pcap(name)) {
+            return new OpenVpnCaptureAnalysis(OpenVpnWire.defaults(), i -> "test").run(in);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"push-1k.client", "push-1k.server", "push-100k.client", "push-100k.server"})
+    void retransmissionCountsAndGapsEqualTsharksPacketIds(String capture) throws IOException {
+        // by hand from tshark: per sender session id, control opcodes only (not P_ACK_V1 5, not data 6/9),
+        // a message packet-id seen again is a retransmission; its gap is the time since the previous copy
+        Map<String, List<Long>> gapsBySender = new LinkedHashMap<>();
+        Map<String, Long> lastCopy = new HashMap<>();
+        for (OpenVpnCaptures.TsharkRow r : OpenVpnCaptures.tshark(capture + ".tshark.tsv.gz")) {
+            if (r.mpid() < 0 || r.opcode() == 5) {
+                continue;
+            }
+            List<Long> gaps = gapsBySender.computeIfAbsent(r.sessionId(), k -> new ArrayList<>());
+            Long previous = lastCopy.put(r.sessionId() + "/" + r.mpid(), r.timeUs());
+            if (previous != null) {
+                gaps.add(r.timeUs() - previous);
+            }
+        }
+        OpenVpnCaptureAnalysis.Summary s = analyse(capture + ".pcap.gz");
+        assertThat(s.sessions).hasSize(20);
+        assertThat(s.truncated + s.malformed).isZero();
+        SoftAssertions soft = new SoftAssertions();
+        long total = 0;
+        for (OpenVpnSession session : s.sessions) {
+            soft.assertThat(session.c2s().retransmitGapsUs()).as(session.clientSessionId() + " c2s")
+                    .isEqualTo(gapsBySender.get(session.clientSessionId()));
+            soft.assertThat(session.s2c().retransmitGapsUs()).as(session.serverSessionId() + " s2c")
+                    .isEqualTo(gapsBySender.get(session.serverSessionId()));
+            soft.assertThat(session.c2s().retransmits() + session.s2c().retransmits())
+                    .isEqualTo(gapsBySender.get(session.clientSessionId()).size()
+                            + gapsBySender.get(session.serverSessionId()).size());
+            total += session.c2s().retransmits() + session.s2c().retransmits();
+        }
+        soft.assertAll();
+        if (capture.startsWith("push-100k")) {
+            assertThat(total).as("1 % loss over ~200 packets a run must cause retransmissions").isPositive();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"push-1k", "push-100k"})
+    void setupTimeOfEveryRunEqualsTheClientLogsCompletionMinusItsFirstPacket(String name) throws IOException {
+        long[] logSetup = logSetupUs(name);
+        OpenVpnCaptureAnalysis.Summary s = analyse(name + ".client.pcap.gz");
+        assertThat(s.sessions).hasSize(logSetup.length);
+        long[] diff = new long[logSetup.length];
+        for (int i = 0; i < logSetup.length; i++) {
+            OpenVpnSession session = s.sessions.get(i);
+            assertThat(session.setupEnd()).isEqualTo(OpenVpnSession.SetupEnd.DATA);
+            diff[i] = session.setupNanos() / 1000 - logSetup[i];
+            assertThat(diff[i]).as("run %d: flowtrace %d µs, client log %d µs", i + 1, session.setupNanos() / 1000,
+                    logSetup[i]).isBetween(0L, HOOK_DELAY_MAX_US);
+        }
+        Arrays.sort(diff);
+        assertThat(diff[diff.length / 2]).as("median of flowtrace - log (µs)").isLessThan(5_000);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"push-1k", "push-100k"})
+    void perServerTableMatchesTheOneComputedFromTheClientLogs(String name) throws IOException {
+        long[] log = logSetupUs(name);
+        // the seed-000 table by hand from the logs: runs, mean, sample sd, nearest-rank p50 / p90
+        double mean = Arrays.stream(log).average().orElseThrow();
+        double sd = Math.sqrt(Arrays.stream(log).mapToDouble(v -> (v - mean) * (v - mean)).sum() / (log.length - 1));
+        long[] sorted = log.clone();
+        Arrays.sort(sorted);
+        long p50 = sorted[(int) Math.ceil(0.5 * sorted.length) - 1];
+        long p90 = sorted[(int) Math.ceil(0.9 * sorted.length) - 1];
+        OpenVpnServerTable table = new OpenVpnServerTable();
+        analyse(name + ".client.pcap.gz").sessions.forEach(table::add);
+        assertThat(table.rows()).hasSize(1);
+        OpenVpnServerTable.Row row = table.rows().get(0);
+        assertThat(row.server()).isEqualTo("10.77.2.2:1194");
+        assertThat(row.sessions()).isEqualTo(log.length);
+        assertThat(row.completed()).isEqualTo(log.length);
+        // each run differs from its log by the hook delay only (see above): the mean by at most that
+        assertThat(row.meanUs()).isCloseTo(mean, within((double) HOOK_DELAY_MAX_US / 4));
+        assertThat(row.sdUs()).isCloseTo(sd, within((double) HOOK_DELAY_MAX_US / 4));
+        assertThat(row.p50Us()).isCloseTo(p50, within((double) HOOK_DELAY_MAX_US));
+        assertThat(row.p90Us()).isCloseTo(p90, within((double) HOOK_DELAY_MAX_US));
+    }
+
+    /**
+     * Per run, from the client's own log and tshark: "Initialization Sequence Completed" time minus
+     * the time of the first P_CONTROL_HARD_RESET_CLIENT_V2 (opcode 7) of the run's client session,
+     * in µs. Runs are sequential, so the n-th first reset belongs to the n-th log.
+     */
+    private static long[] logSetupUs(String name) throws IOException {
+        List<Long> firstResets = new ArrayList<>();
+        List<String> seen = new ArrayList<>();
+        for (OpenVpnCaptures.TsharkRow r : OpenVpnCaptures.tshark(name + ".client.tshark.tsv.gz")) {
+            if (r.opcode() == 7 && !seen.contains(r.sessionId())) {
+                seen.add(r.sessionId());
+                firstResets.add(r.timeUs());
+            }
+        }
+        long[] setup = new long[firstResets.size()];
+        for (int i = 0; i < setup.length; i++) {
+            String log = String.format("%s.run%02d.client.log.gz", name, i + 1);
+            long completed = OpenVpnCaptures.gzLines(log).stream()
+                    .filter(l -> l.contains("Initialization Sequence Completed")).findFirst()
+                    .map(OpenVpnCaptures::logMicros).orElseThrow();
+            setup[i] = completed - firstResets.get(i);
+        }
+        return setup;
+    }
+}
