@@ -100,6 +100,12 @@ class ConntrackAllocationTest {
             assertThat(KernelEventLayout.infer(e, f).describe()).as(name + " " + key).isEqualTo(e.attributes().describe());
         }
 
+        // The listener held every event of the case at once: the budget's "buffer needed" over a stall
+        // longer than the case must be the kernel's Rmem, and its replay must drop nothing (drops 0).
+        BudgetConfig cfg = new BudgetConfig(1_000_000_000L, 1_000_000_000L,
+                c.get("rcvbuf_effective").asInt() / 2, f);
+        ConntrackBudget budget = new ConntrackBudget("router", 0, cfg);
+        long t = 0;
         long sumDelta = 0;
         int ofCase = 0;
         for (JsonNode m : c.get("messages")) {
@@ -123,8 +129,12 @@ class ConntrackAllocationTest {
             int[] range = requestRangeForTruesize(charged);
             assertThat(estimate).as(name + " " + m + " request range " + range[0] + ".." + range[1])
                     .isBetween(range[0], range[1]);
+            budget.add(t += 1_000, e.type(), sizer.exactSize(e), estimate, model.truesize());
         }
         assertThat(sumDelta).as(name).isEqualTo(rmem);
+        BudgetReport r = budget.report();
+        assertThat(r.bufferNeeded()).as(name).isEqualTo(rmem);
+        assertThat(r.predictedDrops()).as(name).isEqualTo(c.get("drops").asLong());
         // the case's connections made events (TCP: NEW, >= 2 UPDATEs, DESTROY; UDP: NEW, UPDATE, DESTROY)
         assertThat(ofCase).as(name).isGreaterThanOrEqualTo(proto.equals("tcp") ? 4 * 8 : 3 * 8);
     }
