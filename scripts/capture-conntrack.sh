@@ -21,14 +21,13 @@ OUT=${1:-$HERE/../testdata/conntrack}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 NC=ftct-c NR=ftct-r NS=ftct-s
+. "$LAB/ct_netns.sh"
 TMP=$(mktemp -d /tmp/ftct.XXXXXX)
 PIDS=()
 
 teardown() {
   for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-  for ns in $NC $NR $NS; do ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null || true; done
-  sleep 0.2
-  for ns in $NC $NR $NS; do ip netns del $ns 2>/dev/null || true; done
+  ct_lab_delete
   rm -rf "$TMP"
 }
 trap teardown EXIT
@@ -36,22 +35,7 @@ trap teardown EXIT
 inr() { ip netns exec $NR "$@"; }
 
 setup() {
-  for ns in $NC $NR $NS; do ip netns del $ns 2>/dev/null || true; ip netns add $ns; done
-  ip link add c0 netns $NC type veth peer name r0 netns $NR
-  ip link add r1 netns $NR type veth peer name s0 netns $NS
-  for ns in $NC $NR $NS; do
-    ip netns exec $ns sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
-      net.ipv6.conf.all.router_solicitations=0 net.ipv6.conf.default.router_solicitations=0
-    ip -n $ns link set lo up
-  done
-  ip -n $NC addr add 10.77.1.2/24 dev c0;  ip -n $NC addr add fd77:1::2/64 dev c0 nodad
-  ip -n $NR addr add 10.77.1.1/24 dev r0;  ip -n $NR addr add fd77:1::1/64 dev r0 nodad
-  ip -n $NR addr add 10.77.2.1/24 dev r1;  ip -n $NR addr add fd77:2::1/64 dev r1 nodad
-  ip -n $NS addr add 10.77.2.2/24 dev s0;  ip -n $NS addr add fd77:2::2/64 dev s0 nodad
-  ip -n $NC link set c0 up; ip -n $NR link set r0 up; ip -n $NR link set r1 up; ip -n $NS link set s0 up
-  ip -n $NC route add default via 10.77.1.1; ip -n $NC -6 route add default via fd77:1::1
-  ip -n $NS route add default via 10.77.2.1; ip -n $NS -6 route add default via fd77:2::1
-  inr sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+  ct_lab_topology 10.77 fd77
   # Short timeouts so DESTROY follows each exchange within ~2 s (with the conntrack -L reaper).
   inr sysctl -qw net.netfilter.nf_conntrack_tcp_timeout_time_wait=1 net.netfilter.nf_conntrack_tcp_timeout_close=1 \
     net.netfilter.nf_conntrack_tcp_timeout_fin_wait=1 net.netfilter.nf_conntrack_tcp_timeout_last_ack=1 \
