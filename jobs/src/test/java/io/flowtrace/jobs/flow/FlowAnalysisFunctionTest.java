@@ -11,6 +11,7 @@ import io.flowtrace.core.flow.FlowInstances;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.jobs.CaptureFixtures;
+import io.flowtrace.jobs.FlowBatches;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -94,7 +95,7 @@ class FlowAnalysisFunctionTest {
     void startsASecondInstanceWhenAClosedPortPairIsReused() throws Exception {
         try (var harness = harness(null)) {
             handshake(harness, 40_001, 1000, T0_NS);
-            harness.processElement(packet(T0_NS + 3_000_000, true, 40_001, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001),
+            harness.processElement(event(T0_NS + 3_000_000, true, 40_001, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001),
                     (T0_NS + 3_000_000) / 1_000_000);
             // Same ports one second later, a new ISN: a new connection on the reused port pair.
             handshake(harness, 40_001, 900_000, T0_NS + 1_000_000_000L);
@@ -113,7 +114,7 @@ class FlowAnalysisFunctionTest {
         try (var harness = harness(null)) {
             handshake(harness, 40_002, 1000, T0_NS);
             harness.processWatermark(T0_NS / 1_000_000 + 5_000);
-            harness.processElement(packet(T0_NS + 2_500_000, true, 40_002, DecodedPacket.ACK | DecodedPacket.PSH, 1001, 5001, 100),
+            harness.processElement(event(T0_NS + 2_500_000, true, 40_002, DecodedPacket.ACK | DecodedPacket.PSH, 1001, 5001, 100),
                     (T0_NS + 2_500_000) / 1_000_000);
             harness.processWatermark(Long.MAX_VALUE);
             FlowSummary last = finals(harness).get(0);
@@ -196,12 +197,12 @@ class FlowAnalysisFunctionTest {
         return name.equals("rocksdb") ? new EmbeddedRocksDBStateBackend() : new HashMapStateBackend();
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness(StateBackend backend)
+    private static KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness(StateBackend backend)
             throws Exception {
         return harness(backend, null);
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness(StateBackend backend,
+    private static KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness(StateBackend backend,
             OperatorSubtaskState restore) throws Exception {
         var harness = new KeyedOneInputStreamOperatorTestHarness<>(
                 new KeyedProcessOperator<>(new FlowAnalysisFunction(AnalyzerConfig.DEFAULTS, UPDATE_MS)),
@@ -216,24 +217,32 @@ class FlowAnalysisFunctionTest {
         return harness;
     }
 
-    private static void feed(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness,
+    private static void feed(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness,
             List<PacketEvent> packets) throws Exception {
         for (PacketEvent p : packets) {
-            harness.processElement(p, p.getCaptureTimeNs() / 1_000_000);
+            harness.processElement(FlowBatches.ofEvent(p), p.getCaptureTimeNs() / 1_000_000);
         }
     }
 
-    private static List<FlowSummary> finals(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness) {
+    private static List<FlowSummary> finals(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness) {
         return harness.extractOutputValues().stream().filter(s -> s.finalRecord).toList();
     }
 
     /** SYN, SYN-ACK, ACK from client port {@code port} to 10.0.0.2:443, 1 ms apart. */
-    private static void handshake(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness, int port,
+    private static void handshake(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness, int port,
             long isn, long t) throws Exception {
-        harness.processElement(packet(t, true, port, DecodedPacket.SYN, isn, 0), t / 1_000_000);
-        harness.processElement(packet(t + 1_000_000, false, port, DecodedPacket.SYN | DecodedPacket.ACK, 5000, isn + 1),
+        harness.processElement(event(t, true, port, DecodedPacket.SYN, isn, 0), t / 1_000_000);
+        harness.processElement(event(t + 1_000_000, false, port, DecodedPacket.SYN | DecodedPacket.ACK, 5000, isn + 1),
                 (t + 1_000_000) / 1_000_000);
-        harness.processElement(packet(t + 2_000_000, true, port, DecodedPacket.ACK, isn + 1, 5001), (t + 2_000_000) / 1_000_000);
+        harness.processElement(event(t + 2_000_000, true, port, DecodedPacket.ACK, isn + 1, 5001), (t + 2_000_000) / 1_000_000);
+    }
+
+    private static FlowBatch event(long t, boolean fromClient, int port, int flags, long seq, long ack) {
+        return FlowBatches.ofEvent(packet(t, fromClient, port, flags, seq, ack));
+    }
+
+    private static FlowBatch event(long t, boolean fromClient, int port, int flags, long seq, long ack, int payload) {
+        return FlowBatches.ofEvent(packet(t, fromClient, port, flags, seq, ack, payload));
     }
 
     private static PacketEvent packet(long t, boolean fromClient, int port, int flags, long seq, long ack) {
