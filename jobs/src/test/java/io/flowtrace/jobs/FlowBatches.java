@@ -41,29 +41,28 @@ public final class FlowBatches {
     }
 
     /**
-     * Cuts a capture's packets (in capture order) into per-flow batches of at most {@code size}: a
-     * flow's open batch is flushed when full, when {@code lingerPackets} later packets of the capture
-     * have passed since it opened, and at the end. Returns the batches in flush order.
+     * Cuts a capture's packets (in capture order) into per-flow batches as an agent does: a flow's
+     * open batch is flushed when it holds {@code size} packets, when a packet of the capture comes
+     * {@code lingerNs} or more of capture time after the batch's first, when the flow sends FIN or
+     * RST, and at the end. Returns the batches in flush order.
      */
-    public static List<List<PacketEvent>> cut(List<PacketEvent> packets, int size, int lingerPackets) {
+    public static List<List<PacketEvent>> cut(List<PacketEvent> packets, int size, long lingerNs) {
         Map<String, List<PacketEvent>> open = new LinkedHashMap<>();
-        Map<String, Integer> openedAt = new LinkedHashMap<>();
         List<List<PacketEvent>> out = new ArrayList<>();
-        for (int i = 0; i < packets.size(); i++) {
-            PacketEvent p = packets.get(i);
-            String key = key(p);
-            open.computeIfAbsent(key, k -> new ArrayList<>()).add(p);
-            openedAt.putIfAbsent(key, i);
-            if (open.get(key).size() >= size) {
-                out.add(open.remove(key));
-                openedAt.remove(key);
-            }
-            for (var it = openedAt.entrySet().iterator(); it.hasNext(); ) {
+        for (PacketEvent p : packets) {
+            long now = p.getCaptureTimeNs();
+            for (var it = open.entrySet().iterator(); it.hasNext(); ) {
                 var e = it.next();
-                if (i - e.getValue() >= lingerPackets) {
-                    out.add(open.remove(e.getKey()));
+                if (now - e.getValue().get(0).getCaptureTimeNs() >= lingerNs) {
+                    out.add(e.getValue());
                     it.remove();
                 }
+            }
+            String key = key(p);
+            List<PacketEvent> batch = open.computeIfAbsent(key, k -> new ArrayList<>());
+            batch.add(p);
+            if (batch.size() >= size || (p.getTcpFlags() & (DecodedPacket.FIN | DecodedPacket.RST)) != 0) {
+                out.add(open.remove(key));
             }
         }
         out.addAll(open.values());

@@ -210,7 +210,7 @@ class FlowAnalysisFunctionTest {
             singleEvents = tcpEvents(harness);
         }
         try (var harness = harness(null)) {
-            for (List<PacketEvent> batch : FlowBatches.cut(packets, size, 50)) {
+            for (List<PacketEvent> batch : FlowBatches.cut(packets, size, 100_000_000L)) {
                 FlowBatch b = FlowBatches.ofBatch(batch);
                 harness.processElement(b, b.timeMs);
             }
