@@ -48,8 +48,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The flowtrace job (docs/job.md): packets from Kafka → decode/validate (dead letters aside) →
- * keyBy flow → per-flow TCP analysis → flow records, TCP events, per-service and per-vantage
+ * The flowtrace job (docs/job.md): packet records (per-flow PacketBatches or PacketEvents) from
+ * Kafka → header validation (dead letters aside) → keyBy flow → per-flow TCP analysis → flow records, TCP events, per-service and per-vantage
  * windows → PostgreSQL and Kafka; conntrack events from Kafka → decode/validate/size → keyBy vantage →
  * 1 s and 1 min conntrack budgets → PostgreSQL and Kafka. The sources and the sinks are parameters,
  * so tests run the real pipeline on whatever they inject.

@@ -67,7 +67,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Every measurement is repeated and reported as median [min, max].
  *
  * <p>Usage: {@code bench/job-bench.sh [--packets N] [--runs R] [--rate PPS] [--latency-seconds S]
- * [--latency-runs R] [--idle-copies C] [--parallelism 1,2] [--capture testdata/...] [--batch 512] [--linger-ms 20]}
+ * [--latency-runs R] [--idle-copies C] [--parallelism 1,2] [--capture testdata/...] [--batch 512] [--linger-ms 20]
+ * [--outputs all|kafka|postgres]}
  */
 public final class JobBench {
     private static final Vantage VANTAGE = new Vantage("bench", "eth0");
@@ -103,6 +104,7 @@ public final class JobBench {
         a.put("checkpoint-interval-ms", "2000");
         a.put("batch", "512");
         a.put("linger-ms", "20");
+        a.put("outputs", "all");
         for (int i = 0; i < argv.length; i += 2) {
             if (!argv[i].startsWith("--") || i + 1 >= argv.length || !a.containsKey(argv[i].substring(2))) {
                 System.err.println("usage: JobBench " + a.keySet().stream().map(k -> "[--" + k + " " + a.get(k) + "]")
@@ -153,8 +155,13 @@ public final class JobBench {
                         rates.add(rate[0]);
                         steady.add(rate[1]);
                     }
-                    report("(2) job to PostgreSQL + Kafka (%s), parallelism %s: %s packets/s (wall time of the bounded job, startup included), steady %s packets/s",
-                            batching(), p, stats(rates), stats(steady));
+                    String outputs = switch (args.get("outputs")) {
+                        case "kafka" -> "Kafka only";
+                        case "postgres" -> "PostgreSQL only";
+                        default -> "PostgreSQL + Kafka";
+                    };
+                    report("(2) job to %s (%s), parallelism %s: %s packets/s (wall time of the bounded job, startup included), steady %s packets/s",
+                            outputs, batching(), p, stats(rates), stats(steady));
                 }
             }
             if (phases.contains("latency")) {
@@ -423,6 +430,10 @@ public final class JobBench {
         o.put("checkpoint-interval-ms", args.get("checkpoint-interval-ms"));
         o.put("parallelism", Integer.toString(parallelism));
         o.put("state-backend", "hashmap");
+        // --outputs all|kafka|postgres: what the sink side costs (the steady rate needs the Kafka flows topic)
+        String outputs = args.get("outputs");
+        o.put("kafka-output", Boolean.toString(!outputs.equals("postgres")));
+        o.put("postgres-output", Boolean.toString(!outputs.equals("kafka")));
         createOutputs(o);
         resetTables();
         JobConfig config = JobConfig.of(o);
@@ -432,9 +443,10 @@ public final class JobBench {
         long t0 = System.nanoTime();
         env.execute("bench-" + run);
         double seconds = (System.nanoTime() - t0) / 1e9;
-        long flows = (Long) postgres.query("SELECT count(*) AS n FROM flow_summary").get(0).get("n");
+        long flows = outputs.equals("kafka") ? -1
+                : (Long) postgres.query("SELECT count(*) AS n FROM flow_summary").get(0).get("n");
         long expectedFlows = flowsPerCopy * (n / packets.size());
-        double steady = steadyRate(o.get("flows-topic"), n);
+        double steady = outputs.equals("postgres") ? Double.NaN : steadyRate(o.get("flows-topic"), n);
         report("  job run p=%d: %.1f s, %.0f packets/s, steady %.0f packets/s, %,d flow rows (expected %,d)", parallelism,
                 seconds, n / seconds, steady, flows, expectedFlows);
         return new double[] {n / seconds, steady};
