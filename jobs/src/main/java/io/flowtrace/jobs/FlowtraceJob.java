@@ -1,7 +1,6 @@
 package io.flowtrace.jobs;
 
 import io.flowtrace.avro.DeadLetter;
-import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.ServiceWindow;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
@@ -9,6 +8,7 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.jobs.conntrack.BudgetWindow;
 import io.flowtrace.jobs.conntrack.ConntrackSample;
 import io.flowtrace.jobs.flow.FlowAnalysisFunction;
+import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.flow.FlowKeySelector;
 import io.flowtrace.jobs.flow.FlowSummary;
 import io.flowtrace.jobs.sink.JobSinks;
@@ -51,8 +51,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The flowtrace job (docs/job.md): packets from Kafka → decode/validate (dead letters aside) →
- * keyBy flow → per-flow TCP analysis → flow records, TCP events, per-service and per-vantage
+ * The flowtrace job (docs/job.md): packet records (per-flow PacketBatches or PacketEvents) from
+ * Kafka → header validation (dead letters aside) → keyBy flow → per-flow TCP analysis → flow records, TCP events, per-service and per-vantage
  * windows → PostgreSQL and Kafka; conntrack events from Kafka → decode/validate/size → keyBy vantage →
  * 1 s and 1 min conntrack budgets → PostgreSQL and Kafka. The sources and the sinks are parameters,
  * so tests run the real pipeline on whatever they inject.
@@ -63,17 +63,17 @@ public final class FlowtraceJob {
     static final List<Duration> WINDOW_SIZES = List.of(Duration.ofSeconds(10), Duration.ofMinutes(1));
 
     private final JobConfig config;
-    private final Source<Either<DeadLetter, PacketEvent>, ?, ?> packets;
+    private final Source<Either<DeadLetter, FlowBatch>, ?, ?> packets;
     private final Source<Either<DeadLetter, ConntrackSample>, ?, ?> conntrack;
     private final JobSinks sinks;
 
     /** Packets only: no conntrack budgets. */
-    public FlowtraceJob(JobConfig config, Source<Either<DeadLetter, PacketEvent>, ?, ?> packets, JobSinks sinks) {
+    public FlowtraceJob(JobConfig config, Source<Either<DeadLetter, FlowBatch>, ?, ?> packets, JobSinks sinks) {
         this(config, packets, null, sinks);
     }
 
     /** Packets and, when {@code conntrack} is not null, conntrack events and losses → budgets. */
-    public FlowtraceJob(JobConfig config, Source<Either<DeadLetter, PacketEvent>, ?, ?> packets,
+    public FlowtraceJob(JobConfig config, Source<Either<DeadLetter, FlowBatch>, ?, ?> packets,
             Source<Either<DeadLetter, ConntrackSample>, ?, ?> conntrack, JobSinks sinks) {
         this.config = config;
         this.packets = packets;
@@ -163,12 +163,15 @@ public final class FlowtraceJob {
         if (config.getInt(JobOption.PARALLELISM) > 0) {
             env.setParallelism(config.getInt(JobOption.PARALLELISM));
         }
-        DataStream<Either<DeadLetter, PacketEvent>> packetInput = endOfInputWatermark(env
+        // No operator keeps a reference to an input record after it returns, or changes one
+        // (docs/job.md, "Object reuse"): chained operators pass records on without a deep copy.
+        env.getConfig().enableObjectReuse();
+        DataStream<Either<DeadLetter, FlowBatch>> packetInput = endOfInputWatermark(env
                 .fromSource(packets, CaptureTimeWatermarks.strategy(
                         config.getMillis(JobOption.OUT_OF_ORDERNESS_MS), config.getMillis(JobOption.IDLENESS_MS)),
                         "packets")
                 .uid("packets-source"), "packets");
-        SingleOutputStreamOperator<PacketEvent> valid = packetInput
+        SingleOutputStreamOperator<FlowBatch> valid = packetInput
                 .process(new InputTriage())
                 .name("decode-validate")
                 .uid("decode-validate");
@@ -203,7 +206,8 @@ public final class FlowtraceJob {
         sinkAll(flows.getSideOutput(FlowAnalysisFunction.TCP_EVENTS), sinks.tcpEvents(), "tcp-events");
         sinkAll(services, sinks.serviceWindows(), "service-windows");
         sinkAll(vantages, sinks.vantageWindows(), "vantage-windows");
-        DataStream<DeadLetter> deadLetters = valid.getSideOutput(InputTriage.DEAD_LETTERS);
+        DataStream<DeadLetter> deadLetters = valid.getSideOutput(InputTriage.DEAD_LETTERS)
+                .union(flows.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS));
         if (conntrack != null) {
             SingleOutputStreamOperator<ConntrackSample> samples = endOfInputWatermark(env
                     .fromSource(conntrack, ConntrackTimeWatermarks.strategy(

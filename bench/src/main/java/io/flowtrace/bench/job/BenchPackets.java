@@ -3,6 +3,9 @@ package io.flowtrace.bench.job;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.analysis.CaptureAnalysis;
+import io.flowtrace.core.tcp.AnalyzerConfig;
+import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -24,8 +27,10 @@ import java.util.List;
 final class BenchPackets {
     private final List<PacketEvent> base;
     private final long spanNs;
+    private final Path capture;
 
     BenchPackets(Path capture, Vantage vantage) throws IOException {
+        this.capture = capture;
         base = new ArrayList<>();
         try (InputStream in = Files.newInputStream(capture); CaptureReader r = CaptureReader.open(in)) {
             CaptureRecord rec = new CaptureRecord();
@@ -46,6 +51,21 @@ final class BenchPackets {
 
     int size() {
         return base.size();
+    }
+
+    /**
+     * Flows in one copy as {@code flowtrace analyze} counts them (core's offline pipeline; port
+     * reuse makes two). Copies differ only in addresses and times, so n copies hold n times this.
+     */
+    long offlineFlows() throws IOException {
+        long[] flows = new long[1];
+        try (InputStream in = Files.newInputStream(capture)) {
+            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> "bench").run(in, (key, instance, flow) -> flows[0]++,
+                    TcpEventSinkFactory.NONE, error -> {
+                        throw new IllegalStateException(capture + ": " + error);
+                    }, records -> { });
+        }
+        return flows[0];
     }
 
     List<PacketEvent> base() {

@@ -2,8 +2,11 @@ package io.flowtrace.bench.job;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.flowtrace.avro.FlowRecord;
+import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
+import io.flowtrace.avro.mapping.PacketBatches;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.bench.Packets;
 import io.flowtrace.core.pcap.DecodedPacket;
@@ -28,11 +31,15 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.message.BinaryMessageDecoder;
+import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -48,16 +55,20 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * in-process KRaft broker and embedded PostgreSQL, the job on a local MiniCluster per run.
  *
  * <ol>
- *   <li>fill a topic with N packets of a real capture replicated with shifted addresses (and times);
- *   <li>(1) plain KafkaConsumer from the beginning + Avro single-object decode of every record;
- *   <li>(2) the whole job (bounded) on the same topic to PostgreSQL and exactly-once Kafka, parallelism 1 and 2;
+ *   <li>fill a topic with N packets (rounded up to whole copies) of a real capture replicated with
+ *       shifted addresses and times, as per-flow PacketBatches ({@code --batch} packets at most,
+ *       {@code --linger-ms} of capture time, flushed at FIN/RST; {@code --batch 0}: PacketEvents);
+ *   <li>(1) plain KafkaConsumer from the beginning + Avro decode of every record and packet;
+ *   <li>(2) the whole job (bounded) on the same topic to PostgreSQL and exactly-once Kafka, parallelism 1
+ *       and 2: wall time, and the steady rate over the middle 80 % of the input ({@link #steadyRate});
  *   <li>(3) event → PostgreSQL latency at a paced input rate (see {@link #latency});
  *   <li>(4) state bytes per idle flow, heap and RocksDB (savepoint size / live flows).
  * </ol>
  * Every measurement is repeated and reported as median [min, max].
  *
  * <p>Usage: {@code bench/job-bench.sh [--packets N] [--runs R] [--rate PPS] [--latency-seconds S]
- * [--latency-runs R] [--idle-copies C] [--parallelism 1,2] [--capture testdata/...]}
+ * [--latency-runs R] [--idle-copies C] [--parallelism 1,2] [--capture testdata/...] [--batch 512] [--linger-ms 20]
+ * [--outputs all|kafka|postgres]}
  */
 public final class JobBench {
     private static final Vantage VANTAGE = new Vantage("bench", "eth0");
@@ -68,6 +79,11 @@ public final class JobBench {
     private final Path work;
     private BenchPackets packets;
     private int topicSeq;
+    /** Flows per copy of the capture, as the offline analysis counts them (instances included). */
+    private long flowsPerCopy;
+    /** Capture times (ns) of the packets at 10 % and 90 % of the filled input. */
+    private long time10Ns;
+    private long time90Ns;
 
     private JobBench(Map<String, String> args) throws IOException {
         this.args = args;
@@ -86,6 +102,9 @@ public final class JobBench {
         a.put("capture", "join/client.pcap");
         a.put("phases", "consume,job,latency,state");
         a.put("checkpoint-interval-ms", "2000");
+        a.put("batch", "512");
+        a.put("linger-ms", "20");
+        a.put("outputs", "all");
         for (int i = 0; i < argv.length; i += 2) {
             if (!argv[i].startsWith("--") || i + 1 >= argv.length || !a.containsKey(argv[i].substring(2))) {
                 System.err.println("usage: JobBench " + a.keySet().stream().map(k -> "[--" + k + " " + a.get(k) + "]")
@@ -106,33 +125,43 @@ public final class JobBench {
             report("machine: %s, %d cores, Java %s, max heap %d MiB; options %s", System.getProperty("os.name") + " "
                     + System.getProperty("os.version"), Runtime.getRuntime().availableProcessors(),
                     System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20, args);
-            report("capture %s: %d TCP packets per copy", args.get("capture"), packets.size());
+            flowsPerCopy = packets.offlineFlows();
+            report("capture %s: %d TCP packets and %d flows per copy", args.get("capture"), packets.size(), flowsPerCopy);
             List<String> phases = List.of(args.get("phases").split(","));
             long n = Long.parseLong(args.get("packets"));
+            n = (n + packets.size() - 1) / packets.size() * packets.size(); // whole copies: the flow count is exact
             int runs = Integer.parseInt(args.get("runs"));
             String topic = null;
             if (phases.contains("consume") || phases.contains("job")) {
                 topic = newTopic("bench.packets");
                 long t0 = System.nanoTime();
-                fill(topic, n);
-                report("filled %s with %,d packets (%,d copies, times shifted per copy) in %.1f s", topic, n,
-                        (n + packets.size() - 1) / packets.size(), (System.nanoTime() - t0) / 1e9);
+                long records = fill(topic, n);
+                report("filled %s with %,d packets in %,d records (%s; %,d copies, times shifted per copy) in %.1f s",
+                        topic, n, records, batching(), n / packets.size(), (System.nanoTime() - t0) / 1e9);
             }
             if (phases.contains("consume")) {
                 List<Double> rates = new ArrayList<>();
                 for (int r = 0; r < runs; r++) {
                     rates.add(consume(topic, n));
                 }
-                report("(1) consume + Avro decode: %s packets/s", stats(rates));
+                report("(1) consume + Avro decode (%s): %s packets/s", batching(), stats(rates));
             }
             if (phases.contains("job")) {
                 for (String p : args.get("parallelism").split(",")) {
                     List<Double> rates = new ArrayList<>();
+                    List<Double> steady = new ArrayList<>();
                     for (int r = 0; r < runs; r++) {
-                        rates.add(jobThroughput(topic, n, Integer.parseInt(p)));
+                        double[] rate = jobThroughput(topic, n, Integer.parseInt(p));
+                        rates.add(rate[0]);
+                        steady.add(rate[1]);
                     }
-                    report("(2) job to PostgreSQL + Kafka, parallelism %s: %s packets/s (wall time of the bounded job, startup included)",
-                            p, stats(rates));
+                    String outputs = switch (args.get("outputs")) {
+                        case "kafka" -> "Kafka only";
+                        case "postgres" -> "PostgreSQL only";
+                        default -> "PostgreSQL + Kafka";
+                    };
+                    report("(2) job to %s (%s), parallelism %s: %s packets/s (wall time of the bounded job, startup included), steady %s packets/s",
+                            outputs, batching(), p, stats(rates), stats(steady));
                 }
             }
             if (phases.contains("latency")) {
@@ -224,26 +253,93 @@ public final class JobBench {
         return PacketEvents.flowKey(PacketEvents.vantage(p.getVantage()), scratch).getBytes(UTF_8);
     }
 
-    private void fill(String topic, long n) throws IOException {
+    private String batching() {
+        int batch = Integer.parseInt(args.get("batch"));
+        return batch <= 0 ? "PacketEvents" : "PacketBatches of <= " + batch + " packets, linger " + args.get("linger-ms") + " ms";
+    }
+
+    /**
+     * Publishes packets 0..n-1 of the replication; returns the records written. With batching, each
+     * flow's packets are collected as an agent does (at most {@code --batch}, flushed when a later
+     * packet of the input is {@code --linger-ms} of capture time after the batch's first, at FIN/RST
+     * and at the end), so every flow's batches are in order and keyed like its packets.
+     */
+    private long fill(String topic, long n) throws IOException {
+        int batch = Integer.parseInt(args.get("batch"));
+        long lingerNs = Long.parseLong(args.get("linger-ms")) * 1_000_000L;
+        time10Ns = packets.get(n / 10, true).getCaptureTimeNs();
+        time90Ns = packets.get(n * 9 / 10, true).getCaptureTimeNs();
         DecodedPacket scratch = new DecodedPacket();
+        long records = 0;
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            if (batch <= 0) {
+                for (long i = 0; i < n; i++) {
+                    PacketEvent p = packets.get(i, true);
+                    producer.send(new ProducerRecord<>(topic, key(p, scratch), p.toByteBuffer().array()));
+                }
+                producer.flush();
+                return n;
+            }
+            // open batches in opening order: the linger check looks at the oldest only
+            LinkedHashMap<String, OpenBatch> open = new LinkedHashMap<>();
             for (long i = 0; i < n; i++) {
                 PacketEvent p = packets.get(i, true);
-                producer.send(new ProducerRecord<>(topic, key(p, scratch), p.toByteBuffer().array()));
+                long now = p.getCaptureTimeNs();
+                while (!open.isEmpty()) {
+                    Map.Entry<String, OpenBatch> oldest = open.entrySet().iterator().next();
+                    if (now - oldest.getValue().firstNs < lingerNs) {
+                        break;
+                    }
+                    send(producer, topic, oldest.getKey(), open.remove(oldest.getKey()));
+                    records++;
+                }
+                byte[] keyBytes = key(p, scratch); // also fills scratch
+                String key = new String(keyBytes, UTF_8);
+                OpenBatch b = open.get(key);
+                if (b == null) {
+                    b = new OpenBatch(new PacketBatches.Builder(VANTAGE), now);
+                    open.put(key, b);
+                }
+                b.builder.add(scratch);
+                if (b.builder.size() >= batch || (scratch.flags & (DecodedPacket.FIN | DecodedPacket.RST)) != 0) {
+                    send(producer, topic, key, open.remove(key));
+                    records++;
+                }
+            }
+            for (Map.Entry<String, OpenBatch> e : open.entrySet()) {
+                send(producer, topic, e.getKey(), e.getValue());
+                records++;
             }
             producer.flush();
         }
+        return records;
     }
 
-    /** (1) A plain consumer from the beginning, every record decoded; packets/s. */
+    private record OpenBatch(PacketBatches.Builder builder, long firstNs) {
+    }
+
+    private static void send(KafkaProducer<byte[], byte[]> producer, String topic, String key, OpenBatch b) throws IOException {
+        producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), b.builder.build().toByteBuffer().array()));
+    }
+
+    /**
+     * (1) A plain consumer from the beginning, every record decoded as the job's flow function
+     * decodes it (Avro with a reused record and decoder, then every packet into a DecodedPacket);
+     * packets/s.
+     */
     private double consume(String topic, long n) throws IOException {
         Properties props = kafka.clientProperties();
         props.put("max.poll.records", "5000");
         props.put("fetch.max.bytes", Integer.toString(64 << 20));
         props.put("max.partition.fetch.bytes", Integer.toString(16 << 20));
         BinaryMessageDecoder<PacketEvent> decoder = PacketEvent.getDecoder();
+        SpecificDatumReader<PacketBatch> batchReader = new SpecificDatumReader<>(PacketBatch.class);
+        BinaryDecoder binary = null;
         PacketEvent reuse = new PacketEvent();
+        PacketBatch batch = null;
+        DecodedPacket packet = new DecodedPacket();
         long count = 0;
+        long records = 0;
         long checksum = 0;
         long t0 = System.nanoTime();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
@@ -255,14 +351,27 @@ public final class JobBench {
             c.seekToBeginning(parts);
             while (count < n) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
-                    reuse = decoder.decode(r.value(), reuse);
-                    checksum += reuse.getSeq();
-                    count++;
+                    byte[] v = r.value();
+                    records++;
+                    if (PacketBatches.fingerprintOf(v) == PacketBatches.FINGERPRINT) {
+                        binary = DecoderFactory.get().binaryDecoder(v, 10, v.length - 10, binary);
+                        batch = batchReader.read(batch, binary);
+                        for (int i = 0; i < batch.getPackets().size(); i++) {
+                            PacketBatches.fromAvro(batch, i, packet);
+                            checksum += packet.seq;
+                            count++;
+                        }
+                    } else {
+                        reuse = decoder.decode(v, reuse);
+                        PacketEvents.fromAvro(reuse, packet);
+                        checksum += packet.seq;
+                        count++;
+                    }
                 }
             }
         }
         double rate = count / ((System.nanoTime() - t0) / 1e9);
-        report("  consume run: %,d records, %.0f packets/s (checksum %d)", count, rate, checksum);
+        report("  consume run: %,d packets in %,d records, %.0f packets/s (checksum %d)", count, records, rate, checksum);
         return rate;
     }
 
@@ -290,7 +399,14 @@ public final class JobBench {
     }
 
     private void createOutputs(Map<String, String> o) {
-        createTopics(o.get("flows-topic"), o.get("tcp-events-topic"), o.get("service-windows-topic"),
+        // the flows topic stamps records with the broker's append time, so (2) can tell when each was written
+        try (Admin admin = Admin.create(kafka.clientProperties())) {
+            admin.createTopics(List.of(new NewTopic(o.get("flows-topic"), PARTITIONS, (short) 1)
+                    .configs(Map.of("message.timestamp.type", "LogAppendTime")))).all().get();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot create " + o.get("flows-topic"), e);
+        }
+        createTopics(o.get("tcp-events-topic"), o.get("service-windows-topic"),
                 o.get("vantage-windows-topic"), o.get("dead-letters-topic"), o.get("conntrack-budgets-topic"));
     }
 
@@ -301,8 +417,11 @@ public final class JobBench {
         }
     }
 
-    /** (2) The bounded job over the whole topic; packets/s of its wall time (MiniCluster start included). */
-    private double jobThroughput(String topic, long n, int parallelism) throws Exception {
+    /**
+     * (2) The bounded job over the whole topic: {wall-time rate (MiniCluster start, deployment and
+     * the final checkpoint included), steady rate ({@link #steadyRate})} in packets/s.
+     */
+    private double[] jobThroughput(String topic, long n, int parallelism) throws Exception {
         String run = "job-p" + parallelism + "-" + (++topicSeq);
         Map<String, String> o = jobOptions(topic, run);
         o.put("bounded", "true");
@@ -311,6 +430,10 @@ public final class JobBench {
         o.put("checkpoint-interval-ms", args.get("checkpoint-interval-ms"));
         o.put("parallelism", Integer.toString(parallelism));
         o.put("state-backend", "hashmap");
+        // --outputs all|kafka|postgres: what the sink side costs (the steady rate needs the Kafka flows topic)
+        String outputs = args.get("outputs");
+        o.put("kafka-output", Boolean.toString(!outputs.equals("postgres")));
+        o.put("postgres-output", Boolean.toString(!outputs.equals("kafka")));
         createOutputs(o);
         resetTables();
         JobConfig config = JobConfig.of(o);
@@ -320,11 +443,60 @@ public final class JobBench {
         long t0 = System.nanoTime();
         env.execute("bench-" + run);
         double seconds = (System.nanoTime() - t0) / 1e9;
-        long flows = (Long) postgres.query("SELECT count(*) AS n FROM flow_summary").get(0).get("n");
-        long expectedFlows = 6L * ((n + packets.size() - 1) / packets.size());
-        report("  job run p=%d: %.1f s, %.0f packets/s, %,d flow rows (expected about %,d)", parallelism, seconds,
-                n / seconds, flows, expectedFlows);
-        return n / seconds;
+        long flows = outputs.equals("kafka") ? -1
+                : (Long) postgres.query("SELECT count(*) AS n FROM flow_summary").get(0).get("n");
+        long expectedFlows = flowsPerCopy * (n / packets.size());
+        double steady = outputs.equals("postgres") ? Double.NaN : steadyRate(o.get("flows-topic"), n);
+        report("  job run p=%d: %.1f s, %.0f packets/s, steady %.0f packets/s, %,d flow rows (expected %,d)", parallelism,
+                seconds, n / seconds, steady, flows, expectedFlows);
+        return new double[] {n / seconds, steady};
+    }
+
+    /**
+     * Packets/s over the middle 80 % of the input: 0.8 n divided by the time between the first
+     * flow-record write (broker append time) whose record time reaches the capture time of the
+     * packet at 10 % of the input and the first that reaches the one at 90 %. Capture times grow
+     * with the input position (shifted per copy), and a flow record is written when the job
+     * processes the packet or passes the event time it names, so this excludes MiniCluster start,
+     * deployment and the final checkpoint; a constant sink delay cancels out.
+     */
+    private double steadyRate(String flowsTopic, long n) {
+        Properties props = kafka.clientProperties();
+        props.put("isolation.level", "read_committed");
+        props.put("max.poll.records", "5000");
+        long t10 = Long.MAX_VALUE;
+        long t90 = Long.MAX_VALUE;
+        long us10 = time10Ns / 1000;
+        long us90 = time90Ns / 1000;
+        BinaryMessageDecoder<FlowRecord> decoder = FlowRecord.getDecoder();
+        FlowRecord reuse = new FlowRecord();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                parts.add(new TopicPartition(flowsTopic, p));
+            }
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = c.endOffsets(parts);
+            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+                    reuse = decoder.decode(r.value(), reuse);
+                    long recordUs = reuse.getRecordTimeUs();
+                    if (recordUs >= us10) {
+                        t10 = Math.min(t10, r.timestamp());
+                    }
+                    if (recordUs >= us90) {
+                        t90 = Math.min(t90, r.timestamp());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (t10 == Long.MAX_VALUE || t90 <= t10) {
+            return Double.NaN;
+        }
+        return 0.8 * n / ((t90 - t10) / 1000.0);
     }
 
     // ---------------------------------------------------------------- (3)

@@ -1,7 +1,7 @@
 package io.flowtrace.jobs.source;
 
 import io.flowtrace.avro.DeadLetter;
-import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.jobs.flow.FlowBatch;
 import java.time.Duration;
 import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -17,23 +17,23 @@ public final class CaptureTimeWatermarks {
     private CaptureTimeWatermarks() {
     }
 
-    public static WatermarkStrategy<Either<DeadLetter, PacketEvent>> strategy(Duration outOfOrderness, Duration idleness) {
-        WatermarkStrategy<Either<DeadLetter, PacketEvent>> strategy = WatermarkStrategy
-                .<Either<DeadLetter, PacketEvent>>forBoundedOutOfOrderness(outOfOrderness)
+    public static WatermarkStrategy<Either<DeadLetter, FlowBatch>> strategy(Duration outOfOrderness, Duration idleness) {
+        WatermarkStrategy<Either<DeadLetter, FlowBatch>> strategy = WatermarkStrategy
+                .<Either<DeadLetter, FlowBatch>>forBoundedOutOfOrderness(outOfOrderness)
                 .withTimestampAssigner(new CaptureTime());
         return idleness.isZero() ? strategy : new PauseTolerantIdleness<>(strategy, idleness);
     }
 
     /**
-     * A packet's capture time; a dead letter gets Long.MIN_VALUE, which never moves the watermark:
+     * A packet record's capture time (a batch's: its first packet's, FlowBatch.timeMs); a dead letter gets Long.MIN_VALUE, which never moves the watermark:
      * its capture time is unknown or absurd (that may be why it was rejected).
      */
-    static final class CaptureTime implements SerializableTimestampAssigner<Either<DeadLetter, PacketEvent>> {
+    static final class CaptureTime implements SerializableTimestampAssigner<Either<DeadLetter, FlowBatch>> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public long extractTimestamp(Either<DeadLetter, PacketEvent> element, long recordTimestamp) {
-            return element.isRight() ? Math.floorDiv(element.right().getCaptureTimeNs(), 1_000_000L) : Long.MIN_VALUE;
+        public long extractTimestamp(Either<DeadLetter, FlowBatch> element, long recordTimestamp) {
+            return element.isRight() ? element.right().timeMs : Long.MIN_VALUE;
         }
     }
 }

@@ -1,7 +1,7 @@
 package io.flowtrace.jobs.source;
 
 import io.flowtrace.avro.DeadLetter;
-import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.jobs.flow.FlowBatch;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
@@ -9,8 +9,8 @@ import org.apache.flink.types.Either;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
-/** Packets continue; dead letters go to the {@link #DEAD_LETTERS} side output and are counted. */
-public final class InputTriage extends ProcessFunction<Either<DeadLetter, PacketEvent>, PacketEvent> {
+/** Packet records (batches and events) continue; dead letters go to the {@link #DEAD_LETTERS} side output and are counted. */
+public final class InputTriage extends ProcessFunction<Either<DeadLetter, FlowBatch>, FlowBatch> {
     private static final long serialVersionUID = 1L;
 
     public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") { };
@@ -23,7 +23,7 @@ public final class InputTriage extends ProcessFunction<Either<DeadLetter, Packet
     }
 
     @Override
-    public void processElement(Either<DeadLetter, PacketEvent> element, Context context, Collector<PacketEvent> out) {
+    public void processElement(Either<DeadLetter, FlowBatch> element, Context context, Collector<FlowBatch> out) {
         if (element.isRight()) {
             out.collect(element.right());
         } else {

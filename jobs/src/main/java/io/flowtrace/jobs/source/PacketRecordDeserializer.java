@@ -4,10 +4,16 @@ import io.flowtrace.avro.AvroLengthGuard;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.mapping.PacketBatchHeader;
+import io.flowtrace.avro.mapping.PacketBatches;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.jobs.flow.FlowBatch;
+import io.flowtrace.jobs.serde.FlowBatchTypeInfo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
@@ -18,32 +24,77 @@ import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * Turns every Kafka record of the packets topic into either a valid {@link PacketEvent} (right) or
- * a {@link DeadLetter} (left) carrying the raw bytes, topic, partition, offset and the reason. It
- * never throws, so bad input cannot fail the job.
+ * Turns every Kafka record of the packets topic into either a {@link FlowBatch} (right) or a
+ * {@link DeadLetter} (left) carrying the raw bytes, topic, partition, offset, the reason and the
+ * packets it held. It never throws, so bad input cannot fail the job. The topic carries two
+ * contracts, told apart by the single-object fingerprint (docs/schemas.md):
+ *
+ * <ul>
+ *   <li>{@code PacketBatch}: only the header is read ({@link PacketBatchHeader}, no packet is
+ *       decoded here): its vantage, endpoints, base time and packet count are validated, and a
+ *       record whose Kafka key is not the flow key of its header is refused. The packets are
+ *       decoded and validated once, in the flow function, which drops a bad packet alone.
+ *   <li>{@code PacketEvent}: decoded and validated as a whole, as before batches existed.
+ * </ul>
  *
  * <p>Decoding and validation happen here, in the source, rather than in a downstream function:
  * event-time watermarks are generated per Kafka partition only inside the source, and they need
- * the capture time, which only a decoded and validated record has (an absurd capture time must not
- * move the watermark).
+ * the capture time, which only a validated header has (an absurd capture time must not move the
+ * watermark). A batch's event time is its base time, the capture time of its first packet.
  */
-public final class PacketRecordDeserializer implements KafkaRecordDeserializationSchema<Either<DeadLetter, PacketEvent>> {
+public final class PacketRecordDeserializer implements KafkaRecordDeserializationSchema<Either<DeadLetter, FlowBatch>> {
     private static final long serialVersionUID = 1L;
     /** Avro single-object encoding marker (specification, "Single-object encoding"). */
     private static final byte MAGIC_0 = (byte) 0xC3;
     private static final byte MAGIC_1 = 0x01;
     private static final int HEADER_BYTES = 10;
     private static final AvroLengthGuard LENGTHS = AvroLengthGuard.of(PacketEvent.getClassSchema());
+    private static final long NANOS_PER_MS = 1_000_000L;
 
     private transient BinaryMessageDecoder<PacketEvent> decoder;
+    private transient DecodedPacket scratch;
 
     @Override
-    public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Either<DeadLetter, PacketEvent>> out) {
+    public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Either<DeadLetter, FlowBatch>> out) {
         byte[] value = record.value();
         if (value == null) {
-            out.collect(Either.Left(deadLetter(record, DeadLetterStage.DECODE, "null value (tombstone)", null)));
+            out.collect(Either.Left(deadLetter(record, DeadLetterStage.DECODE, "null value (tombstone)", null, null)));
             return;
         }
+        if (PacketBatches.fingerprintOf(value) == PacketBatches.FINGERPRINT) {
+            batch(record, value, out);
+        } else {
+            event(record, value, out);
+        }
+    }
+
+    private void batch(ConsumerRecord<byte[], byte[]> record, byte[] value, Collector<Either<DeadLetter, FlowBatch>> out) {
+        PacketBatchHeader header;
+        try {
+            header = PacketBatchHeader.read(value);
+        } catch (PacketBatchHeader.MalformedBatchException | RuntimeException e) {
+            // untrusted bytes: whatever the header walk refuses is the record's fault, kept with its class
+            out.collect(Either.Left(deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e, null)));
+            return;
+        }
+        int claimed = (int) Math.min(header.claimedPackets, Integer.MAX_VALUE);
+        String invalid = header.invalidReason(System.currentTimeMillis() * NANOS_PER_MS, PacketBatches.MAX_PACKETS);
+        String key = invalid == null ? header.flowKey() : null;
+        if (invalid == null && record.key() != null) {
+            String recordKey = new String(record.key(), StandardCharsets.UTF_8);
+            if (!recordKey.equals(key)) {
+                invalid = "Kafka key '" + recordKey + "' is not the flow of the batch's endpoints '" + key + "'";
+            }
+        }
+        if (invalid != null) {
+            out.collect(Either.Left(deadLetter(record, DeadLetterStage.VALIDATE, invalid, null, claimed)));
+            return;
+        }
+        out.collect(Either.Right(new FlowBatch(key, Math.floorDiv(header.baseTimeNs, NANOS_PER_MS), claimed,
+                record.topic(), record.partition(), record.offset(), record.timestamp(), record.key(), value)));
+    }
+
+    private void event(ConsumerRecord<byte[], byte[]> record, byte[] value, Collector<Either<DeadLetter, FlowBatch>> out) {
         PacketEvent packet;
         try {
             LENGTHS.checkSingleObject(value); // a length bomb is a dead letter, with or without Avro's -D limits
@@ -51,18 +102,31 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
         } catch (IOException | RuntimeException e) {
             // The boundary of untrusted input: whatever Avro throws on these bytes is the record's
             // fault (bad header, unknown fingerprint, truncated or corrupt datum), kept with its class.
-            out.collect(Either.Left(deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e)));
+            out.collect(Either.Left(deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e,
+                    PacketBatches.fingerprintOf(value) == PacketBatches.EVENT_FINGERPRINT ? 1 : null)));
             return;
         }
         String invalid = PacketEvents.invalidReason(packet);
         if (invalid != null) {
-            out.collect(Either.Left(deadLetter(record, DeadLetterStage.VALIDATE, invalid, null)));
+            out.collect(Either.Left(deadLetter(record, DeadLetterStage.VALIDATE, invalid, null, 1)));
             return;
         }
-        out.collect(Either.Right(packet));
+        if (scratch == null) {
+            scratch = new DecodedPacket();
+        }
+        PacketEvents.fromAvro(packet, scratch);
+        String key = PacketEvents.flowKey(PacketEvents.vantage(packet.getVantage()), scratch);
+        out.collect(Either.Right(new FlowBatch(key, Math.floorDiv(packet.getCaptureTimeNs(), NANOS_PER_MS), 1,
+                record.topic(), record.partition(), record.offset(), record.timestamp(), record.key(), value)));
     }
 
+    /** A dead letter of a record that is not a packet contract (the conntrack topic's records). */
     static DeadLetter deadLetter(ConsumerRecord<byte[], byte[]> record, DeadLetterStage stage, String reason, Exception e) {
+        return deadLetter(record, stage, reason, e, null);
+    }
+
+    static DeadLetter deadLetter(ConsumerRecord<byte[], byte[]> record, DeadLetterStage stage, String reason, Exception e,
+            Integer packets) {
         byte[] value = record.value() == null ? new byte[0] : record.value();
         return DeadLetter.newBuilder()
                 .setTopic(record.topic())
@@ -76,6 +140,7 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
                 .setErrorClass(e == null ? null : e.getClass().getName())
                 .setSchemaFingerprint(fingerprint(value))
                 .setJobTimeMs(System.currentTimeMillis())
+                .setPackets(packets)
                 .build();
     }
 
@@ -88,8 +153,8 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
     }
 
     @Override
-    public TypeInformation<Either<DeadLetter, PacketEvent>> getProducedType() {
-        return new EitherTypeInfo<>(new AvroTypeInfo<>(DeadLetter.class), new AvroTypeInfo<>(PacketEvent.class));
+    public TypeInformation<Either<DeadLetter, FlowBatch>> getProducedType() {
+        return new EitherTypeInfo<>(new AvroTypeInfo<>(DeadLetter.class), FlowBatchTypeInfo.INSTANCE);
     }
 
     private BinaryMessageDecoder<PacketEvent> decoder() {

@@ -1,7 +1,7 @@
 package io.flowtrace.jobs.source;
 
 import io.flowtrace.avro.DeadLetter;
-import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
 import java.util.Locale;
@@ -16,8 +16,8 @@ public final class PacketSource {
     private PacketSource() {
     }
 
-    public static KafkaSource<Either<DeadLetter, PacketEvent>> fromConfig(JobConfig config) {
-        KafkaSourceBuilder<Either<DeadLetter, PacketEvent>> b = KafkaSource.<Either<DeadLetter, PacketEvent>>builder()
+    public static KafkaSource<Either<DeadLetter, FlowBatch>> fromConfig(JobConfig config) {
+        KafkaSourceBuilder<Either<DeadLetter, FlowBatch>> b = KafkaSource.<Either<DeadLetter, FlowBatch>>builder()
                 .setBootstrapServers(config.get(JobOption.BOOTSTRAP_SERVERS))
                 .setProperties(config.kafkaProperties())
                 .setTopics(config.get(JobOption.PACKETS_TOPIC))

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.FlowEnd;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
@@ -11,6 +12,7 @@ import io.flowtrace.core.flow.FlowInstances;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.jobs.CaptureFixtures;
+import io.flowtrace.jobs.FlowBatches;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,7 @@ import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -94,7 +97,7 @@ class FlowAnalysisFunctionTest {
     void startsASecondInstanceWhenAClosedPortPairIsReused() throws Exception {
         try (var harness = harness(null)) {
             handshake(harness, 40_001, 1000, T0_NS);
-            harness.processElement(packet(T0_NS + 3_000_000, true, 40_001, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001),
+            harness.processElement(event(T0_NS + 3_000_000, true, 40_001, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001),
                     (T0_NS + 3_000_000) / 1_000_000);
             // Same ports one second later, a new ISN: a new connection on the reused port pair.
             handshake(harness, 40_001, 900_000, T0_NS + 1_000_000_000L);
@@ -113,7 +116,7 @@ class FlowAnalysisFunctionTest {
         try (var harness = harness(null)) {
             handshake(harness, 40_002, 1000, T0_NS);
             harness.processWatermark(T0_NS / 1_000_000 + 5_000);
-            harness.processElement(packet(T0_NS + 2_500_000, true, 40_002, DecodedPacket.ACK | DecodedPacket.PSH, 1001, 5001, 100),
+            harness.processElement(event(T0_NS + 2_500_000, true, 40_002, DecodedPacket.ACK | DecodedPacket.PSH, 1001, 5001, 100),
                     (T0_NS + 2_500_000) / 1_000_000);
             harness.processWatermark(Long.MAX_VALUE);
             FlowSummary last = finals(harness).get(0);
@@ -192,16 +195,181 @@ class FlowAnalysisFunctionTest {
         }
     }
 
+    @ParameterizedTest(name = "batches of {0}")
+    @ValueSource(ints = {1, 2, 7, 64, 100_000})
+    void batchesOfAnySizeGiveExactlyTheOutputsOfSingleEvents(int size) throws Exception {
+        // The reference is the same packets fed one PacketEvent at a time (the path the offline
+        // comparison above pins to analyze): same records, same event times, same TCP events.
+        List<PacketEvent> packets = CaptureFixtures.packets("tcp/cubic-loss.sender.pcap.gz", VANTAGE);
+        List<StreamRecord<FlowSummary>> single;
+        List<io.flowtrace.avro.TcpEvent> singleEvents;
+        try (var harness = harness(null)) {
+            feed(harness, packets);
+            harness.processWatermark(Long.MAX_VALUE);
+            single = records(harness);
+            singleEvents = tcpEvents(harness);
+        }
+        try (var harness = harness(null)) {
+            for (List<PacketEvent> batch : FlowBatches.cut(packets, size, 100_000_000L)) {
+                FlowBatch b = FlowBatches.ofBatch(batch);
+                harness.processElement(b, b.timeMs);
+            }
+            harness.processWatermark(Long.MAX_VALUE);
+            // per flow: the order across flows depends on how the packets were cut into batches
+            assertThat(byFlow(records(harness))).isEqualTo(byFlow(single));
+            assertThat(eventsByFlow(tcpEvents(harness))).isEqualTo(eventsByFlow(singleEvents));
+            assertThat(single).isNotEmpty();
+            assertThat(harness.numEventTimeTimers()).isZero();
+        }
+    }
+
+    @Test
+    void eachPacketOfABatchIsLateOrNotByItsOwnCaptureTime() throws Exception {
+        try (var harness = harness(null)) {
+            handshake(harness, 40_003, 1000, T0_NS);
+            long wm = T0_NS / 1_000_000 + 5_000;
+            harness.processWatermark(wm);
+            // one batch: a packet 2 s behind the watermark, then two after it
+            FlowBatch b = FlowBatches.ofBatch(List.of(
+                    packet(T0_NS + 3_000_000_000L, true, 40_003, DecodedPacket.ACK | DecodedPacket.PSH, 1001, 5001, 100),
+                    packet(T0_NS + 6_000_000_000L, true, 40_003, DecodedPacket.ACK | DecodedPacket.PSH, 1101, 5001, 100),
+                    packet(T0_NS + 7_000_000_000L, true, 40_003, DecodedPacket.ACK | DecodedPacket.PSH, 1201, 5001, 100)));
+            harness.processElement(b, b.timeMs);
+            harness.processWatermark(Long.MAX_VALUE);
+            FlowSummary last = finals(harness).get(0);
+            assertThat(last.latePackets).isEqualTo(1);
+            assertThat(last.record.getC2s().getDataBytes()).isEqualTo(300);
+        }
+    }
+
+    @Test
+    void anUpdateCausedByAPacketCarriesThatPacketsTimeNotTheBatchs() throws Exception {
+        try (var harness = harness(null)) {
+            long fin = T0_NS + 4_000_000_000L;
+            FlowBatch b = FlowBatches.ofBatch(List.of(
+                    packet(T0_NS, true, 40_004, DecodedPacket.SYN, 1000, 0),
+                    packet(T0_NS + 1_000_000, false, 40_004, DecodedPacket.SYN | DecodedPacket.ACK, 5000, 1001),
+                    packet(T0_NS + 2_000_000, true, 40_004, DecodedPacket.ACK, 1001, 5001),
+                    packet(fin, true, 40_004, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001)));
+            harness.processElement(b, b.timeMs);
+            // the RST update is emitted while the batch (event time T0) is processed, stamped with the RST's time
+            assertThat(records(harness)).singleElement().satisfies(r -> {
+                assertThat(r.getTimestamp()).isEqualTo(fin / 1_000_000);
+                assertThat(r.getValue().record.getRecordTimeUs()).isEqualTo(fin / 1000);
+            });
+        }
+    }
+
+    @Test
+    void recordTimeNeverGoesBackWhenAPeriodicUpdateFiresAfterALaterClose() throws Exception {
+        // The update timer is due at T0 + 10 s. The RST at T0 + 10.5 s arrives before the watermark
+        // passes T0 + 10 s: the close update says 10.5 s, and the periodic update that fires next
+        // reports the state after the RST, so it must not say 10 s.
+        try (var harness = harness(null)) {
+            handshake(harness, 40_005, 1000, T0_NS);
+            long finNs = T0_NS + 10_500_000_000L;
+            harness.processElement(event(finNs, true, 40_005, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001),
+                    finNs / 1_000_000);
+            harness.processWatermark(T0_NS / 1_000_000 + 10_100);
+            harness.processWatermark(Long.MAX_VALUE);
+            List<Long> times = harness.extractOutputValues().stream().map(x -> x.record.getRecordTimeUs()).toList();
+            assertThat(times).hasSizeGreaterThanOrEqualTo(3).isSorted();
+            assertThat(times.get(0)).isEqualTo(finNs / 1000);
+        }
+    }
+
+    @Test
+    void aBadPacketInABatchIsDroppedAloneAndCountedInADeadLetter() throws Exception {
+        List<PacketEvent> packets = CaptureFixtures.packets(CAPTURE, VANTAGE);
+        int bad = 5;
+        String withoutBad;
+        try (var harness = harness(null)) {
+            List<PacketEvent> others = new java.util.ArrayList<>(packets);
+            others.remove(bad);
+            harness.processElement(FlowBatches.ofBatch(others), others.get(0).getCaptureTimeNs() / 1_000_000);
+            harness.processWatermark(Long.MAX_VALUE);
+            withoutBad = finals(harness).get(0).reportJson;
+        }
+        try (var harness = harness(null)) {
+            List<PacketEvent> all = new java.util.ArrayList<>(packets);
+            all.set(bad, PacketEvent.newBuilder(all.get(bad)).setTtl(300).build());
+            FlowBatch b = FlowBatches.ofBatch(all);
+            harness.processElement(b, b.timeMs);
+            harness.processWatermark(Long.MAX_VALUE);
+            assertThat(finals(harness)).singleElement().satisfies(f -> assertThat(f.reportJson).isEqualTo(withoutBad));
+            assertThat(harness.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS)).singleElement().satisfies(r -> {
+                assertThat(r.getValue().getStage()).isEqualTo(DeadLetterStage.VALIDATE);
+                assertThat(r.getValue().getPackets()).isEqualTo(1);
+                assertThat(r.getValue().getReason())
+                        .isEqualTo("1 of " + all.size() + " packets rejected, the others analysed; packet 5: ttl 300 outside 8 bits");
+            });
+        }
+    }
+
+    @Test
+    void aBatchWhosePacketsDoNotDecodeIsDeadLetteredWholeAndLeavesNoState() throws Exception {
+        FlowBatch b = FlowBatches.ofBatch(CaptureFixtures.packets(CAPTURE, VANTAGE));
+        // cut the record inside its packets: the header (read by the source) stays valid
+        b.value = java.util.Arrays.copyOf(b.value, b.value.length / 2);
+        try (var harness = harness(null)) {
+            harness.processElement(b, b.timeMs);
+            harness.processWatermark(Long.MAX_VALUE);
+            assertThat(harness.extractOutputValues()).isEmpty();
+            assertThat(harness.numKeyedStateEntries()).isZero();
+            assertThat(harness.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS)).singleElement().satisfies(r -> {
+                assertThat(r.getValue().getStage()).isEqualTo(DeadLetterStage.DECODE);
+                assertThat(r.getValue().getPackets()).isEqualTo(b.packets);
+                assertThat(r.getValue().getReason()).startsWith("Avro length check: ");
+            });
+        }
+    }
+
+    private static List<StreamRecord<FlowSummary>> records(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness) {
+        List<StreamRecord<FlowSummary>> out = new java.util.ArrayList<>();
+        for (Object o : harness.getOutput()) {
+            if (o instanceof StreamRecord<?> r) {
+                @SuppressWarnings("unchecked")
+                StreamRecord<FlowSummary> s = (StreamRecord<FlowSummary>) r;
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    /** Each flow's outputs in order, as (event time, final?, record, report JSON). */
+    private static Map<String, List<List<Object>>> byFlow(List<StreamRecord<FlowSummary>> records) {
+        Map<String, List<List<Object>>> out = new java.util.TreeMap<>();
+        for (StreamRecord<FlowSummary> r : records) {
+            FlowSummary s = r.getValue();
+            out.computeIfAbsent(s.record.getFlow().toString(), k -> new java.util.ArrayList<>())
+                    .add(List.of(r.getTimestamp(), s.finalRecord, s.record, s.reportJson));
+        }
+        return out;
+    }
+
+    private static Map<String, List<io.flowtrace.avro.TcpEvent>> eventsByFlow(List<io.flowtrace.avro.TcpEvent> events) {
+        Map<String, List<io.flowtrace.avro.TcpEvent>> out = new java.util.TreeMap<>();
+        for (io.flowtrace.avro.TcpEvent e : events) {
+            out.computeIfAbsent(e.getFlow().toString(), k -> new java.util.ArrayList<>()).add(e);
+        }
+        return out;
+    }
+
+    private static List<io.flowtrace.avro.TcpEvent> tcpEvents(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness) {
+        var side = harness.getSideOutput(FlowAnalysisFunction.TCP_EVENTS);
+        return side == null ? List.of() : side.stream().map(StreamRecord::getValue).toList();
+    }
+
     private static StateBackend backend(String name) {
         return name.equals("rocksdb") ? new EmbeddedRocksDBStateBackend() : new HashMapStateBackend();
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness(StateBackend backend)
+    private static KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness(StateBackend backend)
             throws Exception {
         return harness(backend, null);
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness(StateBackend backend,
+    private static KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness(StateBackend backend,
             OperatorSubtaskState restore) throws Exception {
         var harness = new KeyedOneInputStreamOperatorTestHarness<>(
                 new KeyedProcessOperator<>(new FlowAnalysisFunction(AnalyzerConfig.DEFAULTS, UPDATE_MS)),
@@ -216,24 +384,32 @@ class FlowAnalysisFunctionTest {
         return harness;
     }
 
-    private static void feed(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness,
+    private static void feed(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness,
             List<PacketEvent> packets) throws Exception {
         for (PacketEvent p : packets) {
-            harness.processElement(p, p.getCaptureTimeNs() / 1_000_000);
+            harness.processElement(FlowBatches.ofEvent(p), p.getCaptureTimeNs() / 1_000_000);
         }
     }
 
-    private static List<FlowSummary> finals(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness) {
+    private static List<FlowSummary> finals(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness) {
         return harness.extractOutputValues().stream().filter(s -> s.finalRecord).toList();
     }
 
     /** SYN, SYN-ACK, ACK from client port {@code port} to 10.0.0.2:443, 1 ms apart. */
-    private static void handshake(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FlowSummary> harness, int port,
+    private static void handshake(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness, int port,
             long isn, long t) throws Exception {
-        harness.processElement(packet(t, true, port, DecodedPacket.SYN, isn, 0), t / 1_000_000);
-        harness.processElement(packet(t + 1_000_000, false, port, DecodedPacket.SYN | DecodedPacket.ACK, 5000, isn + 1),
+        harness.processElement(event(t, true, port, DecodedPacket.SYN, isn, 0), t / 1_000_000);
+        harness.processElement(event(t + 1_000_000, false, port, DecodedPacket.SYN | DecodedPacket.ACK, 5000, isn + 1),
                 (t + 1_000_000) / 1_000_000);
-        harness.processElement(packet(t + 2_000_000, true, port, DecodedPacket.ACK, isn + 1, 5001), (t + 2_000_000) / 1_000_000);
+        harness.processElement(event(t + 2_000_000, true, port, DecodedPacket.ACK, isn + 1, 5001), (t + 2_000_000) / 1_000_000);
+    }
+
+    private static FlowBatch event(long t, boolean fromClient, int port, int flags, long seq, long ack) {
+        return FlowBatches.ofEvent(packet(t, fromClient, port, flags, seq, ack));
+    }
+
+    private static FlowBatch event(long t, boolean fromClient, int port, int flags, long seq, long ack, int payload) {
+        return FlowBatches.ofEvent(packet(t, fromClient, port, flags, seq, ack, payload));
     }
 
     private static PacketEvent packet(long t, boolean fromClient, int port, int flags, long seq, long ack) {

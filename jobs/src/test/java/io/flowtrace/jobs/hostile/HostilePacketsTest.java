@@ -8,6 +8,7 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.avro.mapping.ConntrackEvents;
 import io.flowtrace.jobs.conntrack.ConntrackSample;
 import io.flowtrace.jobs.source.ConntrackRecordDeserializer;
+import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.source.PacketRecordDeserializer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -43,7 +44,7 @@ class HostilePacketsTest {
         Map<String, Long> nanos = new LinkedHashMap<>();
         int offset = 0;
         for (HostilePackets.Bad bad : HostilePackets.generate(4_000, 10L)) {
-            List<Either<DeadLetter, PacketEvent>> out = new ArrayList<>();
+            List<Either<DeadLetter, FlowBatch>> out = new ArrayList<>();
             long t0 = System.nanoTime();
             deserializer.deserialize(new ConsumerRecord<>("t", 0, offset++, new byte[0], bad.value()), collector(out));
             assertThat(out).as(bad.kind().name()).hasSize(1);

@@ -11,6 +11,9 @@ import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.CaptureFixtures;
+import io.flowtrace.jobs.FlowBatches;
+import io.flowtrace.jobs.flow.FlowBatch;
+import io.flowtrace.jobs.serde.FlowBatchTypeInfo;
 import io.flowtrace.jobs.FlowtraceJob;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.flow.FlowSummary;
@@ -117,9 +120,9 @@ class SynFloodITCase {
         LOG.info("flood: one SYN every {} µs of capture time ({} SYNs/s) over {} s", spacing / 1000, 1_000_000_000L / spacing,
                 spacing * FLOWS / 1_000_000_000L);
 
-        DataGeneratorSource<Either<DeadLetter, PacketEvent>> source = new DataGeneratorSource<>(events, events.total(),
+        DataGeneratorSource<Either<DeadLetter, FlowBatch>> source = new DataGeneratorSource<>(events, events.total(),
                 RateLimiterStrategy.perSecond(20_000),
-                new EitherTypeInfo<>(new AvroTypeInfo<>(DeadLetter.class), new AvroTypeInfo<>(PacketEvent.class)));
+                new EitherTypeInfo<>(new AvroTypeInfo<>(DeadLetter.class), FlowBatchTypeInfo.INSTANCE));
         JobSinks sinks = new JobSinks(List.of(new FinalRecordSink()), List.of(), List.of(), List.of(), List.of());
         FINALS.clear();
         FLOOD.clear();
@@ -276,7 +279,7 @@ class SynFloodITCase {
     }
 
     /** Index → record: the capture's packets at their merge positions, flood SYNs everywhere else. */
-    static final class FloodEvents implements GeneratorFunction<Long, Either<DeadLetter, PacketEvent>> {
+    static final class FloodEvents implements GeneratorFunction<Long, Either<DeadLetter, FlowBatch>> {
         private static final long serialVersionUID = 1L;
         private final byte[][] capture;
         private final long[] positions;
@@ -312,17 +315,17 @@ class SynFloodITCase {
         }
 
         @Override
-        public Either<DeadLetter, PacketEvent> map(Long index) {
+        public Either<DeadLetter, FlowBatch> map(Long index) {
             int j = Arrays.binarySearch(positions, index);
             if (j >= 0) {
                 try {
-                    return Either.Right(PacketEvent.getDecoder().decode(capture[j]));
+                    return Either.Right(FlowBatches.ofEvent(PacketEvent.getDecoder().decode(capture[j])));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
             }
             long k = index - (-j - 1); // capture packets before this index
-            return Either.Right(syn(k));
+            return Either.Right(FlowBatches.ofEvent(syn(k)));
         }
 
         private PacketEvent syn(long k) {

@@ -1,7 +1,7 @@
 package io.flowtrace.jobs.source;
 
 import io.flowtrace.avro.DeadLetter;
-import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.jobs.flow.FlowBatch;
 import java.util.HexFormat;
 import org.apache.flink.types.Either;
 import org.apache.flink.util.Collector;
@@ -19,14 +19,14 @@ public final class LengthBombProbe {
         byte[] value = HexFormat.of().parseHex(args[0]);
         System.out.println("limits " + System.getProperty("org.apache.avro.limits.string.maxLength"));
         new PacketRecordDeserializer().deserialize(new ConsumerRecord<>("flowtrace.packets", 0, 7L, null, value),
-                new Collector<Either<DeadLetter, PacketEvent>>() {
+                new Collector<Either<DeadLetter, FlowBatch>>() {
                     @Override
-                    public void collect(Either<DeadLetter, PacketEvent> e) {
+                    public void collect(Either<DeadLetter, FlowBatch> e) {
                         if (e.isLeft()) {
                             DeadLetter d = e.left();
                             System.out.println("dead letter " + d.getStage() + " " + d.getErrorClass() + ": " + d.getReason());
                         } else {
-                            System.out.println("packet " + e.right());
+                            System.out.println("packet record " + e.right().key);
                         }
                     }
 

@@ -24,6 +24,12 @@ import org.apache.avro.SchemaNormalization;
  * stands for, so both ends and the tests agree on every field.
  */
 public final class PacketBatches {
+    /**
+     * The most packets a reader accepts in one batch; larger batches are dead letters. Bounds the
+     * memory one decoded batch takes (about 100 bytes a packet) and stays far above what an agent
+     * fills within its linger time.
+     */
+    public static final int MAX_PACKETS = 16_384;
     /** CRC-64-AVRO fingerprint of the PacketBatch schema: bytes 2..9 of its single-object header. */
     public static final long FINGERPRINT = SchemaNormalization.parsingFingerprint64(PacketBatch.getClassSchema());
     /** CRC-64-AVRO fingerprint of the PacketEvent schema. */
@@ -90,6 +96,29 @@ public final class PacketBatches {
             events.add(PacketEvents.toAvro(p, b.getVantage()));
         }
         return events;
+    }
+
+    /**
+     * Why packet {@code i} of a batch whose header is valid ({@link PacketBatchHeader#invalidReason})
+     * cannot be analysed, or null: the rules of {@link PacketEvents#invalidReason(PacketEvent, long)}
+     * that a packet's own fields can break (the header carries the rest). The job drops only this
+     * packet, counted, and analyses the others.
+     */
+    public static String invalidPacketReason(PacketBatch b, int i, long nowNanos) {
+        BatchedPacket p = b.getPackets().get(i);
+        String segment = PacketEvents.segmentProblem(p.getWindow(), p.getPayloadLength(), p.getIpTotalLength(),
+                p.getTcpFlags(), p.getSackBlocks().size(), p.getMss(), p.getWindowScale(), p.getCapturedLength(),
+                p.getWireLength(), p.getTtl(), p.getIpId(), p.getTsVal(), p.getTsEcr());
+        if (segment != null) {
+            return segment;
+        }
+        long base = b.getBaseTimeNs();
+        long offset = p.getTimeOffsetNs();
+        long time = base + offset;
+        if (((base ^ time) & (offset ^ time)) < 0) {
+            return "time offset " + offset + " ns overflows the base time " + base + " ns";
+        }
+        return PacketEvents.captureTimeProblem(time, nowNanos);
     }
 
     /**

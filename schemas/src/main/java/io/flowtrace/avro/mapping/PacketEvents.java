@@ -105,48 +105,72 @@ public final class PacketEvents {
         if (e.getSeq() < 0 || e.getSeq() > 0xffffffffL || e.getAck() < 0 || e.getAck() > 0xffffffffL) {
             return "seq/ack outside 32 bits: " + e.getSeq() + "/" + e.getAck();
         }
-        if (outside(e.getWindow(), 0, 65535)) {
-            return "window " + e.getWindow() + " outside 16 bits";
-        }
-        if (outside(e.getPayloadLength(), 0, 65535) || outside(e.getIpTotalLength(), 0, 1 << 20)) {
-            return "payload length " + e.getPayloadLength() + " / IP length " + e.getIpTotalLength() + " impossible";
-        }
-        if (outside(e.getTcpFlags(), 0, 0x1ff)) {
-            return "tcp flags " + e.getTcpFlags() + " outside 9 bits";
-        }
-        if (e.getSackBlocks().size() > DecodedPacket.MAX_SACK_BLOCKS) {
-            return e.getSackBlocks().size() + " SACK blocks (at most " + DecodedPacket.MAX_SACK_BLOCKS + " fit in a TCP header)";
-        }
         for (SackBlock b : e.getSackBlocks()) {
             if (b.getLeft() < 0 || b.getLeft() > 0xffffffffL || b.getRight() < 0 || b.getRight() > 0xffffffffL) {
                 return "SACK edge outside 32 bits";
             }
         }
-        if (e.getMss() != null && outside(e.getMss(), 0, 65535)) {
-            return "mss " + e.getMss() + " outside 16 bits";
+        String segment = segmentProblem(e.getWindow(), e.getPayloadLength(), e.getIpTotalLength(), e.getTcpFlags(),
+                e.getSackBlocks().size(), e.getMss(), e.getWindowScale(), e.getCapturedLength(), e.getWireLength(),
+                e.getTtl(), e.getIpId(), e.getTsVal(), e.getTsEcr());
+        if (segment != null) {
+            return segment;
         }
-        if (e.getWindowScale() != null && outside(e.getWindowScale(), 0, 255)) {
-            return "window scale " + e.getWindowScale() + " outside 8 bits";
+        return captureTimeProblem(e.getCaptureTimeNs(), nowNanos);
+    }
+
+    /**
+     * Why the per-segment fields a PacketEvent and a PacketBatch's packet share cannot be analysed,
+     * or null. One rule set for both contracts, so a packet is refused for the same reason whichever
+     * record carried it.
+     */
+    static String segmentProblem(int window, int payloadLength, int ipTotalLength, int tcpFlags, int sackBlocks,
+            Integer mss, Integer windowScale, int capturedLength, int wireLength, int ttl, Integer ipId, Long tsVal,
+            Long tsEcr) {
+        if (outside(window, 0, 65535)) {
+            return "window " + window + " outside 16 bits";
         }
-        if (e.getCaptureTimeNs() < MIN_TIME_NS || e.getCaptureTimeNs() >= MAX_TIME_NS) {
-            return "capture time " + e.getCaptureTimeNs() + " ns is not between 2000 and 2100";
+        if (outside(payloadLength, 0, 65535) || outside(ipTotalLength, 0, 1 << 20)) {
+            return "payload length " + payloadLength + " / IP length " + ipTotalLength + " impossible";
         }
-        if (nowNanos < MAX_TIME_NS - MAX_FUTURE_NS && e.getCaptureTimeNs() > nowNanos + MAX_FUTURE_NS) {
-            return "capture time " + e.getCaptureTimeNs() + " ns is more than a day ahead of this host's clock (" + nowNanos + " ns)";
+        if (outside(tcpFlags, 0, 0x1ff)) {
+            return "tcp flags " + tcpFlags + " outside 9 bits";
         }
-        if (outside(e.getCapturedLength(), 0, 1 << 20) || outside(e.getWireLength(), 0, 1 << 20)) {
-            return "captured/wire length " + e.getCapturedLength() + "/" + e.getWireLength() + " impossible";
+        if (sackBlocks > DecodedPacket.MAX_SACK_BLOCKS) {
+            return sackBlocks + " SACK blocks (at most " + DecodedPacket.MAX_SACK_BLOCKS + " fit in a TCP header)";
         }
-        if (outside(e.getTtl(), 0, 255)) {
-            return "ttl " + e.getTtl() + " outside 8 bits";
+        if (mss != null && outside(mss, 0, 65535)) {
+            return "mss " + mss + " outside 16 bits";
         }
-        if (e.getIpId() != null && outside(e.getIpId(), 0, 65535)) {
-            return "ip_id " + e.getIpId() + " outside 16 bits";
+        if (windowScale != null && outside(windowScale, 0, 255)) {
+            return "window scale " + windowScale + " outside 8 bits";
+        }
+        if (outside(capturedLength, 0, 1 << 20) || outside(wireLength, 0, 1 << 20)) {
+            return "captured/wire length " + capturedLength + "/" + wireLength + " impossible";
+        }
+        if (outside(ttl, 0, 255)) {
+            return "ttl " + ttl + " outside 8 bits";
+        }
+        if (ipId != null && outside(ipId, 0, 65535)) {
+            return "ip_id " + ipId + " outside 16 bits";
         }
         // -1: the agent's "not read" (a snapped timestamp option), which fromAvro maps to absent
-        if ((e.getTsVal() != null && outside(e.getTsVal(), -1, 0xffffffffL))
-                || (e.getTsEcr() != null && outside(e.getTsEcr(), -1, 0xffffffffL))) {
-            return "TSval/TSecr " + e.getTsVal() + "/" + e.getTsEcr() + " outside 32 bits";
+        if ((tsVal != null && outside(tsVal, -1, 0xffffffffL)) || (tsEcr != null && outside(tsEcr, -1, 0xffffffffL))) {
+            return "TSval/TSecr " + tsVal + "/" + tsEcr + " outside 32 bits";
+        }
+        return null;
+    }
+
+    /**
+     * Why a capture time is corrupt, or null: outside [2000, 2100), or more than {@link #MAX_FUTURE_NS}
+     * ahead of the validating host's clock.
+     */
+    public static String captureTimeProblem(long captureTimeNs, long nowNanos) {
+        if (captureTimeNs < MIN_TIME_NS || captureTimeNs >= MAX_TIME_NS) {
+            return "capture time " + captureTimeNs + " ns is not between 2000 and 2100";
+        }
+        if (nowNanos < MAX_TIME_NS - MAX_FUTURE_NS && captureTimeNs > nowNanos + MAX_FUTURE_NS) {
+            return "capture time " + captureTimeNs + " ns is more than a day ahead of this host's clock (" + nowNanos + " ns)";
         }
         return null;
     }

@@ -1,0 +1,130 @@
+package io.flowtrace.jobs;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowtrace.avro.ConntrackSource;
+import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.Vantage;
+import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.jobs.conntrack.ConntrackFixtures;
+import io.flowtrace.jobs.flow.FlowBatch;
+import io.flowtrace.jobs.sink.JobSinks;
+import io.flowtrace.jobs.sink.PostgresSinks;
+import io.flowtrace.jobs.source.ConntrackKafkaSource;
+import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.testkit.KafkaBroker;
+import io.flowtrace.testkit.Postgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The whole job — packets as batches and as events, conntrack events, the join, every window and
+ * sink, on both state backends — runs with {@code pipeline.generic-types: false}: Flink then refuses
+ * to create a Kryo serializer for any record, state or window accumulator instead of falling back
+ * to it silently, so the run finishing with its rows proves that no generic path is left.
+ */
+class NoGenericTypesITCase {
+    private static final int PARALLELISM = 2;
+    private static final Vantage CLIENT_SIDE = new Vantage("nokryo", "c0");
+    private static final Vantage SERVER_SIDE = new Vantage("nokryo", "s0");
+    private static final Vantage CONNTRACK = new Vantage("nokryo", "ftj-r");
+
+    @RegisterExtension
+    @Order(1)
+    static final KafkaBroker KAFKA = new KafkaBroker();
+
+    @RegisterExtension
+    @Order(2)
+    static final Postgres POSTGRES = new Postgres();
+
+    @RegisterExtension
+    @Order(3)
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(PARALLELISM)
+            .build());
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"hashmap", "rocksdb"})
+    void theJobRunsWithGenericTypesDisabled(String backend, @TempDir Path checkpoints) throws Exception {
+        Map<String, String> o = ItJobOptions.bounded("nokryo-" + backend, KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(),
+                Postgres.USER, checkpoints, PARALLELISM);
+        o.put("state-backend", backend);
+        o.put("conntrack-input", "true");
+        JobConfig config = JobConfig.of(o);
+        for (JobOption topic : List.of(JobOption.PACKETS_TOPIC, JobOption.CONNTRACK_TOPIC, JobOption.FLOWS_TOPIC,
+                JobOption.TCP_EVENTS_TOPIC, JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC,
+                JobOption.DEAD_LETTERS_TOPIC, JobOption.CONNTRACK_BUDGETS_TOPIC)) {
+            KAFKA.createTopic(config.get(topic), PARALLELISM);
+        }
+        publishPackets(config.get(JobOption.PACKETS_TOPIC));
+        publishConntrack(config.get(JobOption.CONNTRACK_TOPIC));
+        POSTGRES.execute("DROP TABLE IF EXISTS flow_summary, tcp_events, service_windows, vantage_windows,"
+                + " conntrack_budgets, flow_conntrack, dead_letters");
+        PostgresSinks.applySchema(config);
+
+        Configuration flink = FlowtraceJob.flinkConfiguration(config);
+        flink.set(PipelineOptions.GENERIC_TYPES, false);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
+        new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+                JobSinks.fromConfig(config)).build(env);
+        assertThat(env.getConfig().getSerializerConfig().hasGenericTypesDisabled()).isTrue();
+        env.execute("flowtrace-no-generic-types-" + backend);
+
+        int flows = CaptureFixtures.offlineReports("join/client.pcap", PacketEvents.vantage(CLIENT_SIDE)).size()
+                + CaptureFixtures.offlineReports("join/server.pcap", PacketEvents.vantage(SERVER_SIDE)).size();
+        assertThat(POSTGRES.query("SELECT count(*) AS n FROM flow_summary WHERE final").get(0).get("n")).isEqualTo((long) flows);
+        for (String table : List.of("tcp_events", "service_windows", "vantage_windows", "conntrack_budgets", "flow_conntrack")) {
+            assertThat((Long) POSTGRES.query("SELECT count(*) AS n FROM " + table).get(0).get("n")).as(table).isPositive();
+        }
+    }
+
+    /** The client capture as batches of up to 16 packets, the server capture as single events. */
+    private static void publishPackets(String topic) {
+        try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
+            for (List<PacketEvent> cut : FlowBatches.cut(CaptureFixtures.packets("join/client.pcap", CLIENT_SIDE), 16,
+                    50_000_000L)) {
+                FlowBatch b = FlowBatches.ofBatch(cut);
+                producer.send(new ProducerRecord<>(topic, b.recordKey, b.value));
+            }
+            for (PacketEvent p : CaptureFixtures.packets("join/server.pcap", SERVER_SIDE)) {
+                FlowBatch b = FlowBatches.ofEvent(p);
+                producer.send(new ProducerRecord<>(topic, b.recordKey, b.value));
+            }
+            producer.flush();
+        }
+    }
+
+    /** The recorded ctnetlink messages of the same connections, as the raw conntrack agent publishes them. */
+    private static void publishConntrack(String topic) {
+        try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
+            for (byte[] message : ConntrackFixtures.messages("../join/conntrack")) {
+                ConntrackEvent core = ConntrackFixtures.parse(message);
+                io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, CONNTRACK, ConntrackSource.NETLINK);
+                String key = PacketEvents.vantage(CONNTRACK) + " " + core.orig().srcText() + ":" + core.orig().srcPort() + " "
+                        + core.orig().dstText() + ":" + core.orig().dstPort();
+                producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), avro.toByteBuffer().array()));
+            }
+            producer.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
