@@ -1,5 +1,7 @@
 package io.flowtrace.demo;
 
+import io.flowtrace.agent.batch.BatchLimits;
+import io.flowtrace.agent.batch.BatchOptions;
 import io.flowtrace.agent.conntrack.ConntrackPublishingSink;
 import io.flowtrace.agent.kafka.ProducerSettings;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
@@ -58,7 +60,9 @@ final class AgentReplay {
         String label = "agent packets  " + capture.file().getFileName();
         long started = System.nanoTime();
         try (SpoolingPublisher publisher = open(topic, capture.agentId(), metrics)) {
-            CapturePublisher agent = new CapturePublisher(capture.agentId(), null, publisher, metrics);
+            // as `flowtrace agent packets FILE` runs by default: per-flow batches, linger in capture time
+            CapturePublisher agent = new CapturePublisher(capture.agentId(), null, publisher, metrics,
+                    new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME));
             try (InputStream in = counting(Files.newInputStream(capture.file()), bytesRead, () ->
                     status.update(label + " " + StatusLine.bar((double) bytesRead.get() / size)
                             + String.format("  %,d frames read, %,d published", metrics.read.sum(), metrics.published.sum())))) {
