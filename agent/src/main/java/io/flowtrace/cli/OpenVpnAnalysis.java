@@ -5,10 +5,7 @@ import io.flowtrace.core.openvpn.OpenVpnServerTable;
 import io.flowtrace.core.openvpn.OpenVpnSession;
 import io.flowtrace.core.openvpn.OpenVpnWire;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Option;
 
@@ -49,9 +46,13 @@ final class OpenVpnAnalysis {
             return;
         }
         OpenVpnCaptureAnalysis.Summary summary;
-        try (InputStream in = Files.newInputStream(Path.of(file))) {
+        // Opened as the TCP pass opens it, so a cut .gz ends this pass where it ended that one (whose
+        // report already said so), instead of an "Unexpected end of ZLIB input stream".
+        try (CaptureInput in = CaptureInput.open(file)) {
             summary = new OpenVpnCaptureAnalysis(new OpenVpnWire(ports, tlsAuthDigestBytes, tlsCrypt),
-                    iface -> agentId + "/if" + iface).run(in);
+                    iface -> agentId + "/if" + iface).run(in.stream());
+        } catch (CaptureInput.UnreadableInputException e) {
+            return; // the TCP pass read it a moment ago and has reported why it no longer can
         }
         for (OpenVpnSession s : summary.sessions) {
             if (services) {
