@@ -45,6 +45,9 @@ class NoGenericTypesITCase {
     private static final Vantage CLIENT_SIDE = new Vantage("nokryo", "c0");
     private static final Vantage SERVER_SIDE = new Vantage("nokryo", "s0");
     private static final Vantage CONNTRACK = new Vantage("nokryo", "ftj-r");
+    /** Connections with SYN loss: the join captures have no retransmission, so no TCP event of their own. */
+    private static final Vantage LOSSY_SIDE = new Vantage("nokryo", "l0");
+    private static final String LOSSY = "tcp/short-conns.sender.pcap.gz";
 
     @RegisterExtension
     @Order(1)
@@ -89,18 +92,31 @@ class NoGenericTypesITCase {
         env.execute("flowtrace-no-generic-types-" + backend);
 
         int flows = CaptureFixtures.offlineReports("join/client.pcap", PacketEvents.vantage(CLIENT_SIDE)).size()
-                + CaptureFixtures.offlineReports("join/server.pcap", PacketEvents.vantage(SERVER_SIDE)).size();
+                + CaptureFixtures.offlineReports("join/server.pcap", PacketEvents.vantage(SERVER_SIDE)).size()
+                + CaptureFixtures.offlineReports(LOSSY, PacketEvents.vantage(LOSSY_SIDE)).size();
         assertThat(POSTGRES.query("SELECT count(*) AS n FROM flow_summary WHERE final").get(0).get("n")).isEqualTo((long) flows);
         for (String table : List.of("tcp_events", "service_windows", "vantage_windows", "conntrack_budgets", "flow_conntrack")) {
             assertThat((Long) POSTGRES.query("SELECT count(*) AS n FROM " + table).get(0).get("n")).as(table).isPositive();
         }
     }
 
-    /** The client capture as batches of up to 16 packets, the server capture as single events. */
+    /** The client and the lossy capture as batches of up to 16 packets, the server capture as single events. */
     private static void publishPackets(String topic) {
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
             for (List<PacketEvent> cut : FlowBatches.cut(CaptureFixtures.packets("join/client.pcap", CLIENT_SIDE), 16,
                     50_000_000L)) {
+                FlowBatch b = FlowBatches.ofBatch(cut);
+                producer.send(new ProducerRecord<>(topic, b.recordKey, b.value));
+            }
+            // Recorded on another day: moved to the join captures' start, or one partition would carry
+            // both days and the earlier day's packets would all be late.
+            List<PacketEvent> client = CaptureFixtures.packets("join/client.pcap", CLIENT_SIDE);
+            List<PacketEvent> lossy = CaptureFixtures.packets(LOSSY, LOSSY_SIDE);
+            long shift = client.get(0).getCaptureTimeNs() - lossy.get(0).getCaptureTimeNs();
+            for (PacketEvent p : lossy) {
+                p.setCaptureTimeNs(p.getCaptureTimeNs() + shift);
+            }
+            for (List<PacketEvent> cut : FlowBatches.cut(lossy, 16, 50_000_000L)) {
                 FlowBatch b = FlowBatches.ofBatch(cut);
                 producer.send(new ProducerRecord<>(topic, b.recordKey, b.value));
             }
