@@ -217,13 +217,8 @@ public final class SpoolingPublisher implements AutoCloseable {
 
         @Override
         public void onCompletion(RecordMetadata md, Exception e) {
-            if (e == null) {
-                metrics.published.add(packets);
-                metrics.publishedBatches.increment();
+            if (deliveredOrRefused(e, packets)) {
                 return;
-            }
-            if (ProducerGate.isRefusal(e)) {
-                return; // send() saw the refusal too and spools the record
             }
             metrics.failed(e.getClass().getSimpleName());
             if (e instanceof RetriableException || closing) {
@@ -255,17 +250,26 @@ public final class SpoolingPublisher implements AutoCloseable {
 
         @Override
         public void onCompletion(RecordMetadata md, Exception e) {
-            if (e == null) {
-                metrics.published.add(packets);
-                metrics.publishedBatches.increment();
-                return;
-            }
-            if (ProducerGate.isRefusal(e)) {
+            if (deliveredOrRefused(e, packets)) {
                 return;
             }
             replayBatchFailed = true;
             failureLog.warn("Kafka did not take a replayed record for {}: {} (it stays in the spool)", topic, describe(e));
         }
+    }
+
+    /**
+     * Counts a record Kafka took; true when its completion needs nothing more: delivered, or refused
+     * by the gate (the sender saw the refusal too: send() spools the record, a replay leaves it in
+     * the spool).
+     */
+    private boolean deliveredOrRefused(Exception e, int packets) {
+        if (e == null) {
+            metrics.published.add(packets);
+            metrics.publishedBatches.increment();
+            return true;
+        }
+        return ProducerGate.isRefusal(e);
     }
 
     private void countReplayed(SpoolBatch batch, int sent) {
