@@ -217,13 +217,8 @@ public final class SpoolingPublisher implements AutoCloseable {
 
         @Override
         public void onCompletion(RecordMetadata md, Exception e) {
-            if (e == null) {
-                metrics.published.add(packets);
-                metrics.publishedBatches.increment();
+            if (deliveredOrRefused(e, packets)) {
                 return;
-            }
-            if (ProducerGate.isRefusal(e)) {
-                return; // send() saw the refusal too and spools the record
             }
             metrics.failed(e.getClass().getSimpleName());
             if (e instanceof RetriableException || closing) {
@@ -255,17 +250,26 @@ public final class SpoolingPublisher implements AutoCloseable {
 
         @Override
         public void onCompletion(RecordMetadata md, Exception e) {
-            if (e == null) {
-                metrics.published.add(packets);
-                metrics.publishedBatches.increment();
-                return;
-            }
-            if (ProducerGate.isRefusal(e)) {
+            if (deliveredOrRefused(e, packets)) {
                 return;
             }
             replayBatchFailed = true;
             failureLog.warn("Kafka did not take a replayed record for {}: {} (it stays in the spool)", topic, describe(e));
         }
+    }
+
+    /**
+     * Counts a record Kafka took; true when its completion needs nothing more: delivered, or refused
+     * by the gate (the sender saw the refusal too: send() spools the record, a replay leaves it in
+     * the spool).
+     */
+    private boolean deliveredOrRefused(Exception e, int packets) {
+        if (e == null) {
+            metrics.published.add(packets);
+            metrics.publishedBatches.increment();
+            return true;
+        }
+        return ProducerGate.isRefusal(e);
     }
 
     private void countReplayed(SpoolBatch batch, int sent) {
@@ -321,30 +325,8 @@ public final class SpoolingPublisher implements AutoCloseable {
         if (batch.size() <= CATCH_UP_RECORDS) {
             return catchUp();
         }
-        replayBatchFailed = false;
-        int sent = 0;
-        for (SpoolRecord r : batch.records()) {
-            if (!gate.offer(r.key(), r.value(), new ReplayDelivery(r.items()), IDLE_NANOS, () -> closing)) {
-                break;
-            }
-            sent++;
-        }
-        try {
-            // Waits for every acknowledgement, those of records held from before the outage included:
-            // while the broker is down this is where the replay waits.
-            producer.flush();
-        } catch (KafkaException e) {
-            if (closing) {
-                return false;
-            }
-            throw e;
-        }
-        if (replayBatchFailed) {
-            return false;
-        }
-        spool.commit(batch, sent);
-        countReplayed(batch, sent);
-        return sent > 0;
+        int sent = send(batch, IDLE_NANOS);
+        return flushAndCommit(batch, sent) && sent > 0;
     }
 
     /**
@@ -361,18 +343,46 @@ public final class SpoolingPublisher implements AutoCloseable {
             if (rest.size() > CATCH_UP_RECORDS) {
                 return true;
             }
-            replayBatchFailed = false;
-            for (SpoolRecord r : rest.records()) {
-                if (!gate.offer(r.key(), r.value(), new ReplayDelivery(r.items()), CATCH_UP_BLOCK_NANOS, () -> closing)) {
-                    break;
-                }
-                sent++;
-            }
+            sent = send(rest, CATCH_UP_BLOCK_NANOS);
             if (sent == rest.size()) {
                 spooling = false;
             }
         }
+        // A failed record here only when close() aborted the batches: it stays in the spool for the next run.
+        if (!flushAndCommit(rest, sent)) {
+            return false;
+        }
+        if (!spooling) {
+            LOG.info("spool {} replayed; publishing directly to {} again", spool.directory(), topic);
+        }
+        return sent > 0;
+    }
+
+    /**
+     * Offers the batch's records in order, each blocking up to {@code blockNanos}, until one is not
+     * taken; the number sent. Callers hold or do not hold the {@code mode} lock as their switch needs.
+     */
+    private int send(SpoolBatch batch, long blockNanos) {
+        replayBatchFailed = false;
+        int sent = 0;
+        for (SpoolRecord r : batch.records()) {
+            if (!gate.offer(r.key(), r.value(), new ReplayDelivery(r.items()), blockNanos, () -> closing)) {
+                break;
+            }
+            sent++;
+        }
+        return sent;
+    }
+
+    /**
+     * Waits for the acknowledgements of the sent records, then drops them from the spool; false,
+     * committing nothing, when a record failed (it stays in the spool) or the flush failed on close.
+     * Called outside the {@code mode} lock: the flush can wait for as long as the broker is down.
+     */
+    private boolean flushAndCommit(SpoolBatch batch, int sent) throws IOException {
         try {
+            // Waits for every acknowledgement, those of records held from before the outage included:
+            // while the broker is down this is where the replay waits.
             producer.flush();
         } catch (KafkaException e) {
             if (closing) {
@@ -381,15 +391,11 @@ public final class SpoolingPublisher implements AutoCloseable {
             throw e;
         }
         if (replayBatchFailed) {
-            // Only when close() aborted the batches: the records stay in the spool for the next run.
             return false;
         }
-        spool.commit(rest, sent);
-        countReplayed(rest, sent);
-        if (!spooling) {
-            LOG.info("spool {} replayed; publishing directly to {} again", spool.directory(), topic);
-        }
-        return sent > 0;
+        spool.commit(batch, sent);
+        countReplayed(batch, sent);
+        return true;
     }
 
     private static String describe(Exception e) {

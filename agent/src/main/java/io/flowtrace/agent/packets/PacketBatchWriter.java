@@ -3,6 +3,7 @@ package io.flowtrace.agent.packets;
 import io.flowtrace.agent.batch.BatchContents;
 import io.flowtrace.agent.batch.BatchKey;
 import io.flowtrace.avro.PacketBatch;
+import io.flowtrace.avro.SingleObjectHeader;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.io.IOException;
@@ -11,7 +12,6 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntFunction;
-import org.apache.avro.SchemaNormalization;
 import org.apache.avro.io.BinaryData;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
@@ -34,7 +34,7 @@ import org.apache.avro.io.EncoderFactory;
  * exactly, the choice only keeps offsets small.
  */
 final class PacketBatchWriter implements BatchContents {
-    private static final byte[] HEADER = header();
+    private static final byte[] HEADER = SingleObjectHeader.of(PacketBatch.getClassSchema());
     /** Packets waiting for a base; a SYN and its retransmissions, normally. */
     private static final int MAX_WAITING = 8;
     /**
@@ -288,17 +288,6 @@ final class PacketBatchWriter implements BatchContents {
         }
         b[at] = 2;
         return at + 1 + BinaryData.encodeLong(value, b, at + 1);
-    }
-
-    private static byte[] header() {
-        long fp = SchemaNormalization.parsingFingerprint64(PacketBatch.getClassSchema());
-        byte[] h = new byte[10];
-        h[0] = (byte) 0xC3;
-        h[1] = (byte) 0x01;
-        for (int i = 0; i < 8; i++) {
-            h[2 + i] = (byte) (fp >>> (8 * i));
-        }
-        return h;
     }
 
     /** A growable byte array the encoder writes into; reset keeps the capacity. */

@@ -1,10 +1,10 @@
 package io.flowtrace.agent.packets;
 
 import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.SingleObjectHeader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import org.apache.avro.SchemaNormalization;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
 
@@ -20,7 +20,7 @@ import org.apache.avro.io.EncoderFactory;
  * own work in a JFR profile of the publish path.
  */
 final class PacketEventEncoder {
-    private static final byte[] HEADER = header();
+    private static final byte[] HEADER = SingleObjectHeader.of(PacketEvent.getClassSchema());
 
     private final ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     private BinaryEncoder encoder;
@@ -36,16 +36,5 @@ final class PacketEventEncoder {
             throw new UncheckedIOException("encoding a PacketEvent into memory", e);
         }
         return out.toByteArray();
-    }
-
-    private static byte[] header() {
-        long fp = SchemaNormalization.parsingFingerprint64(PacketEvent.getClassSchema());
-        byte[] h = new byte[10];
-        h[0] = (byte) 0xC3;
-        h[1] = (byte) 0x01;
-        for (int i = 0; i < 8; i++) {
-            h[2 + i] = (byte) (fp >>> (8 * i));
-        }
-        return h;
     }
 }

@@ -3,7 +3,6 @@ package io.flowtrace.core.report;
 import io.flowtrace.core.tcp.SetupStats;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -16,10 +15,8 @@ import java.util.TreeMap;
  * retries: seed 000's discussion of reliable_unique_retry).
  */
 public final class ServiceSetupTable {
-    /** Exact percentiles up to this many flows per service; a uniform reservoir beyond. */
-    static final int MAX_SAMPLES = 100_000;
     /** SYN retransmissions of different flows this close together count as synchronised. */
-    public static final long SYNCHRONISED_NANOS = 5_000_000L;
+    public static final long SYNCHRONISED_NANOS = SynchronisedRetries.WINDOW_NANOS;
 
     /** One service's row. Percentiles are nearest-rank over the (possibly sampled) setup times. */
     public record Row(String service, long flows, long established, double meanUs, double sdUs, double p50Us,
@@ -29,13 +26,13 @@ public final class ServiceSetupTable {
     private static final class Service {
         long flows;
         long established;
-        long[] setup = new long[64];
-        int n;
+        /** Exact percentiles up to {@link SetupTimeStats#MAX_SAMPLES} flows; a uniform reservoir beyond. */
+        final SetupTimeStats setup = new SetupTimeStats();
         double sum;
         double sumSq;
         long synRetransmits;
         long flowsWithRetransmits;
-        final List<Long> retryTimes = new ArrayList<>();
+        final SynchronisedRetries retries = new SynchronisedRetries();
     }
 
     private final Map<String, Service> services = new TreeMap<>();
@@ -49,15 +46,10 @@ public final class ServiceSetupTable {
             s.established++;
             s.sum += st.setupNanos;
             s.sumSq += (double) st.setupNanos * st.setupNanos;
-            if (s.n < MAX_SAMPLES) {
-                if (s.n == s.setup.length) {
-                    s.setup = Arrays.copyOf(s.setup, s.n * 2);
-                }
-                s.setup[s.n++] = st.setupNanos;
-            } else {
+            if (!s.setup.add(st.setupNanos)) {
                 long j = random.nextLong(s.established);
-                if (j < MAX_SAMPLES) {
-                    s.setup[(int) j] = st.setupNanos;
+                if (j < SetupTimeStats.MAX_SAMPLES) {
+                    s.setup.replace((int) j, st.setupNanos);
                 }
             }
         }
@@ -67,9 +59,7 @@ public final class ServiceSetupTable {
             long t = st.firstSynNanos;
             for (int i = 0; i < st.synRetransmitGapCount; i++) {
                 t += st.synRetransmitGapsNanos[i];
-                if (s.retryTimes.size() < MAX_SAMPLES) {
-                    s.retryTimes.add(t);
-                }
+                s.retries.add(t);
             }
         }
     }
@@ -78,37 +68,14 @@ public final class ServiceSetupTable {
         List<Row> rows = new ArrayList<>();
         for (Map.Entry<String, Service> e : services.entrySet()) {
             Service s = e.getValue();
-            long[] sorted = Arrays.copyOf(s.setup, s.n);
-            Arrays.sort(sorted);
+            long[] sorted = s.setup.sorted();
             double mean = s.established == 0 ? Double.NaN : s.sum / s.established;
             double var = s.established < 2 ? 0 : Math.max(0, s.sumSq / s.established - mean * mean);
             rows.add(new Row(e.getKey(), s.flows, s.established, mean / 1000, Math.sqrt(var) / 1000,
-                    percentile(sorted, 50), percentile(sorted, 90), percentile(sorted, 99), s.synRetransmits,
-                    s.flowsWithRetransmits, synchronised(s.retryTimes)));
+                    SetupTimeStats.percentileUs(sorted, 50), SetupTimeStats.percentileUs(sorted, 90),
+                    SetupTimeStats.percentileUs(sorted, 99), s.synRetransmits,
+                    s.flowsWithRetransmits, s.retries.count()));
         }
         return rows;
-    }
-
-    /** Retries with another retry within {@link #SYNCHRONISED_NANOS} (across flows of the service). */
-    private static long synchronised(List<Long> times) {
-        long[] t = times.stream().mapToLong(Long::longValue).sorted().toArray();
-        long n = 0;
-        for (int i = 0; i < t.length; i++) {
-            boolean near = (i > 0 && t[i] - t[i - 1] <= SYNCHRONISED_NANOS)
-                    || (i + 1 < t.length && t[i + 1] - t[i] <= SYNCHRONISED_NANOS);
-            if (near) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /** Nearest-rank percentile in microseconds; NaN without samples. */
-    static double percentile(long[] sorted, double p) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
-        return sorted[Math.max(0, rank - 1)] / 1000.0;
     }
 }
