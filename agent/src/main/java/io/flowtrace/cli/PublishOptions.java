@@ -94,8 +94,10 @@ final class PublishOptions {
                 HealthCheck.DEFAULT_RESTART_WINDOW, Duration.ofSeconds(healthMaxSilenceSeconds));
         MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress(metricsAddress, metricsPort), metrics,
                 Map.of("agent", agentId(), "topic", topic), publisher::spoolPendingRecords, health);
-        System.err.printf("flowtrace agent: metrics on http://%s:%d/metrics, health on /healthz%n", metricsAddress,
-                endpoint.port());
+        // One println of the whole line: printf writes it piece by piece, and the producer's log lines
+        // (stdout, same terminal or pipe) landed inside the URL (TcpdumpAgentLiveITCase failed on it).
+        System.err.println(String.format("flowtrace agent: metrics on http://%s:%d/metrics, health on /healthz",
+                metricsAddress, endpoint.port()));
         return endpoint;
     }
 
