@@ -83,8 +83,7 @@ final class PacketBatchWriter implements BatchContents {
         linkType = first.linkType;
         ipVersion = first.ipVersion;
         addrLength = first.addrLength;
-        int c = Arrays.compareUnsigned(first.srcAddr, 0, addrLength, first.dstAddr, 0, addrLength);
-        boolean srcLow = c < 0 || c == 0 && first.srcPort <= first.dstPort;
+        boolean srcLow = first.sourceIsLow();
         System.arraycopy(srcLow ? first.srcAddr : first.dstAddr, 0, lowAddr, 0, addrLength);
         System.arraycopy(srcLow ? first.dstAddr : first.srcAddr, 0, highAddr, 0, addrLength);
         lowPort = srcLow ? first.srcPort : first.dstPort;

@@ -1,5 +1,7 @@
 package io.flowtrace.core.pcap;
 
+import java.util.Arrays;
+
 /**
  * The header fields of one TCP segment (or UDP datagram), as {@link PacketDecoder} found them. Mutable and reused
  * on the hot path: the decoder fills it for every frame without allocating. Sequence numbers are
@@ -145,5 +147,14 @@ public final class DecodedPacket {
         tsEcr = o.tsEcr;
         badOptions = o.badOptions;
         truncation = o.truncation;
+    }
+
+    /**
+     * True when the source is the flow's low endpoint in canonical order (the lower address as
+     * unsigned bytes, then the lower port): the order flow keys and PacketBatch headers use.
+     */
+    public boolean sourceIsLow() {
+        int c = Arrays.compareUnsigned(srcAddr, 0, addrLength, dstAddr, 0, addrLength);
+        return c < 0 || c == 0 && srcPort <= dstPort;
     }
 }

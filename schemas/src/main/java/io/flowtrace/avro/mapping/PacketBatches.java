@@ -303,8 +303,7 @@ public final class PacketBatches {
             linkType = p.linkType;
             ipVersion = p.ipVersion;
             addrLength = p.addrLength;
-            int c = Arrays.compareUnsigned(p.srcAddr, 0, addrLength, p.dstAddr, 0, addrLength);
-            boolean srcLow = c < 0 || c == 0 && p.srcPort <= p.dstPort;
+            boolean srcLow = p.sourceIsLow();
             System.arraycopy(srcLow ? p.srcAddr : p.dstAddr, 0, lowAddr, 0, addrLength);
             System.arraycopy(srcLow ? p.dstAddr : p.srcAddr, 0, highAddr, 0, addrLength);
             lowPort = srcLow ? p.srcPort : p.dstPort;
