@@ -2,7 +2,7 @@ package io.flowtrace.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpEvent;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -1,6 +1,6 @@
 package io.flowtrace.cli;
 
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.DirectionStats;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.io.ByteArrayOutputStream;

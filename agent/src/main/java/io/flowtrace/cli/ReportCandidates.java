@@ -1,8 +1,8 @@
 package io.flowtrace.cli;
 
 import io.flowtrace.cli.report.FlowGraph;
-import io.flowtrace.core.flow.Endpoint;
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.Endpoint;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,6 +1,6 @@
 package io.flowtrace.cli;
 
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpEvent;
 import java.io.PrintStream;
 import java.util.Locale;

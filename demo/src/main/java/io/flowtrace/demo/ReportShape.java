@@ -1,7 +1,7 @@
 package io.flowtrace.demo;
 
-import io.flowtrace.core.flow.Endpoint;
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.Endpoint;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.report.ReportVisitor;
 import io.flowtrace.core.tcp.AnalyzerConfig;

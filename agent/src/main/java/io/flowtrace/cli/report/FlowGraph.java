@@ -1,8 +1,8 @@
 package io.flowtrace.cli.report;
 
 import io.flowtrace.core.analysis.CaptureAnalysis;
-import io.flowtrace.core.flow.Endpoint;
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.Endpoint;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;

@@ -1,5 +1,6 @@
 package io.flowtrace.core.flow;
 
+import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;

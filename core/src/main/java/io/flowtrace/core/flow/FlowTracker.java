@@ -1,5 +1,7 @@
 package io.flowtrace.core.flow;
 
+import io.flowtrace.core.net.Endpoint;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;

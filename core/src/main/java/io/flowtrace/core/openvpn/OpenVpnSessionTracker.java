@@ -1,6 +1,6 @@
 package io.flowtrace.core.openvpn;
 
-import io.flowtrace.core.flow.Endpoint;
+import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.util.ArrayList;

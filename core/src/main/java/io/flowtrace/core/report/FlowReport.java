@@ -1,6 +1,6 @@
 package io.flowtrace.core.report;
 
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.DirectionStats;
 import io.flowtrace.core.tcp.RetransmissionClass;
 import io.flowtrace.core.tcp.RunningStats;

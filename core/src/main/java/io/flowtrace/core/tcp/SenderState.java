@@ -1,6 +1,6 @@
 package io.flowtrace.core.tcp;
 
-import io.flowtrace.core.flow.SequenceUnwrapper;
+import io.flowtrace.core.net.SequenceUnwrapper;
 
 /**
  * Everything the analyser tracks about one side as a data sender: its sequence space, what it has

@@ -1,6 +1,6 @@
 package io.flowtrace.core.tcp;
 
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.FlowKey;
 
 /** Gives each new flow instance the sink its events go to (so events can carry the flow's identity). */
 @FunctionalInterface

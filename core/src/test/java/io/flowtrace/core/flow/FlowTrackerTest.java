@@ -2,6 +2,7 @@ package io.flowtrace.core.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;

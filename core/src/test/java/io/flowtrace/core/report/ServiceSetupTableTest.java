@@ -3,7 +3,7 @@ package io.flowtrace.core.report;
 import static io.flowtrace.core.pcap.DecodedPacket.SYN;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowtrace.core.flow.Endpoint;
+import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSink;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;

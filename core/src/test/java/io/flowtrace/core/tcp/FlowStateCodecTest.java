@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowtrace.core.flow.FlowInstances;
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;

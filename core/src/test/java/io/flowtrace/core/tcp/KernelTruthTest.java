@@ -200,7 +200,7 @@ class KernelTruthTest {
 
     private static String compress(String v6) {
         try {
-            return new io.flowtrace.core.flow.Endpoint(java.net.InetAddress.getByName(v6).getAddress(), 0).hostString();
+            return new io.flowtrace.core.net.Endpoint(java.net.InetAddress.getByName(v6).getAddress(), 0).hostString();
         } catch (java.net.UnknownHostException e) {
             throw new IllegalArgumentException(v6, e);
         }

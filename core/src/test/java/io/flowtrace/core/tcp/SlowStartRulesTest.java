@@ -2,7 +2,7 @@ package io.flowtrace.core.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowtrace.core.flow.Endpoint;
+import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.testing.CaptureRun;
 import io.flowtrace.core.testing.Conversation;
 import io.flowtrace.core.testing.TestData;

@@ -5,7 +5,7 @@ import static io.flowtrace.core.pcap.DecodedPacket.RST;
 import static io.flowtrace.core.pcap.DecodedPacket.SYN;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowtrace.core.flow.Endpoint;
+import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.testing.Conversation;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.flowtrace.demo.report;
 
 import io.flowtrace.core.analysis.CaptureAnalysis;
-import io.flowtrace.core.flow.Endpoint;
+import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;

@@ -3,7 +3,7 @@ package io.flowtrace.jobs.join;
 import io.flowtrace.avro.ConntrackEventType;
 import io.flowtrace.avro.CtTuple;
 import io.flowtrace.avro.mapping.ConntrackEvents;
-import io.flowtrace.core.flow.Endpoint;
+import io.flowtrace.core.net.Endpoint;
 import java.nio.ByteBuffer;
 
 /**

@@ -3,7 +3,7 @@ package io.flowtrace.avro.mapping;
 import io.flowtrace.avro.FlowIdentity;
 import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 

@@ -2,8 +2,8 @@ package io.flowtrace.avro.mapping;
 
 import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.core.flow.Endpoint;
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.Endpoint;
+import io.flowtrace.core.net.FlowKey;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 

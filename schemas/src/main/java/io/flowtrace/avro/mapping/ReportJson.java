@@ -2,7 +2,7 @@ package io.flowtrace.avro.mapping;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.flowtrace.core.flow.FlowKey;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.report.ReportVisitor;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;

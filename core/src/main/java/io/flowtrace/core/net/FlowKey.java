@@ -1,4 +1,6 @@
-package io.flowtrace.core.flow;
+package io.flowtrace.core.net;
+
+import io.flowtrace.core.net.Endpoint;
 
 /**
  * Identity of a bidirectional TCP flow at one vantage point: the two endpoints in canonical order

@@ -1,4 +1,4 @@
-package io.flowtrace.core.flow;
+package io.flowtrace.core.net;
 
 /**
  * Turns 32-bit TCP sequence numbers into 64-bit offsets that keep growing across wraps
