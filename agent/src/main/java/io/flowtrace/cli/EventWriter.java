@@ -3,7 +3,7 @@ package io.flowtrace.cli;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.flowtrace.core.net.FlowKey;
-import io.flowtrace.core.tcp.TcpEvent;
+import io.flowtrace.core.tcp.TcpFlowEvent;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -20,7 +20,7 @@ final class EventWriter {
         json.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
     }
 
-    void write(FlowKey key, long instance, TcpEvent e) {
+    void write(FlowKey key, long instance, TcpFlowEvent e) {
         try {
             json.writeStartObject();
             json.writeStringField("event", kind(e));
@@ -31,34 +31,34 @@ final class EventWriter {
             json.writeEndObject();
             json.writeNumberField("time_us", Math.floorDiv(e.timeNanos(), 1000));
             json.writeStringField("direction", e.fromClient() ? "c2s" : "s2c");
-            if (e instanceof TcpEvent.Retransmission r) {
+            if (e instanceof TcpFlowEvent.Retransmission r) {
                 json.writeStringField("class", r.retransmissionClass().jsonName());
                 json.writeStringField("trigger", r.trigger().jsonName());
                 json.writeNumberField("seq", r.seq());
                 json.writeNumberField("bytes", r.bytes());
                 json.writeNumberField("since_original_us", r.sinceOriginalNanos() < 0 ? -1 : r.sinceOriginalNanos() / 1000);
                 json.writeNumberField("transmission", r.transmission());
-            } else if (e instanceof TcpEvent.Reordering r) {
+            } else if (e instanceof TcpFlowEvent.Reordering r) {
                 json.writeNumberField("seq", r.seq());
                 json.writeNumberField("bytes", r.bytes());
                 json.writeNumberField("hole_age_us", r.holeAgeNanos() / 1000);
-            } else if (e instanceof TcpEvent.LostSegment l) {
+            } else if (e instanceof TcpFlowEvent.LostSegment l) {
                 json.writeNumberField("expected_seq", l.expectedSeq());
                 json.writeNumberField("seen_seq", l.seenSeq());
-            } else if (e instanceof TcpEvent.Round r) {
+            } else if (e instanceof TcpFlowEvent.Round r) {
                 json.writeNumberField("round", r.index());
                 json.writeNumberField("flight_bytes", r.flightBytes());
                 json.writeNumberField("min_rtt_us", r.minRttNanos() < 0 ? -1 : r.minRttNanos() / 1000.0);
                 json.writeNumberField("delivered_bytes", r.deliveredBytes());
-            } else if (e instanceof TcpEvent.SlowStartExit x) {
+            } else if (e instanceof TcpFlowEvent.SlowStartExit x) {
                 json.writeStringField("reason", x.reason().jsonName());
                 json.writeNumberField("cwnd_bytes", x.cwndBytes());
                 json.writeNumberField("since_syn_us", x.sinceSynNanos() < 0 ? -1 : x.sinceSynNanos() / 1000);
-            } else if (e instanceof TcpEvent.RtoBackoff b) {
+            } else if (e instanceof TcpFlowEvent.RtoBackoff b) {
                 json.writeNumberField("seq", b.seq());
                 json.writeNumberField("attempt", b.attempt());
                 json.writeNumberField("gap_us", b.gapNanos() / 1000);
-            } else if (e instanceof TcpEvent.SynRetransmission sr) {
+            } else if (e instanceof TcpFlowEvent.SynRetransmission sr) {
                 json.writeNumberField("attempt", sr.attempt());
                 json.writeNumberField("gap_us", sr.gapNanos() / 1000);
             }
@@ -70,26 +70,26 @@ final class EventWriter {
         }
     }
 
-    static String kind(TcpEvent e) {
-        if (e instanceof TcpEvent.Retransmission) {
+    static String kind(TcpFlowEvent e) {
+        if (e instanceof TcpFlowEvent.Retransmission) {
             return "retransmission";
         }
-        if (e instanceof TcpEvent.Reordering) {
+        if (e instanceof TcpFlowEvent.Reordering) {
             return "reordering";
         }
-        if (e instanceof TcpEvent.LostSegment) {
+        if (e instanceof TcpFlowEvent.LostSegment) {
             return "lost_segment";
         }
-        if (e instanceof TcpEvent.ZeroWindow) {
+        if (e instanceof TcpFlowEvent.ZeroWindow) {
             return "zero_window";
         }
-        if (e instanceof TcpEvent.Round) {
+        if (e instanceof TcpFlowEvent.Round) {
             return "round";
         }
-        if (e instanceof TcpEvent.SlowStartExit) {
+        if (e instanceof TcpFlowEvent.SlowStartExit) {
             return "slow_start_exit";
         }
-        if (e instanceof TcpEvent.RtoBackoff) {
+        if (e instanceof TcpFlowEvent.RtoBackoff) {
             return "rto_backoff";
         }
         return "syn_retransmission";

@@ -1,7 +1,7 @@
 package io.flowtrace.cli;
 
 import io.flowtrace.core.net.FlowKey;
-import io.flowtrace.core.tcp.TcpEvent;
+import io.flowtrace.core.tcp.TcpFlowEvent;
 import java.io.PrintStream;
 import java.util.Locale;
 
@@ -20,7 +20,7 @@ final class TextEventWriter {
     }
 
     /** @param key the flow (its endpoints in address order; the event says which side is the client) */
-    void write(FlowKey key, TcpEvent e) {
+    void write(FlowKey key, TcpFlowEvent e) {
         if (originNanos == Long.MIN_VALUE) {
             originNanos = e.timeNanos();
             out.printf("# events: seconds since the first event shown (%s), connection, direction of the data"
@@ -33,38 +33,38 @@ final class TextEventWriter {
         }
     }
 
-    static String describe(TcpEvent e) {
-        if (e instanceof TcpEvent.Retransmission r) {
+    static String describe(TcpFlowEvent e) {
+        if (e instanceof TcpFlowEvent.Retransmission r) {
             return String.format(Locale.ROOT, "retransmission %s (sent by %s) seq %d, %s, transmission %d%s",
                     r.retransmissionClass().jsonName(), r.trigger().jsonName(), r.seq(), Units.bytes(r.bytes()),
                     r.transmission(),
                     r.sinceOriginalNanos() < 0 ? "" : ", " + Units.nanos(r.sinceOriginalNanos()) + " after the original");
         }
-        if (e instanceof TcpEvent.Reordering r) {
+        if (e instanceof TcpFlowEvent.Reordering r) {
             return String.format(Locale.ROOT, "reordering seq %d, %s, filled a hole %s old", r.seq(),
                     Units.bytes(r.bytes()), Units.nanos(r.holeAgeNanos()));
         }
-        if (e instanceof TcpEvent.LostSegment l) {
+        if (e instanceof TcpFlowEvent.LostSegment l) {
             return String.format(Locale.ROOT, "lost before the capture point: expected seq %d, saw seq %d (%s missing)",
                     l.expectedSeq(), l.seenSeq(), Units.bytes(l.seenSeq() - l.expectedSeq()));
         }
-        if (e instanceof TcpEvent.ZeroWindow) {
+        if (e instanceof TcpFlowEvent.ZeroWindow) {
             return "zero window advertised";
         }
-        if (e instanceof TcpEvent.SynRetransmission s) {
+        if (e instanceof TcpFlowEvent.SynRetransmission s) {
             return String.format(Locale.ROOT, "SYN retransmission, attempt %d, %s after the previous", s.attempt(),
                     Units.nanos(s.gapNanos()));
         }
-        if (e instanceof TcpEvent.Round r) {
+        if (e instanceof TcpFlowEvent.Round r) {
             return String.format(Locale.ROOT, "round %d: flight %s, min RTT %s, delivered %s", r.index(),
                     Units.bytes(r.flightBytes()), Units.nanos(r.minRttNanos()), Units.bytes(r.deliveredBytes()));
         }
-        if (e instanceof TcpEvent.SlowStartExit x) {
+        if (e instanceof TcpFlowEvent.SlowStartExit x) {
             return String.format(Locale.ROOT, "slow start exit (%s) at cwnd %s%s", x.reason().jsonName(),
                     Units.bytes(x.cwndBytes()),
                     x.sinceSynNanos() < 0 ? "" : ", " + Units.nanos(x.sinceSynNanos()) + " after the SYN");
         }
-        TcpEvent.RtoBackoff b = (TcpEvent.RtoBackoff) e;
+        TcpFlowEvent.RtoBackoff b = (TcpFlowEvent.RtoBackoff) e;
         return String.format(Locale.ROOT, "RTO backoff seq %d, attempt %d, %s after the previous", b.seq(), b.attempt(),
                 Units.nanos(b.gapNanos()));
     }

@@ -9,8 +9,8 @@ import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.pcap.PacketDecoder;
 import io.flowtrace.core.tcp.AnalyzerConfig;
-import io.flowtrace.core.tcp.TcpEvent;
 import io.flowtrace.core.tcp.TcpEventSink;
+import io.flowtrace.core.tcp.TcpFlowEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -81,16 +81,16 @@ public final class FlowGraph {
         return graphs;
     }
 
-    private void onEvent(TcpEvent e) {
+    private void onEvent(TcpFlowEvent e) {
         if (e.fromClient() != flow.senderIsClient()) {
             return;
         }
-        if (e instanceof TcpEvent.Retransmission r) {
+        if (e instanceof TcpFlowEvent.Retransmission r) {
             retransmissionClass.computeIfAbsent(r.timeNanos(), t -> new HashMap<>())
                     .put(r.seq(), r.retransmissionClass().ordinal());
-        } else if (e instanceof TcpEvent.Round r) {
+        } else if (e instanceof TcpFlowEvent.Round r) {
             rounds.add(new double[] {r.timeNanos(), r.flightBytes(), r.minRttNanos() < 0 ? Double.NaN : r.minRttNanos() / 1e6});
-        } else if (e instanceof TcpEvent.SlowStartExit x) {
+        } else if (e instanceof TcpFlowEvent.SlowStartExit x) {
             slowStartExitSeconds = x.timeNanos();
         }
     }

@@ -85,7 +85,7 @@ final class RetransmissionClassifier {
     private void newData(DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos) {
         if (start > s.nextSeq) {
             s.stats.lostSegments++; // tshark: "previous segment not captured"
-            events.accept(new TcpEvent.LostSegment(nanos, fromClient, s.nextSeq, start));
+            events.accept(new TcpFlowEvent.LostSegment(nanos, fromClient, s.nextSeq, start));
         }
         s.unacked.append(start, end, nanos, p.ipId);
         s.nextSeq = end;
@@ -114,7 +114,7 @@ final class RetransmissionClassifier {
             if (isLateOriginal(p, s, q, i, nanos, holeAge, reorderWindowNanos)) {
                 s.stats.reorderedPackets++;
                 s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 1);
-                events.accept(new TcpEvent.Reordering(nanos, fromClient, start, len, holeAge));
+                events.accept(new TcpFlowEvent.Reordering(nanos, fromClient, start, len, holeAge));
                 return;
             }
             RetransmissionClass c = classify(s, start, end, nanos, 1);
@@ -244,7 +244,7 @@ final class RetransmissionClassifier {
         s.stats.retransmittedBytes += len;
         s.stats.retransmits[c.ordinal()]++;
         s.lastTrigger = trigger;
-        events.accept(new TcpEvent.Retransmission(nanos, fromClient, c, trigger, seq, len, sinceOriginal, transmission));
+        events.accept(new TcpFlowEvent.Retransmission(nanos, fromClient, c, trigger, seq, len, sinceOriginal, transmission));
         trackBackoff(s, fromClient, seq, nanos, sinceOriginal);
     }
 
@@ -260,7 +260,7 @@ final class RetransmissionClassifier {
             if (s.backoffGapCount < s.backoffGaps.length) {
                 s.backoffGaps[s.backoffGapCount++] = gap;
             }
-            events.accept(new TcpEvent.RtoBackoff(nanos, fromClient, seq, s.backoffAttempts, gap));
+            events.accept(new TcpFlowEvent.RtoBackoff(nanos, fromClient, seq, s.backoffAttempts, gap));
         } else {
             s.backoffSeq = seq;
             s.backoffAttempts = 1;

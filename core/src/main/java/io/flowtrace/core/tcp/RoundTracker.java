@@ -187,7 +187,7 @@ final class RoundTracker {
             stats.cwndStuckRounds++;
         }
         if (events != TcpEventSink.NONE) { // no allocation per round when nobody listens
-            events.accept(new TcpEvent.Round(nanos, fromClient, stats.rounds, roundMaxFlight,
+            events.accept(new TcpFlowEvent.Round(nanos, fromClient, stats.rounds, roundMaxFlight,
                     roundRttSamples > 0 ? roundMinRtt : -1, roundDelivered));
         }
         boolean grew = prevRoundMaxFlight <= 0 || roundMaxFlight >= SLOW_START_GROWTH * prevRoundMaxFlight;
@@ -232,7 +232,7 @@ final class RoundTracker {
         stats.exitNanos = nanos;
         stats.exitCwndBytes = cwnd;
         candidate = null;
-        events.accept(new TcpEvent.SlowStartExit(nanos, fromClient, reason, cwnd, firstSynNanos >= 0 ? nanos - firstSynNanos : -1));
+        events.accept(new TcpFlowEvent.SlowStartExit(nanos, fromClient, reason, cwnd, firstSynNanos >= 0 ? nanos - firstSynNanos : -1));
     }
 
     /** The sender's segment size: the peer's announced MSS less 12 bytes of timestamps, or the largest seen. */

@@ -80,7 +80,7 @@ public final class TcpFlowAnalyzer {
         long zeroWindowsBefore = s.stats.zeroWindows;
         acks.onPacket(p, s, r, t);
         if (s.stats.zeroWindows > zeroWindowsBefore && events != TcpEventSink.NONE) {
-            events.accept(new TcpEvent.ZeroWindow(t, fromClientSide));
+            events.accept(new TcpFlowEvent.ZeroWindow(t, fromClientSide));
         }
         if (r.ackSeen && (!ackedBefore || r.ackedUpTo > previousAck)) {
             r.rounds.onAckAdvance(r, t, ackedBefore ? previousAck : r.ackedUpTo, r.ackedUpTo, setup.firstSynNanos, events,
@@ -151,7 +151,7 @@ public final class TcpFlowAnalyzer {
             long lastSyn = setup.lastSynNanos;
             boolean again = handshake.onSyn(p.seq, t);
             if (again) {
-                events.accept(new TcpEvent.SynRetransmission(t, true, setup.synRetransmits, t - lastSyn));
+                events.accept(new TcpFlowEvent.SynRetransmission(t, true, setup.synRetransmits, t - lastSyn));
             }
             if (!again || !s.seq.started() || ((s.seq.peek(p.seq) - s.isn) != 0)) {
                 s.startAt(p.seq, true); // new ISN on a retried SYN: re-base the sequence space
@@ -160,7 +160,7 @@ public final class TcpFlowAnalyzer {
         } else {
             long lastSynAck = setup.lastSynAckNanos;
             if (handshake.onSynAck(p.seq, t)) {
-                events.accept(new TcpEvent.SynRetransmission(t, false, setup.synAckRetransmits, t - lastSynAck));
+                events.accept(new TcpFlowEvent.SynRetransmission(t, false, setup.synAckRetransmits, t - lastSynAck));
             }
             if (!s.seq.started() || !s.synSeen || s.seq.peek(p.seq) - s.isn != 0) {
                 s.startAt(p.seq, true);

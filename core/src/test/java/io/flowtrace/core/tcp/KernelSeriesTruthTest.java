@@ -175,8 +175,8 @@ class KernelSeriesTruthTest {
         assertThat(ours).isNotNull();
         long mss = 1448; // the server announced MSS 1460; timestamps take 12 bytes of it
         List<Double> errors = new ArrayList<>();
-        for (TcpEvent e : run.events.get(flow.get("client").asText())) {
-            if (e instanceof TcpEvent.Round r && r.fromClient() && r.index() > 3) {
+        for (TcpFlowEvent e : run.events.get(flow.get("client").asText())) {
+            if (e instanceof TcpFlowEvent.Round r && r.fromClient() && r.index() > 3) {
                 double t = r.timeNanos() / 1e9;
                 long cwnd = -1;
                 for (JsonNode p : series) {

@@ -89,8 +89,8 @@ class KernelTruthTest {
         for (JsonNode flow : truth.get("flows")) {
             String client = flow.get("client").asText();
             List<JsonNode> kernel = dataRetransmits(flow, sender);
-            List<TcpEvent.Retransmission> ours = run.events.getOrDefault(client, List.of()).stream()
-                    .filter(e -> e instanceof TcpEvent.Retransmission).map(e -> (TcpEvent.Retransmission) e)
+            List<TcpFlowEvent.Retransmission> ours = run.events.getOrDefault(client, List.of()).stream()
+                    .filter(e -> e instanceof TcpFlowEvent.Retransmission).map(e -> (TcpFlowEvent.Retransmission) e)
                     .filter(e -> e.fromClient() == sender.equals("client")).toList();
             for (int i = 0; i < Math.min(kernel.size(), ours.size()); i++) {
                 String k = kernel.get(i).get("class").asText();

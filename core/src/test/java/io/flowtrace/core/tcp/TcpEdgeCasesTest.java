@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class TcpEdgeCasesTest {
     private static final long S = 5000;
 
-    private final List<TcpEvent> events = new ArrayList<>();
+    private final List<TcpFlowEvent> events = new ArrayList<>();
     private final TcpFlowAnalyzer flow = new TcpFlowAnalyzer(
             new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
             new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS, events::add);

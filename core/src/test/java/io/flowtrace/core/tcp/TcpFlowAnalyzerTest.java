@@ -19,7 +19,7 @@ class TcpFlowAnalyzerTest {
     private static final long C = 1000;
     private static final long S = 5000;
 
-    private final List<TcpEvent> events = new ArrayList<>();
+    private final List<TcpFlowEvent> events = new ArrayList<>();
     private final TcpFlowAnalyzer flow = new TcpFlowAnalyzer(
             new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
             new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS, events::add);
@@ -34,8 +34,8 @@ class TcpFlowAnalyzerTest {
     }
 
     private List<RetransmissionClass> classes() {
-        return events.stream().filter(e -> e instanceof TcpEvent.Retransmission)
-                .map(e -> ((TcpEvent.Retransmission) e).retransmissionClass()).toList();
+        return events.stream().filter(e -> e instanceof TcpFlowEvent.Retransmission)
+                .map(e -> ((TcpFlowEvent.Retransmission) e).retransmissionClass()).toList();
     }
 
     @Test
@@ -105,7 +105,7 @@ class TcpFlowAnalyzerTest {
         ack(215_000, 4);
         assertThat(classes()).containsExactly(RetransmissionClass.RTO, RetransmissionClass.RTO,
                 RetransmissionClass.RTO, RetransmissionClass.RTO);
-        TcpEvent.Retransmission first = (TcpEvent.Retransmission) events.get(0);
+        TcpFlowEvent.Retransmission first = (TcpFlowEvent.Retransmission) events.get(0);
         assertThat(first.sinceOriginalNanos()).isEqualTo(210_000_000L);
         assertThat(first.transmission()).isEqualTo(2);
     }

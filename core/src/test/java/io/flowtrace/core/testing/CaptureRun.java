@@ -1,10 +1,10 @@
 package io.flowtrace.core.testing;
 
 import io.flowtrace.core.analysis.CaptureAnalysis;
+import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.tcp.AnalyzerConfig;
-import io.flowtrace.core.tcp.TcpEvent;
-import io.flowtrace.core.pcap.CaptureErrorListener;
+import io.flowtrace.core.tcp.TcpFlowEvent;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,12 +16,12 @@ import java.util.Map;
 /** Runs the offline analysis over a committed capture and keeps every flow's report and events, by client endpoint. */
 public final class CaptureRun {
     public final Map<String, Map<String, Object>> flows = new LinkedHashMap<>();
-    public final Map<String, List<TcpEvent>> events = new LinkedHashMap<>();
+    public final Map<String, List<TcpFlowEvent>> events = new LinkedHashMap<>();
 
     public static CaptureRun of(Path capture) throws Exception {
         CaptureRun run = new CaptureRun();
         CaptureAnalysis analysis = new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> "test/if" + iface);
-        Map<String, List<TcpEvent>> pending = new LinkedHashMap<>();
+        Map<String, List<TcpFlowEvent>> pending = new LinkedHashMap<>();
         try (InputStream in = Files.newInputStream(capture)) {
             analysis.run(in, (key, instance, flow) -> {
                 FlatReport r = new FlatReport();
@@ -32,7 +32,7 @@ public final class CaptureRun {
                 run.flows.put(name, r.fields);
                 run.events.put(name, pending.getOrDefault(key.canonical() + "#" + instance, List.of()));
             }, (key, instance) -> {
-                List<TcpEvent> list = new ArrayList<>();
+                List<TcpFlowEvent> list = new ArrayList<>();
                 pending.put(key.canonical() + "#" + instance, list);
                 return list::add;
             }, CaptureErrorListener.IGNORE, n -> { });

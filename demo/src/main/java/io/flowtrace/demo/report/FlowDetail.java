@@ -8,8 +8,8 @@ import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.pcap.PacketDecoder;
 import io.flowtrace.core.tcp.AnalyzerConfig;
-import io.flowtrace.core.tcp.TcpEvent;
 import io.flowtrace.core.tcp.TcpEventSink;
+import io.flowtrace.core.tcp.TcpFlowEvent;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,9 +27,9 @@ import java.util.List;
 final class FlowDetail {
     final List<double[]> data = new ArrayList<>();      // {seconds, relative seq of the segment's first byte}
     final List<double[]> acks = new ArrayList<>();      // {seconds, relative cumulative ACK}
-    final List<TcpEvent.Retransmission> retransmissions = new ArrayList<>();
-    final List<TcpEvent.Round> rounds = new ArrayList<>();
-    TcpEvent.SlowStartExit exit;
+    final List<TcpFlowEvent.Retransmission> retransmissions = new ArrayList<>();
+    final List<TcpFlowEvent.Round> rounds = new ArrayList<>();
+    TcpFlowEvent.SlowStartExit exit;
     long originNanos = -1;
 
     private FlowDetail() {
@@ -45,11 +45,11 @@ final class FlowDetail {
             if (e.fromClient() != senderIsClient) {
                 return;
             }
-            if (e instanceof TcpEvent.Retransmission r) {
+            if (e instanceof TcpFlowEvent.Retransmission r) {
                 d.retransmissions.add(r);
-            } else if (e instanceof TcpEvent.Round r) {
+            } else if (e instanceof TcpFlowEvent.Round r) {
                 d.rounds.add(r);
-            } else if (e instanceof TcpEvent.SlowStartExit x) {
+            } else if (e instanceof TcpFlowEvent.SlowStartExit x) {
                 d.exit = x;
             }
         };

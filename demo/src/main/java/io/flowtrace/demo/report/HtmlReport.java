@@ -1,6 +1,6 @@
 package io.flowtrace.demo.report;
 
-import io.flowtrace.core.tcp.TcpEvent;
+import io.flowtrace.core.tcp.TcpFlowEvent;
 import io.flowtrace.demo.Capture;
 import io.flowtrace.demo.Db;
 import io.flowtrace.demo.DemoSummary;
@@ -118,7 +118,7 @@ public final class HtmlReport {
             seq.add(series("cumulative ACK", "#2ca02c", d.acks, Style.STEP));
             for (int c = 0; c < CLASSES.length; c++) {
                 List<double[]> pts = new ArrayList<>();
-                for (TcpEvent.Retransmission r : d.retransmissions) {
+                for (TcpFlowEvent.Retransmission r : d.retransmissions) {
                     if (r.retransmissionClass().name().equals(CLASSES[c])) {
                         pts.add(new double[] {d.seconds(r.timeNanos()), r.seq()});
                     }
@@ -130,7 +130,7 @@ public final class HtmlReport {
             chart(Svg.xy("time-sequence (" + (senderIsClient ? "client → server" : "server → client") + ")",
                     "seconds since the flow's first packet", "relative sequence (bytes)", seq));
             List<double[]> flight = new ArrayList<>();
-            for (TcpEvent.Round r : d.rounds) {
+            for (TcpFlowEvent.Round r : d.rounds) {
                 flight.add(new double[] {r.index(), r.flightBytes()});
             }
             List<Series> rounds = new ArrayList<>();
@@ -142,7 +142,7 @@ public final class HtmlReport {
             }
             if (d.exit != null && !flight.isEmpty()) {
                 int idx = 0;
-                for (TcpEvent.Round r : d.rounds) {
+                for (TcpFlowEvent.Round r : d.rounds) {
                     if (r.timeNanos() <= d.exit.timeNanos()) {
                         idx = r.index();
                     }

@@ -16,9 +16,9 @@ import io.flowtrace.core.flow.FlowInstances;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
-import io.flowtrace.core.tcp.TcpEvent;
 import io.flowtrace.core.tcp.TcpEventSink;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.core.tcp.TcpFlowEvent;
 import java.nio.ByteBuffer;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
@@ -389,7 +389,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         }
 
         @Override
-        public void accept(TcpEvent event) {
+        public void accept(TcpFlowEvent event) {
             if (identity == null) {
                 TcpFlowAnalyzer f = flow.flow;
                 Vantage vantage = FlowRecords.vantageOf(vantageOfKey(key));

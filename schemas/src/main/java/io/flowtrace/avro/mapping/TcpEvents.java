@@ -4,10 +4,10 @@ import io.flowtrace.avro.Direction;
 import io.flowtrace.avro.FlowIdentity;
 import io.flowtrace.avro.RetransmitClass;
 import io.flowtrace.avro.TcpEventKind;
-import io.flowtrace.core.tcp.TcpEvent;
+import io.flowtrace.core.tcp.TcpFlowEvent;
 import java.util.List;
 
-/** Between core's {@link TcpEvent}s and the Avro {@link io.flowtrace.avro.TcpEvent} contract. */
+/** Between core's {@link TcpFlowEvent}s and the Avro {@link io.flowtrace.avro.TcpEvent} contract. */
 public final class TcpEvents {
     private TcpEvents() {
     }
@@ -18,13 +18,13 @@ public final class TcpEvents {
      *
      * @param index the event's ordinal within its flow instance (the stable upsert key)
      */
-    public static io.flowtrace.avro.TcpEvent toAvro(FlowIdentity flow, long index, TcpEvent e) {
+    public static io.flowtrace.avro.TcpEvent toAvro(FlowIdentity flow, long index, TcpFlowEvent e) {
         io.flowtrace.avro.TcpEvent.Builder b = io.flowtrace.avro.TcpEvent.newBuilder()
                 .setFlow(flow)
                 .setIndex(index)
                 .setTimeUs(Math.floorDiv(e.timeNanos(), 1000))
                 .setDirection(e.fromClient() ? Direction.C2S : Direction.S2C);
-        if (e instanceof TcpEvent.Retransmission r) {
+        if (e instanceof TcpFlowEvent.Retransmission r) {
             return b.setKind(TcpEventKind.RETRANSMISSION)
                     .setRetransmitClass(RetransmitClass.valueOf(r.retransmissionClass().name()))
                     .setSeq(r.seq())
@@ -33,32 +33,32 @@ public final class TcpEvents {
                     .setRetries(r.transmission() - 1)
                     .build();
         }
-        if (e instanceof TcpEvent.Reordering r) {
+        if (e instanceof TcpFlowEvent.Reordering r) {
             return b.setKind(TcpEventKind.REORDERED).setSeq(r.seq()).setBytes((long) r.bytes()).build();
         }
-        if (e instanceof TcpEvent.LostSegment l) {
+        if (e instanceof TcpFlowEvent.LostSegment l) {
             return b.setKind(TcpEventKind.LOST_SEGMENT)
                     .setSeq(l.expectedSeq())
                     .setBytes(l.seenSeq() - l.expectedSeq())
                     .build();
         }
-        if (e instanceof TcpEvent.ZeroWindow) {
+        if (e instanceof TcpFlowEvent.ZeroWindow) {
             return b.setKind(TcpEventKind.ZERO_WINDOW).build();
         }
-        if (e instanceof TcpEvent.SlowStartExit x) {
+        if (e instanceof TcpFlowEvent.SlowStartExit x) {
             return b.setKind(TcpEventKind.SLOW_START_EXIT)
                     .setExitReason(io.flowtrace.avro.SlowStartExitReason.valueOf(x.reason().name()))
                     .setCwndBytes(x.cwndBytes())
                     .build();
         }
-        if (e instanceof TcpEvent.RtoBackoff r) {
+        if (e instanceof TcpFlowEvent.RtoBackoff r) {
             return b.setKind(TcpEventKind.RTO_BACKOFF)
                     .setSeq(r.seq())
                     .setRetries(r.attempt())
                     .setGapsUs(List.of(Math.floorDiv(r.gapNanos(), 1000)))
                     .build();
         }
-        if (e instanceof TcpEvent.SynRetransmission s) {
+        if (e instanceof TcpFlowEvent.SynRetransmission s) {
             return b.setKind(TcpEventKind.SYN_RETRANSMIT)
                     .setRetries(s.attempt())
                     .setGapsUs(List.of(Math.floorDiv(s.gapNanos(), 1000)))
