@@ -1,6 +1,6 @@
 package io.flowtrace.cli;
 
-import io.flowtrace.core.tcp.DirectionStats;
+import io.flowtrace.core.tcp.TcpDirectionStats;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.io.PrintStream;
 import java.util.List;
@@ -24,15 +24,15 @@ final class ConnectionTable {
 
     /** The cells of one flow from "client - server" on; number and start are added when printing. */
     static String[] cells(TcpFlowAnalyzer f) {
-        DirectionStats c = f.clientToServer();
-        DirectionStats s = f.serverToClient();
+        TcpDirectionStats c = f.clientToServer();
+        TcpDirectionStats s = f.serverToClient();
         return new String[] {f.client() + " - " + f.server() + (f.clientGuessed() ? " ?" : ""),
             Units.nanos(f.lastSeenNanos() - f.firstSeenNanos()), Units.count(c.packets), Units.count(s.packets),
             Units.bytes(c.uniqueBytes), Units.bytes(s.uniqueBytes), Units.count(c.retransmittedPackets),
             Units.count(s.retransmittedPackets), rtt(c), rtt(s), Units.nanos(f.setup().setupNanos), f.end().jsonName()};
     }
 
-    private static String rtt(DirectionStats d) {
+    private static String rtt(TcpDirectionStats d) {
         return d.rtt.count() == 0 ? Units.NONE : Units.micros(d.rtt.mean() / 1000.0);
     }
 

@@ -1,7 +1,7 @@
 package io.flowtrace.cli;
 
 import io.flowtrace.core.net.FlowKey;
-import io.flowtrace.core.tcp.DirectionStats;
+import io.flowtrace.core.tcp.TcpDirectionStats;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -182,7 +182,7 @@ final class FlowCollector {
         return number;
     }
 
-    private static long total(TcpFlowAnalyzer f, ToLongFunction<DirectionStats> metric) {
+    private static long total(TcpFlowAnalyzer f, ToLongFunction<TcpDirectionStats> metric) {
         return metric.applyAsLong(f.clientToServer()) + metric.applyAsLong(f.serverToClient());
     }
 }

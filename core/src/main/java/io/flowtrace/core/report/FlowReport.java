@@ -1,11 +1,11 @@
 package io.flowtrace.core.report;
 
 import io.flowtrace.core.net.FlowKey;
-import io.flowtrace.core.tcp.DirectionStats;
 import io.flowtrace.core.tcp.RetransmissionClass;
 import io.flowtrace.core.tcp.RunningStats;
 import io.flowtrace.core.tcp.SetupStats;
 import io.flowtrace.core.tcp.SlowStartStats;
+import io.flowtrace.core.tcp.TcpDirectionStats;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 
 /**
@@ -58,7 +58,7 @@ public final class FlowReport {
         v.endObject();
     }
 
-    private static void visitDirection(DirectionStats d, long lastSeenNanos, ReportVisitor v) {
+    private static void visitDirection(TcpDirectionStats d, long lastSeenNanos, ReportVisitor v) {
         v.integer("packets", d.packets);
         v.integer("data_packets", d.dataPackets);
         v.integer("data_bytes", d.dataBytes);
@@ -92,7 +92,7 @@ public final class FlowReport {
         v.integer("state_overflows", d.stateOverflows);
     }
 
-    private static void visitSlowStart(SlowStartStats ss, long mss, long originNanos, DirectionStats d, ReportVisitor v) {
+    private static void visitSlowStart(SlowStartStats ss, long mss, long originNanos, TcpDirectionStats d, ReportVisitor v) {
         v.beginObject("slow_start");
         v.string("exit", ss.exitReason.jsonName());
         boolean exited = ss.exitNanos >= 0;
@@ -117,8 +117,8 @@ public final class FlowReport {
         v.decimal("growth_ratio", d.rtoGrowthRatio());
         v.endObject();
         v.beginObject("segment_sizes");
-        for (int i = 0; i < DirectionStats.SEGMENT_SIZE_BUCKETS.length; i++) {
-            v.integer(DirectionStats.SEGMENT_SIZE_BUCKETS[i], d.segmentSizes[i]);
+        for (int i = 0; i < TcpDirectionStats.SEGMENT_SIZE_BUCKETS.length; i++) {
+            v.integer(TcpDirectionStats.SEGMENT_SIZE_BUCKETS[i], d.segmentSizes[i]);
         }
         v.endObject();
     }

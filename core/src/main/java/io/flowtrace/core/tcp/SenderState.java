@@ -10,7 +10,7 @@ import io.flowtrace.core.net.SequenceUnwrapper;
 final class SenderState {
     enum Recovery { OPEN, RECOVERY, LOSS }
 
-    final DirectionStats stats = new DirectionStats();
+    final TcpDirectionStats stats = new TcpDirectionStats();
     final SequenceUnwrapper seq = new SequenceUnwrapper();
     final SegmentQueue unacked = new SegmentQueue();
     final TimestampRtt timestamps = new TimestampRtt();
@@ -24,7 +24,7 @@ final class SenderState {
     long backoffSeq = -1;
     int backoffAttempts;
     long lastRtoNanos = -1;
-    final long[] backoffGaps = new long[DirectionStats.MAX_BACKOFF_GAPS];
+    final long[] backoffGaps = new long[TcpDirectionStats.MAX_BACKOFF_GAPS];
     int backoffGapCount;
 
     /** Unwrapped value of the ISN (or of the first sequence number seen, without a SYN). */
@@ -249,7 +249,7 @@ final class SenderState {
         backoffSeq = Varints.read(in);
         backoffAttempts = (int) Varints.read(in);
         lastRtoNanos = Varints.read(in);
-        backoffGapCount = Math.min(in.readByte(), DirectionStats.MAX_BACKOFF_GAPS);
+        backoffGapCount = Math.min(in.readByte(), TcpDirectionStats.MAX_BACKOFF_GAPS);
         for (int i = 0; i < backoffGapCount; i++) {
             backoffGaps[i] = Varints.read(in);
         }

@@ -92,7 +92,7 @@ public final class TcpFlowAnalyzer {
         long dataEnd = start + p.payloadLength;
         long end = dataEnd + (fin ? 1 : 0);
         if (p.payloadLength > 0) {
-            DirectionStats st = s.stats;
+            TcpDirectionStats st = s.stats;
             st.dataPackets++;
             st.dataBytes += p.payloadLength;
             st.maxSegmentBytes = Math.max(st.maxSegmentBytes, p.payloadLength);
@@ -265,11 +265,11 @@ public final class TcpFlowAnalyzer {
         return clientGuessed;
     }
 
-    public DirectionStats clientToServer() {
+    public TcpDirectionStats clientToServer() {
         return fromClient.stats;
     }
 
-    public DirectionStats serverToClient() {
+    public TcpDirectionStats serverToClient() {
         return fromServer.stats;
     }
 

@@ -82,7 +82,7 @@ class SlowStartRulesTest {
         segment(202_000, 0); // +200 ms
         segment(602_000, 0); // +400 ms
         segment(1_402_000, 0); // +800 ms
-        DirectionStats d = flow.clientToServer();
+        TcpDirectionStats d = flow.clientToServer();
         assertThat(d.retransmittedPackets).isEqualTo(3);
         assertThat(d.rtoMaxRetries).isEqualTo(3);
         assertThat(java.util.Arrays.copyOf(d.rtoGapsNanos, d.rtoGapCount))

@@ -34,7 +34,7 @@ class TcpEdgeCasesTest {
             tcp.client(2000 + 100L * i).seq(seq).ack(S + 1).len(1000).send();
             tcp.server(2050 + 100L * i).seq(S + 1).ack(seq + 1000).send();
         }
-        DirectionStats c2s = flow.clientToServer();
+        TcpDirectionStats c2s = flow.clientToServer();
         assertThat(c2s.dataBytes).isEqualTo(100_000);
         assertThat(c2s.uniqueBytes).isEqualTo(100_000);
         assertThat(c2s.retransmittedPackets).isZero();
@@ -78,7 +78,7 @@ class TcpEdgeCasesTest {
             tcp.client(2000 + 100L * i).seq(1001 + 1000L * i).ack(S + 1).len(1000).send();
         }
         tcp.client(9000).seq(51_001).ack(S + 1).flags(FIN).send();
-        DirectionStats c2s = flow.clientToServer();
+        TcpDirectionStats c2s = flow.clientToServer();
         assertThat(c2s.dataBytes).isEqualTo(50_000);
         assertThat(c2s.retransmittedPackets).isZero();
         assertThat(c2s.lostSegments).isZero();
@@ -102,7 +102,7 @@ class TcpEdgeCasesTest {
             tcp.client(3000 + 100L * i).seq(1001 + 100L * i).ack(S + 1).len(100).ipId(id).send();
             tcp.client(3001 + 100L * i).seq(1001 + 100L * i).ack(S + 1).len(100).ipId(id).send();
         }
-        DirectionStats c2s = flow.clientToServer();
+        TcpDirectionStats c2s = flow.clientToServer();
         assertThat(c2s.uniqueBytes).isEqualTo(1000);
         assertThat(c2s.networkDuplicates).isEqualTo(10);
         assertThat(c2s.retransmittedPackets).isZero();

@@ -77,7 +77,7 @@ class TcpFlowAnalyzerTest {
         data(3010, 1); // fast retransmit
         ack(4000, 6);
         assertThat(classes()).containsExactly(RetransmissionClass.FAST);
-        DirectionStats c2s = flow.clientToServer();
+        TcpDirectionStats c2s = flow.clientToServer();
         assertThat(c2s.retransmittedPackets).isEqualTo(1);
         assertThat(c2s.retransmittedBytes).isEqualTo(100);
         assertThat(c2s.uniqueBytes).isEqualTo(600);
@@ -149,7 +149,7 @@ class TcpFlowAnalyzerTest {
         dataWithId(20_050, 5, 106); // id older than segment 6's: the original, late
         dataWithId(20_100, 9, 110); // segment 8 (id 109) missing
         dataWithId(20_120, 8, 111); // id newer than segment 9's: a retransmission, however soon
-        DirectionStats c2s = flow.clientToServer();
+        TcpDirectionStats c2s = flow.clientToServer();
         assertThat(c2s.lostSegments).isEqualTo(2);
         assertThat(c2s.reorderedPackets).isEqualTo(1);
         assertThat(c2s.retransmittedPackets).isEqualTo(1);
@@ -165,7 +165,7 @@ class TcpFlowAnalyzerTest {
         dataWithId(20_100, 4, -1); // segment 3 missing
         tcp.server(20_200).seq(S + 1).ack(C + 301).sack(C + 401, C + 501).send(); // receiver signals the hole
         dataWithId(30_000, 3, -1); // ≈ one RTT after the SACK: retransmitted after a loss upstream
-        DirectionStats c2s = flow.clientToServer();
+        TcpDirectionStats c2s = flow.clientToServer();
         assertThat(c2s.lostSegments).isEqualTo(2);
         assertThat(c2s.reorderedPackets).isEqualTo(1);
         assertThat(c2s.retransmittedPackets).isEqualTo(1);
@@ -189,7 +189,7 @@ class TcpFlowAnalyzerTest {
             tcp.client(2000 + i).seq(isn + 1 + 100L * i).ack(S + 1).len(100).send();
         }
         tcp.server(3000).seq(S + 1).ack(isn + 1 + 500).send();
-        DirectionStats c2s = flow.clientToServer();
+        TcpDirectionStats c2s = flow.clientToServer();
         assertThat(c2s.uniqueBytes).isEqualTo(500);
         assertThat(c2s.retransmittedPackets).isZero();
         assertThat(c2s.lostSegments).isZero();

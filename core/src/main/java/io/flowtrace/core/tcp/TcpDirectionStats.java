@@ -5,7 +5,7 @@ package io.flowtrace.core.tcp;
  * {@code analyze --json} contract (docs/metrics.md defines every field). Counters that describe
  * ACKs (dup ACKs, zero windows) count the ACKs this side sent.
  */
-public final class DirectionStats {
+public final class TcpDirectionStats {
     public long packets;
     public long dataPackets;
     public long dataBytes;
