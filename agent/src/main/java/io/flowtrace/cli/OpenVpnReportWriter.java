@@ -2,8 +2,8 @@ package io.flowtrace.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.flowtrace.core.openvpn.DirectionStats;
 import io.flowtrace.core.openvpn.LatencyStats;
+import io.flowtrace.core.openvpn.OpenVpnDirectionStats;
 import io.flowtrace.core.openvpn.OpenVpnServerTable;
 import io.flowtrace.core.openvpn.OpenVpnSession;
 import io.flowtrace.core.openvpn.RetransmitCause;
@@ -63,7 +63,7 @@ final class OpenVpnReportWriter {
         return w.toString();
     }
 
-    private static void direction(JsonGenerator g, String name, DirectionStats d) throws IOException {
+    private static void direction(JsonGenerator g, String name, OpenVpnDirectionStats d) throws IOException {
         g.writeObjectFieldStart(name);
         g.writeNumberField("control_packets", d.controlPackets());
         g.writeNumberField("ack_only_packets", d.ackOnlyPackets());
@@ -141,7 +141,7 @@ final class OpenVpnReportWriter {
         textDirection("s2c", s.s2c(), out);
     }
 
-    private static void textDirection(String name, DirectionStats d, PrintStream out) {
+    private static void textDirection(String name, OpenVpnDirectionStats d, PrintStream out) {
         LatencyStats a = d.ackLatencyUs();
         out.printf(Locale.ROOT,
                 "  %s: %d control, %d ACK-only, %d data, %d opaque; %d retransmits (timeout %d, early %d, reset answer %d),"

@@ -29,8 +29,8 @@ public final class OpenVpnSession {
     boolean serverSessionKnown;
     final long firstSeenNanos;
     long lastSeenNanos;
-    final DirectionStats c2s = new DirectionStats();
-    final DirectionStats s2c = new DirectionStats();
+    final OpenVpnDirectionStats c2s = new OpenVpnDirectionStats();
+    final OpenVpnDirectionStats s2c = new OpenVpnDirectionStats();
     long clientResetNanos = -1;
     long serverResetNanos = -1;
     long firstTlsNanos = -1;
@@ -49,8 +49,8 @@ public final class OpenVpnSession {
     /** Feeds one decoded packet of this session, sent by the client if {@code fromClient}. */
     void onPacket(OpenVpnHeader h, boolean fromClient, long t) {
         lastSeenNanos = Math.max(lastSeenNanos, t);
-        DirectionStats own = fromClient ? c2s : s2c;
-        DirectionStats peer = fromClient ? s2c : c2s;
+        OpenVpnDirectionStats own = fromClient ? c2s : s2c;
+        OpenVpnDirectionStats peer = fromClient ? s2c : c2s;
         if (h.keyId != 0 && h.kind != OpenVpnHeader.Kind.DATA) {
             renegotiated = true;
         }
@@ -82,7 +82,7 @@ public final class OpenVpnSession {
         }
     }
 
-    private void noteResets(int opcode, boolean fromClient, long t, DirectionStats peer) {
+    private void noteResets(int opcode, boolean fromClient, long t, OpenVpnDirectionStats peer) {
         if (fromClient && OpenVpnOpcode.isClientReset(opcode)) {
             if (clientResetNanos < 0) {
                 clientResetNanos = t;
@@ -123,11 +123,11 @@ public final class OpenVpnSession {
         return lastSeenNanos;
     }
 
-    public DirectionStats c2s() {
+    public OpenVpnDirectionStats c2s() {
         return c2s;
     }
 
-    public DirectionStats s2c() {
+    public OpenVpnDirectionStats s2c() {
         return s2c;
     }
 

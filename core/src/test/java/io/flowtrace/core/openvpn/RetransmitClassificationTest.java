@@ -61,7 +61,7 @@ class RetransmitClassificationTest {
         control(true, OpenVpnOpcode.HARD_RESET_CLIENT_V2, 0, 0, 0);
         control(true, OpenVpnOpcode.HARD_RESET_CLIENT_V2, 0, 0, 2000);
         control(true, OpenVpnOpcode.HARD_RESET_CLIENT_V2, 0, 0, 6000);
-        DirectionStats c2s = s.c2s();
+        OpenVpnDirectionStats c2s = s.c2s();
         assertThat(c2s.retransmits()).isEqualTo(2);
         assertThat(c2s.retransmits(RetransmitCause.TIMEOUT)).isEqualTo(2);
         assertThat(c2s.retransmitGapsUs()).containsExactly(2_000_000L, 4_000_000L);
@@ -82,7 +82,7 @@ class RetransmitClassificationTest {
         ack(true, 1610, 2);
         ack(true, 1611, 3, 2);
         control(false, OpenVpnOpcode.CONTROL_V1, 1, 1000, 1620);
-        DirectionStats s2c = s.s2c();
+        OpenVpnDirectionStats s2c = s.s2c();
         assertThat(s2c.retransmits(RetransmitCause.RESET_ANSWER)).isEqualTo(1);
         assertThat(s2c.retransmits(RetransmitCause.EARLY_AFTER_LATER_ACKS)).isEqualTo(1);
         assertThat(s2c.retransmits(RetransmitCause.TIMEOUT)).isZero();

@@ -12,7 +12,7 @@ import java.util.Map;
  * the sender sent, and what the other side's ACKs said about it. Control packets are few (a
  * setup is tens to a few hundred), so per-packet-id state is a bounded map, not a hot-path table.
  */
-public final class DirectionStats {
+public final class OpenVpnDirectionStats {
     /** Packet-ids remembered per direction; older ones are forgotten (a resend of one then counts as new). */
     static final int MAX_TRACKED_IDS = 1024;
     /** Retransmission gaps and times kept per direction for the report; counts go on beyond. */
