@@ -3,12 +3,12 @@ package io.flowtrace.cli;
 import io.flowtrace.core.conntrack.BudgetConfig;
 import io.flowtrace.core.conntrack.BudgetReport;
 import io.flowtrace.core.conntrack.ConntrackBudget;
-import io.flowtrace.core.conntrack.ConntrackEvent;
 import io.flowtrace.core.conntrack.ConntrackLineParser;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.ConntrackTextParseException;
+import io.flowtrace.core.conntrack.ConntrackTuple;
 import io.flowtrace.core.conntrack.KernelFeatures;
 import io.flowtrace.core.conntrack.NetlinkSizer;
-import io.flowtrace.core.conntrack.ConntrackTuple;
 import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -115,7 +115,7 @@ final class ConntrackSizesCommand implements Callable<Integer> {
         ConntrackLineParser parser = new ConntrackLineParser(features);
         NetlinkSizer sizer = new NetlinkSizer();
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-        List<ConntrackEvent> events = new ArrayList<>();
+        List<ConntrackMessage> events = new ArrayList<>();
         long errors = 0;
         BufferedReader opened;
         try {
@@ -129,7 +129,7 @@ final class ConntrackSizesCommand implements Callable<Integer> {
 
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 n++;
-                ConntrackEvent e;
+                ConntrackMessage e;
                 try {
                     e = parser.parseLine(line, n);
                 } catch (ConntrackTextParseException ex) {
@@ -149,7 +149,7 @@ final class ConntrackSizesCommand implements Callable<Integer> {
                 int exact = sizer.exactSize(e);
                 int estimate = sizer.estimatedSize(e, features);
                 int truesize = sizer.truesize(e, features);
-                String id = e.id() == ConntrackEvent.ABSENT ? (json ? "null" : "-") : Long.toString(e.id());
+                String id = e.id() == ConntrackMessage.ABSENT ? (json ? "null" : "-") : Long.toString(e.id());
                 if (json) {
                     out.printf("{\"kind\":\"%s\",\"id\":%s,\"exact_bytes\":%d,\"estimated_bytes\":%d,\"truesize_bytes\":%d}%n",
                             e.type(), id, exact, estimate, truesize);
@@ -201,13 +201,13 @@ final class ConntrackSizesCommand implements Callable<Integer> {
         return proto + " " + t.srcText() + " > " + t.dstText();
     }
 
-    private BudgetReport budget(List<ConntrackEvent> events, KernelFeatures features, NetlinkSizer sizer) {
+    private BudgetReport budget(List<ConntrackMessage> events, KernelFeatures features, NetlinkSizer sizer) {
         if (events.isEmpty()) {
             return null;
         }
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
-        for (ConntrackEvent e : events) {
+        for (ConntrackMessage e : events) {
             first = Math.min(first, e.timeNanos());
             last = Math.max(last, e.timeNanos());
         }
@@ -215,7 +215,7 @@ final class ConntrackSizesCommand implements Callable<Integer> {
         long window = Math.max(1, (last - first + 999_999_999L) / 1_000_000_000L) * 1_000_000_000L;
         BudgetConfig config = new BudgetConfig(window, drainLatencyMs * 1_000_000L, rcvbuf, features);
         ConntrackBudget budget = new ConntrackBudget(file, first, config, sizer);
-        for (ConntrackEvent e : events) {
+        for (ConntrackMessage e : events) {
             budget.add(e);
         }
         return budget.report();

@@ -9,7 +9,7 @@ import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.core.conntrack.BudgetConfig;
 import io.flowtrace.core.conntrack.BudgetReport;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.KernelFeatures;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.sink.JobSinks;
@@ -91,7 +91,7 @@ class ConntrackBudgetITCase {
     private static final class Expected {
         long events;
         long bytes;
-        final List<ConntrackEvent> core = new ArrayList<>();
+        final List<ConntrackMessage> core = new ArrayList<>();
     }
 
     @Test
@@ -145,8 +145,8 @@ class ConntrackBudgetITCase {
                     BudgetConfig.CONNTRACKD_DEFAULT_RCVBUF, features);
             io.flowtrace.core.conntrack.ConntrackBudget core =
                     new io.flowtrace.core.conntrack.ConntrackBudget(parts[0], Long.parseLong(parts[2]) * 1_000_000L, bc);
-            x.core.stream().sorted(Comparator.comparingLong(ConntrackEvent::timeNanos)
-                    .thenComparing(ConntrackEvent::type).thenComparingInt(ConntrackEvent::wireSize)).forEach(core::add);
+            x.core.stream().sorted(Comparator.comparingLong(ConntrackMessage::timeNanos)
+                    .thenComparing(ConntrackMessage::type).thenComparingInt(ConntrackMessage::wireSize)).forEach(core::add);
             BudgetReport r = core.report();
             assertThat(row.get("events_new")).isEqualTo(r.newEvents());
             assertThat(row.get("events_update")).isEqualTo(r.updateEvents());
@@ -219,7 +219,7 @@ class ConntrackBudgetITCase {
             for (Map.Entry<String, Vantage> c : CASES.entrySet()) {
                 String vantage = c.getValue().getAgentId() + "/" + c.getValue().getInterfaceName();
                 for (byte[] message : ConntrackFixtures.messages(c.getKey())) {
-                    ConntrackEvent core = ConntrackFixtures.parse(message);
+                    ConntrackMessage core = ConntrackFixtures.parse(message);
                     io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, c.getValue(), ConntrackSource.NETLINK);
                     long ms = Math.floorDiv(core.timeNanos(), 1_000_000L);
                     if (c.getKey().equals("burst")) {

@@ -7,7 +7,7 @@ import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.testing.TestData;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
@@ -268,7 +268,7 @@ class ConntrackJoinITCase {
     private static void publishConntrack(String topic) {
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
             for (byte[] message : ConntrackFixtures.messages("../join/conntrack")) {
-                ConntrackEvent core = ConntrackFixtures.parse(message);
+                ConntrackMessage core = ConntrackFixtures.parse(message);
                 io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, CONNTRACK, ConntrackSource.NETLINK);
                 String key = PacketEvents.vantage(CONNTRACK) + " " + core.orig().srcText() + ":" + core.orig().srcPort() + " "
                         + core.orig().dstText() + ":" + core.orig().dstPort();

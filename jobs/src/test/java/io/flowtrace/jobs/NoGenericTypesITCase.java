@@ -7,7 +7,7 @@ import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.sink.JobSinks;
@@ -29,9 +29,9 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -132,7 +132,7 @@ class NoGenericTypesITCase {
     private static void publishConntrack(String topic) {
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
             for (byte[] message : ConntrackFixtures.messages("../join/conntrack")) {
-                ConntrackEvent core = ConntrackFixtures.parse(message);
+                ConntrackMessage core = ConntrackFixtures.parse(message);
                 io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, CONNTRACK, ConntrackSource.NETLINK);
                 String key = PacketEvents.vantage(CONNTRACK) + " " + core.orig().srcText() + ":" + core.orig().srcPort() + " "
                         + core.orig().dstText() + ":" + core.orig().dstPort();

@@ -1,10 +1,10 @@
 package io.flowtrace.agent.conntrack;
 
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 
 /** Where a conntrack source delivers what it reads. Malformed input and ENOBUFS are data, not failures. */
 public interface ConntrackEventSink {
-    void event(ConntrackEvent event);
+    void event(ConntrackMessage event);
 
     /** A message or line that could not be parsed; reading continues. */
     default void malformed(Exception error) {

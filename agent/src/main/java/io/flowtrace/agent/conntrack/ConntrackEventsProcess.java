@@ -1,7 +1,7 @@
 package io.flowtrace.agent.conntrack;
 
-import io.flowtrace.core.conntrack.ConntrackEvent;
 import io.flowtrace.core.conntrack.ConntrackLineParser;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.ConntrackTextParseException;
 import io.flowtrace.core.conntrack.KernelFeatures;
 
@@ -35,7 +35,7 @@ public final class ConntrackEventsProcess {
         for (String line = r.readLine(); line != null; line = r.readLine()) {
             n++;
             try {
-                ConntrackEvent e = parser.parseLine(line, n);
+                ConntrackMessage e = parser.parseLine(line, n);
                 if (e != null) {
                     sink.event(e);
                 }

@@ -8,7 +8,7 @@ import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.ConntrackAvroMapper;
 import io.flowtrace.avro.mapping.PacketEvents;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes what a conntrack source reads: each event as an Avro {@code ConntrackEvent} keyed by its
+ * Publishes what a conntrack source reads: each event as an Avro {@code ConntrackMessage} keyed by its
  * original tuple, each ENOBUFS as a {@code ConntrackLoss} keyed by the vantage (same topic, told apart
  * by the schema fingerprint; docs/schemas.md). Malformed messages are counted and logged, not fatal.
  */
@@ -49,7 +49,7 @@ public final class ConntrackPublishingSink implements ConntrackEventSink {
     }
 
     @Override
-    public void event(ConntrackEvent event) {
+    public void event(ConntrackMessage event) {
         metrics.read.increment();
         try {
             value.reset();

@@ -2,7 +2,7 @@ package io.flowtrace.agent.conntrack;
 
 import com.sun.jna.LastErrorException;
 import io.flowtrace.agent.os.LibC;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.CtnetlinkParseException;
 import io.flowtrace.core.conntrack.CtnetlinkParser;
 

@@ -1,6 +1,6 @@
 package io.flowtrace.agent.conntrack;
 
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.KernelFeatures;
 import org.junit.jupiter.api.Test;
 
@@ -18,11 +18,11 @@ class ConntrackEventsProcessTest {
     @Test
     void deliversEveryRecordedTextEventAndReportsBadLinesWithoutStopping() throws Exception {
         Path text = Path.of("..", "testdata", "conntrack", "v4_plain.events.txt");
-        List<ConntrackEvent> events = new ArrayList<>();
+        List<ConntrackMessage> events = new ArrayList<>();
         List<Exception> errors = new ArrayList<>();
         ConntrackEventSink sink = new ConntrackEventSink() {
             @Override
-            public void event(ConntrackEvent e) {
+            public void event(ConntrackMessage e) {
                 events.add(e);
             }
 

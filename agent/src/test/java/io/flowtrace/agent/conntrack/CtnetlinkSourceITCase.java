@@ -1,7 +1,7 @@
 package io.flowtrace.agent.conntrack;
 
 import io.flowtrace.agent.os.LibC;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.EventType;
 import io.flowtrace.core.conntrack.NetlinkSizer;
 import org.junit.jupiter.api.AfterEach;
@@ -45,7 +45,7 @@ class CtnetlinkSourceITCase {
 
     @Test
     void receivesNewAndDestroyWithTheirExactWireSize() throws Exception {
-        List<ConntrackEvent> got = new CopyOnWriteArrayList<>();
+        List<ConntrackMessage> got = new CopyOnWriteArrayList<>();
         Future<Long> run = reader.submit(() -> {
             int fd = LibC.INSTANCE.open("/var/run/netns/" + ns, LibC.O_RDONLY | LibC.O_CLOEXEC);
             try {
@@ -64,10 +64,10 @@ class CtnetlinkSourceITCase {
                 "--sport", "1111", "--dport", "2222", "-t", "30")).isZero();
         assertThat(sh("ip", "netns", "exec", ns, "conntrack", "-D", "-p", "udp", "-s", "10.9.9.1")).isZero();
         assertThat(run.get(15, TimeUnit.SECONDS)).isZero();
-        assertThat(got).extracting(ConntrackEvent::type).containsExactly(EventType.NEW, EventType.DESTROY);
+        assertThat(got).extracting(ConntrackMessage::type).containsExactly(EventType.NEW, EventType.DESTROY);
         assertThat(got.get(0).orig().srcPort()).isEqualTo(1111);
         NetlinkSizer sizer = new NetlinkSizer();
-        for (ConntrackEvent e : got) {
+        for (ConntrackMessage e : got) {
             assertThat(sizer.exactSize(e)).isEqualTo(e.wireSize());
         }
     }

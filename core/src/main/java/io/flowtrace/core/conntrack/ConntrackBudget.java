@@ -44,7 +44,7 @@ public final class ConntrackBudget {
     }
 
     /** Adds an event that has an attribute list (raw, or text with the inferred list). */
-    public void add(ConntrackEvent e) {
+    public void add(ConntrackMessage e) {
         SkbCharge c = sizer.charge(e, config.features());
         add(e.timeNanos(), e.type(), sizer.exactSize(e), c.requested(), c.truesize());
     }

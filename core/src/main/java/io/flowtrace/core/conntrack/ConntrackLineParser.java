@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * Reads {@code conntrack -E -o timestamp,extended,id,ktimestamp} lines (and {@code -o xml} flows,
- * see {@link ConntrackXmlFlowParser}) into {@link ConntrackEvent}s whose attribute list is rebuilt by
+ * see {@link ConntrackXmlFlowParser}) into {@link ConntrackMessage}s whose attribute list is rebuilt by
  * {@link KernelEventLayout} — the text never shows the 6.18 event timestamp, the TCP window scales and
  * flags, or the full status word, and those are filled in from the {@link KernelFeatures} given here.
  * See docs/conntrack.md for the full list. Bad lines are reported with their line number; reading
@@ -44,14 +44,14 @@ public final class ConntrackLineParser {
 
     /** Reads every line; events in order, plus one error per line that could not be read. */
     public TextParseResult parse(BufferedReader in) {
-        List<ConntrackEvent> events = new ArrayList<>();
+        List<ConntrackMessage> events = new ArrayList<>();
         List<ConntrackTextParseException> errors = new ArrayList<>();
         long n = 0;
         try {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 n++;
                 try {
-                    ConntrackEvent e = parseLine(line, n);
+                    ConntrackMessage e = parseLine(line, n);
                     if (e != null) {
                         events.add(e);
                     }
@@ -66,26 +66,26 @@ public final class ConntrackLineParser {
     }
 
     /** One line; null for lines that carry no event (XML prolog, blank, {@code <conntrack>}). */
-    public ConntrackEvent parseLine(String line, long lineNumber) throws ConntrackTextParseException {
+    public ConntrackMessage parseLine(String line, long lineNumber) throws ConntrackTextParseException {
         String s = line.strip();
         if (s.isEmpty() || s.startsWith("<?xml") || s.equals("<conntrack>") || s.equals("</conntrack>")) {
             return null;
         }
         try {
-            ConntrackEvent.Builder b = s.startsWith("<flow") ? xml.parse(s) : plain(s);
-            ConntrackEvent partial = b.build();
+            ConntrackMessage.Builder b = s.startsWith("<flow") ? xml.parse(s) : plain(s);
+            ConntrackMessage partial = b.build();
             return b.attributes(KernelEventLayout.infer(partial, features)).build();
         } catch (IllegalArgumentException e) {
             throw new ConntrackTextParseException(lineNumber, e.getMessage());
         }
     }
 
-    private ConntrackEvent.Builder plain(String s) {
+    private ConntrackMessage.Builder plain(String s) {
         Matcher h = HEAD.matcher(s);
         if (!h.matches()) {
             throw new IllegalArgumentException("not a conntrack event line: '" + abbreviate(s) + "'");
         }
-        ConntrackEvent.Builder b = ConntrackEvent.builder().type(EventType.valueOf(h.group(3)));
+        ConntrackMessage.Builder b = ConntrackMessage.builder().type(EventType.valueOf(h.group(3)));
         if (h.group(1) != null) {
             String usec = (h.group(2) + "000000").substring(0, 6);
             b.observedAtNanos(Long.parseLong(h.group(1)) * 1_000_000_000L + Long.parseLong(usec) * 1000L);
@@ -108,7 +108,7 @@ public final class ConntrackLineParser {
         return b;
     }
 
-    private static void tokens(String[] tok, int proto, ConntrackEvent.Builder b) {
+    private static void tokens(String[] tok, int proto, ConntrackMessage.Builder b) {
         TupleText[] t = {new TupleText(), new TupleText()};
         int dir = -1;
         int i = 0;
@@ -161,8 +161,8 @@ public final class ConntrackLineParser {
         b.status(status | (unreplied ? 0 : 2));
         ConntrackTuple orig = t[0].toTuple("original");
         b.orig(orig).reply(t[1].toTuple("reply"));
-        if (b.family == ConntrackEvent.ABSENT) {
-            b.family(orig.isIpv6() ? ConntrackEvent.AF_INET6 : ConntrackEvent.AF_INET);
+        if (b.family == ConntrackMessage.ABSENT) {
+            b.family(orig.isIpv6() ? ConntrackMessage.AF_INET6 : ConntrackMessage.AF_INET);
         }
         b.origCounters(t[0].counters()).replyCounters(t[1].counters());
     }
@@ -193,7 +193,7 @@ public final class ConntrackLineParser {
         return true;
     }
 
-    private static void eventField(String key, String v, ConntrackEvent.Builder b) {
+    private static void eventField(String key, String v, ConntrackMessage.Builder b) {
         switch (key) {
             case "id" -> b.id(parseLong(key, v));
             case "mark" -> b.mark(parseLong(key, v));

@@ -15,12 +15,12 @@ final class ConntrackXmlFlowParser {
     private static final Pattern L3 = Pattern.compile("<layer3 protonum=\"(\\d+)\"");
     private static final Pattern L4 = Pattern.compile("<layer4 protonum=\"(\\d+)\"");
 
-    ConntrackEvent.Builder parse(String line) {
+    ConntrackMessage.Builder parse(String line) {
         Matcher f = FLOW.matcher(line);
         if (!f.matches()) {
             throw new IllegalArgumentException("not a conntrack XML flow: '" + ConntrackLineParser.abbreviate(line) + "'");
         }
-        ConntrackEvent.Builder b = ConntrackEvent.builder().type(switch (f.group(1)) {
+        ConntrackMessage.Builder b = ConntrackMessage.builder().type(switch (f.group(1)) {
             case "new" -> EventType.NEW;
             case "update" -> EventType.UPDATE;
             default -> EventType.DESTROY;
@@ -60,7 +60,7 @@ final class ConntrackXmlFlowParser {
         return t;
     }
 
-    private static void independent(String body, TupleText orig, ConntrackEvent.Builder b) {
+    private static void independent(String body, TupleText orig, ConntrackMessage.Builder b) {
         String state = element(body, "state");
         if (state != null && orig != null && orig.proto == CtaTypes.IPPROTO_TCP) {
             b.tcp(TcpProtoInfo.stateOnly(TcpProtoInfo.stateNumber(state)));

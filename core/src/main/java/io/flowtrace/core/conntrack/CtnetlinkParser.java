@@ -13,7 +13,7 @@ import static io.flowtrace.core.conntrack.CtaTypes.*;
  * network order (nla_put_be16/be32/be64, nla_put_in_addr) except u8 values and byte strings.
  *
  * <p>Malformed input raises {@link CtnetlinkParseException} with the byte offset. Attributes with no
- * known layout are kept in the attribute list and in {@link ConntrackEvent#unknown()}.
+ * known layout are kept in the attribute list and in {@link ConntrackMessage#unknown()}.
  */
 public final class CtnetlinkParser {
     public static final int NLMSG_HDRLEN = 16;
@@ -46,7 +46,7 @@ public final class CtnetlinkParser {
     };
 
     /** Parses the message starting at {@code off}; {@code len} bytes are available (one recv()). */
-    public ConntrackEvent parse(byte[] buf, int off, int len, long observedAtNanos) throws CtnetlinkParseException {
+    public ConntrackMessage parse(byte[] buf, int off, int len, long observedAtNanos) throws CtnetlinkParseException {
         if (off < 0 || len < 0 || off + len > buf.length) {
             throw new CtnetlinkParseException(off, "range " + off + "+" + len + " outside a buffer of " + buf.length);
         }
@@ -72,7 +72,7 @@ public final class CtnetlinkParser {
         };
         int end = off + (int) nlmsgLen;
         List<NlaNode> top = new NlaWalker(buf).walk(off + NLMSG_HDRLEN + NFGENMSG_LEN, end, 0, CTNETLINK_SCHEMA, 0);
-        ConntrackEvent.Builder b = ConntrackEvent.builder()
+        ConntrackMessage.Builder b = ConntrackMessage.builder()
                 .type(type)
                 .family(buf[off + NLMSG_HDRLEN] & 0xff)
                 .wireSize((int) nlmsgLen)
@@ -86,11 +86,11 @@ public final class CtnetlinkParser {
         return b.attributes(new PresentAttributes(List.of(present), false)).build();
     }
 
-    public ConntrackEvent parse(byte[] message) throws CtnetlinkParseException {
-        return parse(message, 0, message.length, ConntrackEvent.ABSENT);
+    public ConntrackMessage parse(byte[] message) throws CtnetlinkParseException {
+        return parse(message, 0, message.length, ConntrackMessage.ABSENT);
     }
 
-    private static void decodeTop(WireReader r, NlaNode n, ConntrackEvent.Builder b) throws CtnetlinkParseException {
+    private static void decodeTop(WireReader r, NlaNode n, ConntrackMessage.Builder b) throws CtnetlinkParseException {
         switch (n.type()) {
             case TUPLE_ORIG -> b.orig(TupleDecoder.decode(r, n, b));
             case TUPLE_REPLY -> b.reply(TupleDecoder.decode(r, n, b));
@@ -130,7 +130,7 @@ public final class CtnetlinkParser {
         }
     }
 
-    private static void decodeProtoinfo(WireReader r, NlaNode n, ConntrackEvent.Builder b)
+    private static void decodeProtoinfo(WireReader r, NlaNode n, ConntrackMessage.Builder b)
             throws CtnetlinkParseException {
         for (NlaNode p : n.children()) {
             if (p.type() != PROTOINFO_TCP) {

@@ -25,12 +25,12 @@ public final class KernelEventLayout {
     private KernelEventLayout() {
     }
 
-    public static PresentAttributes infer(ConntrackEvent e, KernelFeatures f) {
+    public static PresentAttributes infer(ConntrackMessage e, KernelFeatures f) {
         List<NlAttribute> a = new ArrayList<>(16);
         a.add(tuple(TUPLE_ORIG, e.orig()));
         a.add(tuple(TUPLE_REPLY, e.reply()));
         // ctnetlink_dump_zone_id(..., CTA_ZONE, zone, NF_CT_DEFAULT_ZONE_DIR): only a non-default zone
-        if (e.zone() != ConntrackEvent.ABSENT) {
+        if (e.zone() != ConntrackMessage.ABSENT) {
             a.add(leaf(ZONE, 2));
         }
         a.add(leaf(ID, 4));
@@ -41,17 +41,17 @@ public final class KernelEventLayout {
             newOrUpdatePart(e, a);
         }
         // ctnetlink_dump_mark(skb, ct, events & IPCT_MARK): written when non-zero or when it changed
-        if (e.mark() != ConntrackEvent.ABSENT) {
+        if (e.mark() != ConntrackMessage.ABSENT) {
             a.add(leaf(MARK, 4));
         }
         // ctnetlink_dump_event_timestamp(): e->timestamp is non-zero only with the tstamp extension
-        if (e.eventTimestampNanos() != ConntrackEvent.ABSENT || (f.eventTimestamp() && f.timestamp())) {
+        if (e.eventTimestampNanos() != ConntrackMessage.ABSENT || (f.eventTimestamp() && f.timestamp())) {
             a.add(leaf(TIMESTAMP_EVENT, 8));
         }
         return new PresentAttributes(a, true);
     }
 
-    private static void destroyPart(ConntrackEvent e, KernelFeatures f, List<NlAttribute> a) {
+    private static void destroyPart(ConntrackMessage e, KernelFeatures f, List<NlAttribute> a) {
         // ctnetlink_dump_timeout(skb, ct, true): skip_zero, an expired entry has none
         if (e.timeout() > 0) {
             a.add(leaf(TIMEOUT, 4));
@@ -62,12 +62,12 @@ public final class KernelEventLayout {
             a.add(nest(COUNTERS_REPLY, List.of(leaf(COUNTERS_PACKETS, 8), leaf(COUNTERS_BYTES, 8))));
         }
         // ctnetlink_dump_timestamp(): START always, STOP only when non-zero
-        if (e.timestampStart() != ConntrackEvent.ABSENT || f.timestamp()) {
+        if (e.timestampStart() != ConntrackMessage.ABSENT || f.timestamp()) {
             List<NlAttribute> ts = new ArrayList<>(2);
             ts.add(leaf(TIMESTAMP_START, 8));
             // nf_ct_delete() stamps tstamp->stop before the DESTROY event, so an unseen stop is present
-            boolean stopSeen = e.timestampStop() != ConntrackEvent.ABSENT && e.timestampStop() != 0;
-            if (stopSeen || e.timestampStart() == ConntrackEvent.ABSENT) {
+            boolean stopSeen = e.timestampStop() != ConntrackMessage.ABSENT && e.timestampStop() != 0;
+            if (stopSeen || e.timestampStart() == ConntrackMessage.ABSENT) {
                 ts.add(leaf(TIMESTAMP_STOP, 8));
             }
             a.add(nest(TIMESTAMP, ts));
@@ -78,7 +78,7 @@ public final class KernelEventLayout {
         }
     }
 
-    private static void newOrUpdatePart(ConntrackEvent e, List<NlAttribute> a) {
+    private static void newOrUpdatePart(ConntrackMessage e, List<NlAttribute> a) {
         a.add(leaf(TIMEOUT, 4));
         // only when IPCT_PROTOINFO is in the event mask; visible as the TCP state in text
         if (e.tcp() != null) {

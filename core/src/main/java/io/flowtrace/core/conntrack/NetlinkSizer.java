@@ -42,7 +42,7 @@ public final class NetlinkSizer {
     }
 
     /** Exact nlmsg_len of the event's message, from the attributes it carries. */
-    public int exactSize(ConntrackEvent event) {
+    public int exactSize(ConntrackMessage event) {
         PresentAttributes a = event.attributes();
         if (a == null) {
             throw new IllegalArgumentException("event has no attribute list; infer it with KernelEventLayout first");
@@ -51,7 +51,7 @@ public final class NetlinkSizer {
     }
 
     /** nlmsg_total_size(ctnetlink_nlmsg_size(ct)): what nlmsg_new() is asked for. */
-    public int estimatedSize(ConntrackEvent event, KernelFeatures f) {
+    public int estimatedSize(ConntrackMessage event, KernelFeatures f) {
         return SkbAllocator.nlmsgTotalSize(estimatePayload(event.proto(), f));
     }
 
@@ -112,11 +112,11 @@ public final class NetlinkSizer {
     }
 
     /** The skb charge for this event: allocation from the estimate, trim against the exact size. */
-    public SkbCharge charge(ConntrackEvent event, KernelFeatures f) {
+    public SkbCharge charge(ConntrackMessage event, KernelFeatures f) {
         return skb.charge(estimatePayload(event.proto(), f), exactSize(event));
     }
 
-    public int truesize(ConntrackEvent event, KernelFeatures f) {
+    public int truesize(ConntrackMessage event, KernelFeatures f) {
         return charge(event, f).truesize();
     }
 }

@@ -10,7 +10,7 @@ final class TupleDecoder {
     private TupleDecoder() {
     }
 
-    static ConntrackTuple decode(CtnetlinkParser.WireReader r, NlaNode tuple, ConntrackEvent.Builder b)
+    static ConntrackTuple decode(CtnetlinkParser.WireReader r, NlaNode tuple, ConntrackMessage.Builder b)
             throws CtnetlinkParseException {
         byte[] src = null;
         byte[] dst = null;

@@ -85,13 +85,13 @@ class ConntrackAllocationTest {
         assertThat(c.get("proc_rmem_before_drain").asLong()).as(name).isEqualTo(rmem);
         assertThat(c.get("rmem_after_drain").asLong()).as(name).isZero();
 
-        Map<String, ConntrackEvent> samples = new TreeMap<>();
+        Map<String, ConntrackMessage> samples = new TreeMap<>();
         c.get("samples").fields().forEachRemaining(s -> samples.put(s.getKey(), null));
         for (String key : samples.keySet()) {
             byte[] raw = HexFormat.of().parseHex(c.get("samples").get(key).asText());
             int len = Integer.parseInt(key.substring(key.indexOf('/') + 1));
             assertThat(raw.length).as(name + " " + key).isEqualTo(len);
-            ConntrackEvent e = parser.parse(raw);
+            ConntrackMessage e = parser.parse(raw);
             samples.put(key, e);
             assertThat(e.type().name()).as(name + " " + key).isEqualTo(key.substring(0, key.indexOf('/')));
             // exact size from the attributes == the kernel's nlmsg_len, and the layout rebuilt from
@@ -113,7 +113,7 @@ class ConntrackAllocationTest {
             int len = m.get(3).asInt();
             int charged = m.get(4).asInt();
             sumDelta += charged;
-            ConntrackEvent e = samples.get(type + "/" + len);
+            ConntrackMessage e = samples.get(type + "/" + len);
             assertThat(e).as(name + " " + m).isNotNull();
             if (m.get(1).asText().equals(family) && m.get(2).asText().equals(proto)) {
                 ofCase++;

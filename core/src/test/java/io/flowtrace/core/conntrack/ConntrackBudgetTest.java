@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ConntrackBudgetTest {
     private static final long STALL = 1_000_000_000L;
     private static Properties facts;
-    private static List<ConntrackEvent> burst;
+    private static List<ConntrackMessage> burst;
 
     @BeforeAll
     static void load() throws Exception {

@@ -23,7 +23,7 @@ class ConntrackLineParserTest {
             RecordedCase c = RecordedCase.load(name);
             Map<String, ArrayDeque<Integer>> rawLengths = new HashMap<>();
             for (byte[] m : c.messages()) {
-                ConntrackEvent e = raw.parse(m);
+                ConntrackMessage e = raw.parse(m);
                 rawLengths.computeIfAbsent(e.id() + "/" + e.type(), k -> new ArrayDeque<>()).add(m.length);
             }
             TextParseResult text;
@@ -33,7 +33,7 @@ class ConntrackLineParserTest {
             assertThat(text.errors()).as(name).isEmpty();
             // conntrack -E used its own socket next to the raw listener: same events, same order per entry
             assertThat(text.events()).as(name).hasSize(c.messages().size());
-            for (ConntrackEvent e : text.events()) {
+            for (ConntrackMessage e : text.events()) {
                 ArrayDeque<Integer> q = rawLengths.get(e.id() + "/" + e.type());
                 assertThat(q).as(name + " id " + e.id() + " " + e.type()).isNotNull().isNotEmpty();
                 assertThat(sizer.exactSize(e)).as(name + " id " + e.id() + " " + e.type()).isEqualTo(q.poll());
@@ -49,7 +49,7 @@ class ConntrackLineParserTest {
                 + "sport=58056 dport=7777 packets=5 bytes=287 src=10.77.2.2 dst=10.77.1.2 sport=7777 dport=58056 "
                 + "packets=4 bytes=280 [ASSURED] mark=42 delta-time=1 [start=Mon Nov 30 01:46:06 2026] "
                 + "[stop=Mon Nov 30 01:46:07 2026] id=2059949240";
-        ConntrackEvent e = new ConntrackLineParser(KernelFeatures.stock(), ZoneOffset.UTC).parseLine(line, 1);
+        ConntrackMessage e = new ConntrackLineParser(KernelFeatures.stock(), ZoneOffset.UTC).parseLine(line, 1);
         assertThat(e.type()).isEqualTo(EventType.DESTROY);
         assertThat(e.id()).isEqualTo(2059949240L);
         assertThat(e.orig().srcPort()).isEqualTo(58056);
@@ -75,7 +75,7 @@ class ConntrackLineParserTest {
                 """;
         TextParseResult r = new ConntrackLineParser(KernelFeatures.stock())
                 .parse(new BufferedReader(new StringReader(text)));
-        assertThat(r.events()).extracting(ConntrackEvent::type).containsExactly(EventType.NEW, EventType.UPDATE);
+        assertThat(r.events()).extracting(ConntrackMessage::type).containsExactly(EventType.NEW, EventType.UPDATE);
         assertThat(r.errors()).extracting(ConntrackTextParseException::lineNumber).containsExactly(2L, 3L);
         assertThat(r.errors().get(1).getMessage()).contains("sport=x");
     }

@@ -33,7 +33,7 @@ class CtnetlinkParserFuzzTest {
             byte[] m = mutate(seeds.get(rnd.nextInt(seeds.size())), rnd);
             budget.begin();
             try {
-                ConntrackEvent e = parser.parse(m, 0, m.length, 0);
+                ConntrackMessage e = parser.parse(m, 0, m.length, 0);
                 int size = sizer.exactSize(e);
                 // a final attribute may omit its tail padding (nla_ok() accepts it)
                 if (size - e.wireSize() < 0 || size - e.wireSize() > 3) {

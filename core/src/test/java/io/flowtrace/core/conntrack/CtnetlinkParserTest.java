@@ -18,7 +18,7 @@ class CtnetlinkParserTest {
             assertThat(c.messages()).as(c.name()).hasSameSizeAs(c.reference()).isNotEmpty();
             for (int i = 0; i < c.messages().size(); i++) {
                 Map<String, String> ref = c.reference().get(i);
-                ConntrackEvent e = parser.parse(c.messages().get(i));
+                ConntrackMessage e = parser.parse(c.messages().get(i));
                 String where = c.name() + " #" + i;
                 assertThat(e.attributes().describe()).as(where).isEqualTo(ref.get("tree"));
                 assertThat(e.type().name()).as(where).isEqualTo(ref.get("kind"));
@@ -37,7 +37,7 @@ class CtnetlinkParserTest {
         for (RecordedCase c : RecordedCase.all()) {
             for (int i = 0; i < c.messages().size(); i++) {
                 Map<String, String> r = c.reference().get(i);
-                ConntrackEvent e = parser.parse(c.messages().get(i));
+                ConntrackMessage e = parser.parse(c.messages().get(i));
                 String where = c.name() + " #" + i;
                 assertThat(e.id()).as(where).isEqualTo(Long.parseLong(r.get("id")));
                 assertThat(e.orig().srcText()).as(where).isEqualTo(canonical(r.get("osrc")));
@@ -73,7 +73,7 @@ class CtnetlinkParserTest {
         m[real.length] = 10;
         m[real.length + 2] = 99;
         m[0] = (byte) (real.length + 12);
-        ConntrackEvent e = parser.parse(m);
+        ConntrackMessage e = parser.parse(m);
         assertThat(e.unknown()).containsExactly(new UnknownAttribute("", 99, 6, real.length));
         assertThat(e.attributes().describe()).endsWith(",99:6");
         assertThat(new NetlinkSizer().exactSize(e)).isEqualTo(real.length + 12);

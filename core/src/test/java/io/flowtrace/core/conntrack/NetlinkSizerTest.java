@@ -29,7 +29,7 @@ class NetlinkSizerTest {
     void kernelLayoutRebuiltFromValuesMatchesTheRealAttributeList() throws Exception {
         for (RecordedCase c : RecordedCase.all()) {
             for (byte[] m : c.messages()) {
-                ConntrackEvent e = parser.parse(m);
+                ConntrackMessage e = parser.parse(m);
                 PresentAttributes inferred = KernelEventLayout.infer(e, c.features());
                 assertThat(inferred.describe()).as(c.name()).isEqualTo(e.attributes().describe());
             }

@@ -7,7 +7,7 @@ import io.flowtrace.avro.ConntrackEventType;
 import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.ConntrackEvents;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.KernelFeatures;
 import io.flowtrace.core.conntrack.NetlinkSizer;
 import java.nio.ByteBuffer;
@@ -26,7 +26,7 @@ class ConntrackEventsTest {
             KernelFeatures f = ConntrackFixtures.features(name);
             long received = 1_796_000_000_000_000_000L;
             for (byte[] message : ConntrackFixtures.messages(name)) {
-                ConntrackEvent core = ConntrackFixtures.parse(message, received += 1_000_000L);
+                ConntrackMessage core = ConntrackFixtures.parse(message, received += 1_000_000L);
                 io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, VANTAGE, ConntrackSource.NETLINK);
                 assertThat(ConntrackEvents.invalidReason(avro)).as("%s", name).isNull();
 

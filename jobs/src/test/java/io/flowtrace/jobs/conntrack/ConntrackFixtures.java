@@ -2,7 +2,7 @@ package io.flowtrace.jobs.conntrack;
 
 import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.CtnetlinkParseException;
 import io.flowtrace.core.conntrack.CtnetlinkParser;
 import io.flowtrace.core.conntrack.KernelFeatures;
@@ -45,12 +45,12 @@ public final class ConntrackFixtures {
         }
     }
 
-    public static ConntrackEvent parse(byte[] message) {
-        return parse(message, ConntrackEvent.ABSENT);
+    public static ConntrackMessage parse(byte[] message) {
+        return parse(message, ConntrackMessage.ABSENT);
     }
 
     /** As the raw agent reads it: {@code observedAtNanos} is the receive time (-1: unknown). */
-    public static ConntrackEvent parse(byte[] message, long observedAtNanos) {
+    public static ConntrackMessage parse(byte[] message, long observedAtNanos) {
         try {
             return new CtnetlinkParser().parse(message, 0, message.length, observedAtNanos);
         } catch (CtnetlinkParseException e) {
@@ -65,7 +65,7 @@ public final class ConntrackFixtures {
     }
 
     /** What the agent publishes for a core event (the shared mapper in schemas). */
-    public static io.flowtrace.avro.ConntrackEvent toAvro(ConntrackEvent e, Vantage vantage, ConntrackSource source) {
+    public static io.flowtrace.avro.ConntrackEvent toAvro(ConntrackMessage e, Vantage vantage, ConntrackSource source) {
         return io.flowtrace.avro.mapping.ConntrackAvroMapper.toAvro(e, vantage, source);
     }
 }

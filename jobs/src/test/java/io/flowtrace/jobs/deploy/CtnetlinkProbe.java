@@ -2,7 +2,7 @@ package io.flowtrace.jobs.deploy;
 
 import io.flowtrace.agent.conntrack.ConntrackEventSink;
 import io.flowtrace.agent.conntrack.CtnetlinkSource;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -25,7 +25,7 @@ public final class CtnetlinkProbe {
             System.out.flush(); // the test starts the traffic when it reads this line
             ConntrackEventSink sink = new ConntrackEventSink() {
                 @Override
-                public void event(ConntrackEvent event) {
+                public void event(ConntrackMessage event) {
                     events.incrementAndGet();
                 }
             };

@@ -9,7 +9,7 @@ import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.FlowtraceJob;
@@ -502,7 +502,7 @@ class DashboardQueriesITCase {
             for (Map.Entry<String, Vantage> c : CONNTRACK.entrySet()) {
                 String vantage = c.getValue().getAgentId() + "/" + c.getValue().getInterfaceName();
                 for (byte[] message : ConntrackFixtures.messages(c.getKey())) {
-                    ConntrackEvent core = ConntrackFixtures.parse(message);
+                    ConntrackMessage core = ConntrackFixtures.parse(message);
                     io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, c.getValue(), ConntrackSource.NETLINK);
                     String key = vantage + " " + core.family() + "/" + core.proto() + " " + core.orig().srcText() + ":"
                             + core.orig().srcPort() + " " + core.orig().dstText() + ":" + core.orig().dstPort();

@@ -14,9 +14,9 @@ import io.flowtrace.jobs.FlowtraceJob;
 import io.flowtrace.jobs.ItJobOptions;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.source.ConntrackKafkaSource;
 import io.flowtrace.jobs.source.PacketSource;
 import io.flowtrace.testkit.KafkaBroker;
@@ -184,7 +184,7 @@ class HostileInputITCase {
         int bad = 0;
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
             for (int m = 0; m < messages.size(); m++) {
-                io.flowtrace.core.conntrack.ConntrackEvent core = ConntrackFixtures.parse(messages.get(m));
+                io.flowtrace.core.conntrack.ConntrackMessage core = ConntrackFixtures.parse(messages.get(m));
                 io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, CONNTRACK_VANTAGE,
                         io.flowtrace.avro.ConntrackSource.NETLINK);
                 producer.send(new ProducerRecord<>(topic, random.nextInt(PARALLELISM), ("good|" + m).getBytes(UTF_8),

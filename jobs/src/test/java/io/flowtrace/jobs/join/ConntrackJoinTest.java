@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.testing.TestData;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import java.nio.file.Files;
@@ -27,7 +27,7 @@ class ConntrackJoinTest {
     static List<CtFacts> recordedFacts() {
         List<CtFacts> out = new ArrayList<>();
         for (byte[] m : ConntrackFixtures.messages("../join/conntrack")) {
-            ConntrackEvent core = ConntrackFixtures.parse(m);
+            ConntrackMessage core = ConntrackFixtures.parse(m);
             CtFacts f = CtFacts.of(ConntrackFixtures.toAvro(core, CT, ConntrackSource.NETLINK));
             if (f != null) {
                 out.add(f);

@@ -6,15 +6,15 @@ import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.testkit.KafkaBroker;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,7 +93,7 @@ final class ReliabilityInput {
         for (Map.Entry<String, Vantage> c : CONNTRACK.entrySet()) {
             String vantage = PacketEvents.vantage(c.getValue());
             for (byte[] message : ConntrackFixtures.messages(c.getKey())) {
-                ConntrackEvent core = ConntrackFixtures.parse(message);
+                ConntrackMessage core = ConntrackFixtures.parse(message);
                 io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, c.getValue(), ConntrackSource.NETLINK);
                 String key = vantage + " " + core.family() + "/" + core.proto() + " " + core.orig().srcText() + ":"
                         + core.orig().srcPort() + " " + core.orig().dstText() + ":" + core.orig().dstPort();

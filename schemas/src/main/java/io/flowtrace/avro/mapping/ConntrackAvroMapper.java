@@ -8,7 +8,7 @@ import io.flowtrace.avro.CtNatSeqAdj;
 import io.flowtrace.avro.CtProtoinfoTcp;
 import io.flowtrace.avro.CtTuple;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.ConntrackTuple;
 import io.flowtrace.core.conntrack.NlAttribute;
 import io.flowtrace.core.conntrack.SeqAdjustment;
@@ -20,14 +20,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Core's conntrack event model to the {@code ConntrackEvent} / {@code ConntrackLoss} Avro contracts
+ * Core's conntrack event model to the {@code ConntrackMessage} / {@code ConntrackLoss} Avro contracts
  * (docs/schemas.md). Core marks an absent attribute with -1 or null; the contract with null.
  */
 public final class ConntrackAvroMapper {
     private ConntrackAvroMapper() {
     }
 
-    public static io.flowtrace.avro.ConntrackEvent toAvro(ConntrackEvent e, Vantage vantage, ConntrackSource source) {
+    public static io.flowtrace.avro.ConntrackEvent toAvro(ConntrackMessage e, Vantage vantage, ConntrackSource source) {
         List<Integer> types = new ArrayList<>();
         if (e.attributes() != null) {
             for (NlAttribute a : e.attributes().attributes()) {
@@ -36,7 +36,7 @@ public final class ConntrackAvroMapper {
         }
         io.flowtrace.avro.ConntrackEvent.Builder b = io.flowtrace.avro.ConntrackEvent.newBuilder()
                 .setEventType(ConntrackEventType.valueOf(e.type().name()))
-                .setTimeNs(e.observedAtNanos() != ConntrackEvent.ABSENT ? e.observedAtNanos() : e.timeNanos())
+                .setTimeNs(e.observedAtNanos() != ConntrackMessage.ABSENT ? e.observedAtNanos() : e.timeNanos())
                 .setVantage(vantage)
                 .setL3Proto(Math.max(e.family(), 0))
                 .setL4Proto(Math.max(e.proto(), 0))
@@ -45,7 +45,7 @@ public final class ConntrackAvroMapper {
                 .setTimestampStartNs(present(e.timestampStart()))
                 .setTimestampStopNs(present(e.timestampStop()))
                 .setMark(present(e.mark()))
-                .setZone(e.zone() == ConntrackEvent.ABSENT ? null : e.zone())
+                .setZone(e.zone() == ConntrackMessage.ABSENT ? null : e.zone())
                 .setId(present(e.id()))
                 .setUse(present(e.use()))
                 .setHelper(e.helper())
@@ -54,7 +54,7 @@ public final class ConntrackAvroMapper {
                 .setNatSeqAdjOrig(seqAdj(e.seqAdjOrig()))
                 .setNatSeqAdjReply(seqAdj(e.seqAdjReply()))
                 .setEventTimestampNs(present(e.eventTimestampNanos()))
-                .setWireSize(e.wireSize() == ConntrackEvent.ABSENT ? null : e.wireSize())
+                .setWireSize(e.wireSize() == ConntrackMessage.ABSENT ? null : e.wireSize())
                 .setAttributeTypes(types)
                 .setSource(source);
         if (e.orig() != null) {
@@ -83,7 +83,7 @@ public final class ConntrackAvroMapper {
     }
 
     /** Kafka key of an event: {@code agent/interface l3/l4 src:sport dst:dport} of the original tuple. */
-    public static String key(String vantage, ConntrackEvent e) {
+    public static String key(String vantage, ConntrackMessage e) {
         ConntrackTuple t = e.orig();
         if (t == null) {
             return vantage + " " + e.family() + "/-";
@@ -136,6 +136,6 @@ public final class ConntrackAvroMapper {
     }
 
     private static Long present(long v) {
-        return v == ConntrackEvent.ABSENT ? null : v;
+        return v == ConntrackMessage.ABSENT ? null : v;
     }
 }

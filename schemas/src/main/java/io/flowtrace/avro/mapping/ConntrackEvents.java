@@ -6,7 +6,7 @@ import io.flowtrace.avro.CtCounters;
 import io.flowtrace.avro.CtNatSeqAdj;
 import io.flowtrace.avro.CtProtoinfoTcp;
 import io.flowtrace.avro.CtTuple;
-import io.flowtrace.core.conntrack.ConntrackEvent;
+import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.ConntrackTuple;
 import io.flowtrace.core.conntrack.DirectionCounters;
 import io.flowtrace.core.conntrack.EventType;
@@ -20,7 +20,7 @@ import io.flowtrace.core.conntrack.TcpProtoInfo;
 import java.nio.ByteBuffer;
 
 /**
- * From the {@code ConntrackEvent} contract back to what core's {@link NetlinkSizer} and
+ * From the {@code ConntrackMessage} contract back to what core's {@link NetlinkSizer} and
  * {@code ConntrackBudget} need: the inverse of the agent's {@code ConntrackAvroMapper} (absent = null
  * in Avro, -1 or null in core), validation of untrusted records, and the three sizes of an event.
  *
@@ -88,13 +88,13 @@ public final class ConntrackEvents {
             return "event timestamp " + e.getEventTimestampNs() + " ns is not between 2000 and 2100";
         }
         int l3 = e.getL3Proto();
-        if (l3 != ConntrackEvent.AF_INET && l3 != ConntrackEvent.AF_INET6) {
+        if (l3 != ConntrackMessage.AF_INET && l3 != ConntrackMessage.AF_INET6) {
             return "l3_proto " + l3 + " is neither AF_INET (2) nor AF_INET6 (10)";
         }
         if (outside(e.getL4Proto(), 0, 255)) {
             return "l4_proto " + e.getL4Proto() + " outside 8 bits";
         }
-        int addr = l3 == ConntrackEvent.AF_INET ? 4 : 16;
+        int addr = l3 == ConntrackMessage.AF_INET ? 4 : 16;
         String t = tupleProblem("orig", e.getOrig(), addr);
         if (t == null) {
             t = tupleProblem("reply", e.getReply(), addr);
@@ -157,8 +157,8 @@ public final class ConntrackEvents {
      * the attribute list inferred from the values for {@code features} (the contract carries only the
      * top-level types, not the payload lengths sizing needs).
      */
-    public static ConntrackEvent toCore(io.flowtrace.avro.ConntrackEvent e, KernelFeatures features) {
-        ConntrackEvent.Builder b = ConntrackEvent.builder()
+    public static ConntrackMessage toCore(io.flowtrace.avro.ConntrackEvent e, KernelFeatures features) {
+        ConntrackMessage.Builder b = ConntrackMessage.builder()
                 .type(EventType.valueOf(e.getEventType().name()))
                 .family(e.getL3Proto())
                 .orig(tuple(e.getOrig()))
@@ -172,7 +172,7 @@ public final class ConntrackEvents {
                 .timestampStop(orAbsent(e.getTimestampStopNs()))
                 .eventTimestampNanos(orAbsent(e.getEventTimestampNs()))
                 .mark(orAbsent(e.getMark()))
-                .zone(e.getZone() == null ? ConntrackEvent.ABSENT : e.getZone())
+                .zone(e.getZone() == null ? ConntrackMessage.ABSENT : e.getZone())
                 .use(orAbsent(e.getUse()))
                 .helper(e.getHelper() == null ? null : e.getHelper().toString())
                 .labels(e.getLabels() == null ? null : bytes(e.getLabels()))
@@ -180,19 +180,19 @@ public final class ConntrackEvents {
                 .seqAdjOrig(seqAdj(e.getNatSeqAdjOrig()))
                 .seqAdjReply(seqAdj(e.getNatSeqAdjReply()))
                 .observedAtNanos(e.getTimeNs())
-                .wireSize(e.getWireSize() == null ? ConntrackEvent.ABSENT : e.getWireSize());
+                .wireSize(e.getWireSize() == null ? ConntrackMessage.ABSENT : e.getWireSize());
         CtCounters c = e.getCounters();
         if (c != null) {
             b.origCounters(new DirectionCounters(c.getOrigPackets(), c.getOrigBytes()))
                     .replyCounters(new DirectionCounters(c.getReplyPackets(), c.getReplyBytes()));
         }
-        ConntrackEvent core = b.build();
+        ConntrackMessage core = b.build();
         return core.withAttributes(KernelEventLayout.infer(core, features));
     }
 
     /** Exact, estimated and truesize bytes of a validated record (see the class comment). */
     public static Sizes size(io.flowtrace.avro.ConntrackEvent e, KernelFeatures features, NetlinkSizer sizer) {
-        ConntrackEvent core = toCore(e, features);
+        ConntrackMessage core = toCore(e, features);
         boolean fromWire = e.getWireSize() != null && !e.getAttributeTypes().isEmpty();
         int exact = fromWire ? e.getWireSize() : sizer.exactSize(core);
         int estimated = sizer.estimatedSize(core, features);
@@ -299,11 +299,11 @@ public final class ConntrackEvents {
     }
 
     private static long orAbsent(Long v) {
-        return v == null ? ConntrackEvent.ABSENT : v;
+        return v == null ? ConntrackMessage.ABSENT : v;
     }
 
     private static int orAbsent(Integer v) {
-        return v == null ? ConntrackEvent.ABSENT : v;
+        return v == null ? ConntrackMessage.ABSENT : v;
     }
 
     /** 50 years ahead is still before 2100: refuse times more than a day ahead of the validating host's clock. */

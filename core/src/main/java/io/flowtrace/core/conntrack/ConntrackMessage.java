@@ -12,7 +12,7 @@ import java.util.List;
  * {@code [sec.usec]}, or the receive time of the raw source). {@code wireSize} is nlmsg_len when the
  * raw message was seen, else -1. {@code attributes} is the attribute list sizing works from.
  */
-public record ConntrackEvent(
+public record ConntrackMessage(
         EventType type,
         int family,
         ConntrackTuple orig,
@@ -44,7 +44,7 @@ public record ConntrackEvent(
     public static final int AF_INET = 2;
     public static final int AF_INET6 = 10;
 
-    public ConntrackEvent {
+    public ConntrackMessage {
         unknown = List.copyOf(unknown);
     }
 
@@ -57,7 +57,7 @@ public record ConntrackEvent(
         return eventTimestampNanos != ABSENT ? eventTimestampNanos : observedAtNanos;
     }
 
-    public ConntrackEvent withAttributes(PresentAttributes a) {
+    public ConntrackMessage withAttributes(PresentAttributes a) {
         return toBuilder().attributes(a).build();
     }
 
@@ -133,8 +133,8 @@ public record ConntrackEvent(
         public Builder attributes(PresentAttributes v) { attributes = v; return this; }
         public Builder unknown(UnknownAttribute v) { unknown.add(v); return this; }
 
-        public ConntrackEvent build() {
-            return new ConntrackEvent(type, family, orig, reply, master, id, status, timeout, tcp, origCounters,
+        public ConntrackMessage build() {
+            return new ConntrackMessage(type, family, orig, reply, master, id, status, timeout, tcp, origCounters,
                     replyCounters, timestampStart, timestampStop, eventTimestampNanos, mark, zone, use, helper,
                     labels, secctx, seqAdjOrig, seqAdjReply, observedAtNanos, wireSize, attributes, unknown);
         }
