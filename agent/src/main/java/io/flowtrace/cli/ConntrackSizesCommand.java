@@ -2,11 +2,11 @@ package io.flowtrace.cli;
 
 import io.flowtrace.core.conntrack.BudgetConfig;
 import io.flowtrace.core.conntrack.BudgetReport;
-import io.flowtrace.core.conntrack.ConntrackBudget;
 import io.flowtrace.core.conntrack.ConntrackLineParser;
 import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.ConntrackTextParseException;
 import io.flowtrace.core.conntrack.ConntrackTuple;
+import io.flowtrace.core.conntrack.EventSizeBudget;
 import io.flowtrace.core.conntrack.KernelFeatures;
 import io.flowtrace.core.conntrack.NetlinkSizer;
 import java.io.BufferedInputStream;
@@ -214,7 +214,7 @@ final class ConntrackSizesCommand implements Callable<Integer> {
         // One window over the whole input, whole seconds: rates are per second of the recording.
         long window = Math.max(1, (last - first + 999_999_999L) / 1_000_000_000L) * 1_000_000_000L;
         BudgetConfig config = new BudgetConfig(window, drainLatencyMs * 1_000_000L, rcvbuf, features);
-        ConntrackBudget budget = new ConntrackBudget(file, first, config, sizer);
+        EventSizeBudget budget = new EventSizeBudget(file, first, config, sizer);
         for (ConntrackMessage e : events) {
             budget.add(e);
         }

@@ -143,8 +143,8 @@ class ConntrackBudgetITCase {
             String[] parts = e.getKey().split(" ");
             BudgetConfig bc = new BudgetConfig(windowMs * 1_000_000L, DRAIN_MS * 1_000_000L,
                     BudgetConfig.CONNTRACKD_DEFAULT_RCVBUF, features);
-            io.flowtrace.core.conntrack.ConntrackBudget core =
-                    new io.flowtrace.core.conntrack.ConntrackBudget(parts[0], Long.parseLong(parts[2]) * 1_000_000L, bc);
+            io.flowtrace.core.conntrack.EventSizeBudget core =
+                    new io.flowtrace.core.conntrack.EventSizeBudget(parts[0], Long.parseLong(parts[2]) * 1_000_000L, bc);
             x.core.stream().sorted(Comparator.comparingLong(ConntrackMessage::timeNanos)
                     .thenComparing(ConntrackMessage::type).thenComparingInt(ConntrackMessage::wireSize)).forEach(core::add);
             BudgetReport r = core.report();

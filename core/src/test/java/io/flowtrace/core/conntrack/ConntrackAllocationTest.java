@@ -104,7 +104,7 @@ class ConntrackAllocationTest {
         // longer than the case must be the kernel's Rmem, and its replay must drop nothing (drops 0).
         BudgetConfig cfg = new BudgetConfig(1_000_000_000L, 1_000_000_000L,
                 c.get("rcvbuf_effective").asInt() / 2, f);
-        ConntrackBudget budget = new ConntrackBudget("router", 0, cfg);
+        EventSizeBudget budget = new EventSizeBudget("router", 0, cfg);
         long t = 0;
         long sumDelta = 0;
         int ofCase = 0;

@@ -26,7 +26,7 @@ import org.apache.flink.util.Collector;
 /**
  * Conntrack event-size budgets per vantage and event-time tumbling window (1 s, 1 min): the window
  * keeps its samples (~60 B each, POJO state) and, when it fires, feeds them in time order to core's
- * {@link io.flowtrace.core.conntrack.ConntrackBudget} — the same code as the offline budget — and
+ * {@link io.flowtrace.core.conntrack.EventSizeBudget} — the same code as the offline budget — and
  * writes the {@link ConntrackBudget} contract (in a {@link BudgetWindow}). Sorting makes the result independent of arrival
  * order: one vantage's events are spread over Kafka partitions (the key is the tuple), and the
  * burst peaks and the receive-queue replay depend on the order.
@@ -108,8 +108,8 @@ public final class ConntrackBudgetWindow extends ProcessWindowFunction<Conntrack
         BudgetConfig config = new BudgetConfig(windowNanos, drainLatencyNanos, requestedRcvbuf,
                 ConntrackEvents.parseFeatures(kernelFeatures));
         ConntrackSample first = sorted.get(0);
-        io.flowtrace.core.conntrack.ConntrackBudget core =
-                new io.flowtrace.core.conntrack.ConntrackBudget(first.vantage(), startMs * 1_000_000L, config);
+        io.flowtrace.core.conntrack.EventSizeBudget core =
+                new io.flowtrace.core.conntrack.EventSizeBudget(first.vantage(), startMs * 1_000_000L, config);
         long exact = 0;
         long estimated = 0;
         long truesize = 0;

@@ -10,7 +10,7 @@ package io.flowtrace.core.conntrack;
  * SO_RCVBUF = ⌈needed / 2⌉ (__sock_set_rcvbuf() doubles); predicted drops replay the kernel's
  * admission rule ({@link ReceiveQueueModel}) against the configured buffer.
  */
-public final class ConntrackBudget {
+public final class EventSizeBudget {
     private static final long MS10 = 10_000_000L;
     private static final long MS100 = 100_000_000L;
 
@@ -30,7 +30,7 @@ public final class ConntrackBudget {
     private long truesizeSum;
     private long observedEnobufs = -1;
 
-    public ConntrackBudget(String vantage, long windowStartNanos, BudgetConfig config, NetlinkSizer sizer) {
+    public EventSizeBudget(String vantage, long windowStartNanos, BudgetConfig config, NetlinkSizer sizer) {
         this.vantage = vantage;
         this.windowStart = windowStartNanos;
         this.config = config;
@@ -39,7 +39,7 @@ public final class ConntrackBudget {
         this.queue = new ReceiveQueueModel(config.effectiveRcvbuf(), config.drainLatencyNanos());
     }
 
-    public ConntrackBudget(String vantage, long windowStartNanos, BudgetConfig config) {
+    public EventSizeBudget(String vantage, long windowStartNanos, BudgetConfig config) {
         this(vantage, windowStartNanos, config, new NetlinkSizer());
     }
 

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * conntracks in ~0.4 s while three listeners did not read for ~1.4 s; burst.facts holds what the kernel
  * did to each (recv() results and /proc/net/netlink), burst.nl.bin the events the big listener got.
  */
-class ConntrackBudgetTest {
+class EventSizeBudgetTest {
     private static final long STALL = 1_000_000_000L;
     private static Properties facts;
     private static List<ConntrackMessage> burst;
@@ -41,7 +41,7 @@ class ConntrackBudgetTest {
 
     private static BudgetReport run(int requestedRcvbuf) {
         BudgetConfig cfg = BudgetConfig.defaults().withDrainLatencyNanos(STALL).withRequestedRcvbuf(requestedRcvbuf);
-        ConntrackBudget b = new ConntrackBudget("router", burst.get(0).timeNanos(), cfg);
+        EventSizeBudget b = new EventSizeBudget("router", burst.get(0).timeNanos(), cfg);
         burst.forEach(b::add);
         return b.report();
     }
@@ -87,7 +87,7 @@ class ConntrackBudgetTest {
 
     @Test
     void countsObservedEnobufsAsData() throws IOException {
-        ConntrackBudget b = new ConntrackBudget("x", 0, BudgetConfig.defaults());
+        EventSizeBudget b = new EventSizeBudget("x", 0, BudgetConfig.defaults());
         assertThat(b.report().observedEnobufs()).isEqualTo(-1);
         b.addObservedEnobufs(2);
         b.addObservedEnobufs(1);
