@@ -24,7 +24,7 @@ public final class TcpFlowAnalyzer {
     private TcpEventSink events;
     private long firstSeenNanos = -1;
     private long lastSeenNanos = -1;
-    private FlowEnd flowEnd = FlowEnd.OPEN;
+    private TcpFlowEnd flowEnd = TcpFlowEnd.OPEN;
     private boolean finFromClient;
     private boolean finFromServer;
 
@@ -135,12 +135,12 @@ public final class TcpFlowAnalyzer {
             } else {
                 finFromServer = true;
             }
-            if (flowEnd != FlowEnd.RST) {
-                flowEnd = FlowEnd.FIN;
+            if (flowEnd != TcpFlowEnd.RST) {
+                flowEnd = TcpFlowEnd.FIN;
             }
         }
         if (p.hasFlag(DecodedPacket.RST)) {
-            flowEnd = FlowEnd.RST;
+            flowEnd = TcpFlowEnd.RST;
         }
         s.stats.stateOverflows = s.unacked.overflowDrops();
     }
@@ -224,8 +224,8 @@ public final class TcpFlowAnalyzer {
     }
 
     public void expire() {
-        if (flowEnd == FlowEnd.OPEN) {
-            flowEnd = FlowEnd.IDLE;
+        if (flowEnd == TcpFlowEnd.OPEN) {
+            flowEnd = TcpFlowEnd.IDLE;
         }
     }
 
@@ -285,12 +285,12 @@ public final class TcpFlowAnalyzer {
         return lastSeenNanos;
     }
 
-    public FlowEnd end() {
+    public TcpFlowEnd end() {
         return flowEnd;
     }
 
     public boolean closed() {
-        return flowEnd == FlowEnd.RST || (finFromClient && finFromServer);
+        return flowEnd == TcpFlowEnd.RST || (finFromClient && finFromServer);
     }
 
     public boolean established() {
@@ -340,7 +340,7 @@ public final class TcpFlowAnalyzer {
         f.handshake.read(in);
         f.firstSeenNanos = Varints.read(in);
         f.lastSeenNanos = Varints.read(in);
-        f.flowEnd = FlowEnd.values()[in.readByte()];
+        f.flowEnd = TcpFlowEnd.values()[in.readByte()];
         int fins = in.readByte();
         f.finFromClient = (fins & 1) != 0;
         f.finFromServer = (fins & 2) != 0;

@@ -6,8 +6,8 @@ import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
-import io.flowtrace.core.tcp.FlowEnd;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.core.tcp.TcpFlowEnd;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -64,7 +64,7 @@ class FlowTrackerTest {
         connection(1_000_000_000L, 40000, 900_000);
         tracker.flush();
         assertThat(ended).hasSize(2);
-        assertThat(ended.get(0).flow().end()).isEqualTo(FlowEnd.RST);
+        assertThat(ended.get(0).flow().end()).isEqualTo(TcpFlowEnd.RST);
         assertThat(ended.get(0).instance()).isEqualTo(0L);
         assertThat(ended.get(1).instance()).isEqualTo(1_000_000L); // first packet's time in µs
         assertThat(ended.get(1).flow().established()).isTrue();
@@ -90,7 +90,7 @@ class FlowTrackerTest {
         for (long s = 1; s <= 301; s++) {
             send(s * 1_000_000_000L, CLIENT, 50000, SERVER, 80, ACK, 1, 1, 0);
         }
-        assertThat(ended).singleElement().satisfies(e -> assertThat(e.flow().end()).isEqualTo(FlowEnd.IDLE));
+        assertThat(ended).singleElement().satisfies(e -> assertThat(e.flow().end()).isEqualTo(TcpFlowEnd.IDLE));
         assertThat(tracker.liveFlows()).isEqualTo(1);
     }
 

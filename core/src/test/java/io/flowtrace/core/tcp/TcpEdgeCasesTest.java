@@ -53,7 +53,7 @@ class TcpEdgeCasesTest {
         tcp.server(1500).seq(S + 1).ack(1101).send();
         assertThat(flow.clientToServer().dataBytes).isEqualTo(100);
         assertThat(flow.clientToServer().retransmittedPackets).isZero();
-        assertThat(flow.end()).isEqualTo(FlowEnd.OPEN);
+        assertThat(flow.end()).isEqualTo(TcpFlowEnd.OPEN);
     }
 
     /** A RST in the middle ends the flow as RST; segments still in flight after it are counted, not fatal. */
@@ -63,7 +63,7 @@ class TcpEdgeCasesTest {
         tcp.client(2000).seq(1001).ack(S + 1).len(100).send();
         tcp.server(3000).seq(S + 1).flags(RST).send();
         tcp.client(3100).seq(1101).ack(S + 1).len(100).send();
-        assertThat(flow.end()).isEqualTo(FlowEnd.RST);
+        assertThat(flow.end()).isEqualTo(TcpFlowEnd.RST);
         assertThat(flow.closed()).isTrue();
         assertThat(flow.clientToServer().dataPackets).isEqualTo(2);
         assertThat(flow.clientToServer().dataBytes).isEqualTo(200);

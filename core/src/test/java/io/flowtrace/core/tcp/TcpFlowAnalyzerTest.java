@@ -264,10 +264,10 @@ class TcpFlowAnalyzerTest {
     void endsWithFinOrRst() {
         tcp.handshake(0, 1000, C, S);
         tcp.client(2000).seq(C + 1).ack(S + 1).flags(FIN).send();
-        assertThat(flow.end()).isEqualTo(FlowEnd.FIN);
+        assertThat(flow.end()).isEqualTo(TcpFlowEnd.FIN);
         assertThat(flow.closed()).isFalse();
         tcp.server(2100).seq(S + 1).ack(C + 2).flags(RST).send();
-        assertThat(flow.end()).isEqualTo(FlowEnd.RST);
+        assertThat(flow.end()).isEqualTo(TcpFlowEnd.RST);
         assertThat(flow.closed()).isTrue();
     }
 

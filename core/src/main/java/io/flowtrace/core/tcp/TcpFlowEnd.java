@@ -1,7 +1,7 @@
 package io.flowtrace.core.tcp;
 
 /** How a flow instance ended (the {@code end} field of the JSON contract). */
-public enum FlowEnd {
+public enum TcpFlowEnd {
     FIN, RST, IDLE, OPEN;
 
     public String jsonName() {
