@@ -37,7 +37,7 @@ final class HyStartReplay {
      * @param delayMin the smallest RTT sample so far (the kernel's delay_min)
      * @return the test that fired, or null
      */
-    SlowStartExitReason onSampledAck(long nanos, long ack, long nextSeq, long rtt, long cwnd, long mss, long delayMin,
+    SlowStartExitCause onSampledAck(long nanos, long ack, long nextSeq, long rtt, long cwnd, long mss, long delayMin,
             long srtt) {
         if (endSeq < 0 || ack > endSeq) {
             endSeq = nextSeq;
@@ -56,7 +56,7 @@ final class HyStartReplay {
             // halved for a sender without pacing (SK_PACING_NONE, CUBIC's default without fq)
             long threshold = (delayMin + ackDelay) / 2;
             if (nanos - roundStartNanos > threshold) {
-                return SlowStartExitReason.ACK_TRAIN;
+                return SlowStartExitCause.ACK_TRAIN;
             }
         }
         if (rtt < 0) {
@@ -66,7 +66,7 @@ final class HyStartReplay {
         if (sampleCount < MIN_SAMPLES) {
             sampleCount++;
         } else if (currRtt > delayMin + Math.max(DELAY_MIN_NANOS, Math.min(DELAY_MAX_NANOS, delayMin / 8))) {
-            return SlowStartExitReason.DELAY;
+            return SlowStartExitCause.DELAY;
         }
         return null;
     }

@@ -56,7 +56,7 @@ final class RoundTracker {
      * the exit when growth stops, when a loss retransmission follows, or when the flow ends; growth of
      * ×1.25 in a later round refutes it (the sender is not CUBIC, or the replay misfired).
      */
-    private SlowStartExitReason candidate;
+    private SlowStartExitCause candidate;
     private long candidateNanos;
     private long candidateCwnd;
     private int candidateAge;
@@ -102,7 +102,7 @@ final class RoundTracker {
                     // HyStart had already set ssthresh: the loss comes after the exit
                     exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
                 } else {
-                    exit(SlowStartExitReason.LOSS, nanos, slowStartMaxFlight, s, firstSynNanos, events, fromClient);
+                    exit(SlowStartExitCause.LOSS, nanos, slowStartMaxFlight, s, firstSynNanos, events, fromClient);
                 }
             }
         }
@@ -133,7 +133,7 @@ final class RoundTracker {
             // round's largest flight if that was larger
             long cwnd = Math.max(Math.max(0, s.nextSeq - previous - s.sackedOutBytes()), roundMaxFlight);
             long srtt = s.srttNanos > 0 ? s.srttNanos : stats.minRttNanos;
-            SlowStartExitReason fired = hyStart.onSampledAck(nanos, ack, s.nextSeq, pendingRtt, cwnd, mss(s),
+            SlowStartExitCause fired = hyStart.onSampledAck(nanos, ack, s.nextSeq, pendingRtt, cwnd, mss(s),
                     stats.minRttNanos, srtt);
             if (fired != null) {
                 setCandidate(fired, nanos, cwnd);
@@ -206,7 +206,7 @@ final class RoundTracker {
             } else if (roundAppLimited) {
                 stats.appLimitedSeen = true;
             } else if (roundMaxFlight >= HyStartReplay.LOW_WINDOW * mss) {
-                exit(SlowStartExitReason.APP_LIMITED, nanos, Math.max(roundMaxFlight, prevRoundMaxFlight), s,
+                exit(SlowStartExitCause.APP_LIMITED, nanos, Math.max(roundMaxFlight, prevRoundMaxFlight), s,
                         firstSynNanos, events, fromClient);
             }
         }
@@ -219,14 +219,14 @@ final class RoundTracker {
         }
     }
 
-    private void setCandidate(SlowStartExitReason reason, long nanos, long cwnd) {
+    private void setCandidate(SlowStartExitCause reason, long nanos, long cwnd) {
         candidate = reason;
         candidateNanos = nanos;
         candidateCwnd = cwnd;
         candidateAge = 0;
     }
 
-    private void exit(SlowStartExitReason reason, long nanos, long cwnd, SenderState s, long firstSynNanos,
+    private void exit(SlowStartExitCause reason, long nanos, long cwnd, SenderState s, long firstSynNanos,
             TcpEventSink events, boolean fromClient) {
         stats.exitReason = reason;
         stats.exitNanos = nanos;
@@ -276,7 +276,7 @@ final class RoundTracker {
         roundSends = (int) Varints.read(in);
         roundClockedSends = (int) Varints.read(in);
         int c = in.readByte();
-        candidate = c < 0 ? null : SlowStartExitReason.values()[c];
+        candidate = c < 0 ? null : SlowStartExitCause.values()[c];
         int bits = in.readByte();
         roundRetransmitted = (bits & 1) != 0;
         roundRwndLimited = (bits & 2) != 0;

@@ -2,7 +2,7 @@ package io.flowtrace.core.tcp;
 
 /** The slow-start result of one direction: the {@code slow_start.*} and {@code cwnd_stuck_rounds} fields. */
 public final class SlowStartStats {
-    public SlowStartExitReason exitReason = SlowStartExitReason.NONE;
+    public SlowStartExitCause exitReason = SlowStartExitCause.NONE;
     /** Capture time of the exit, -1 while in slow start. */
     public long exitNanos = -1;
     public long exitCwndBytes = -1;
@@ -45,7 +45,7 @@ public final class SlowStartStats {
     }
 
     void read(java.io.DataInput in) throws java.io.IOException {
-        exitReason = SlowStartExitReason.values()[in.readByte()];
+        exitReason = SlowStartExitCause.values()[in.readByte()];
         exitNanos = Varints.read(in);
         exitCwndBytes = Varints.read(in);
         minRttNanos = Varints.read(in);

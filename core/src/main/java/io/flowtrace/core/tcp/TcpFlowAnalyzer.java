@@ -237,8 +237,8 @@ public final class TcpFlowAnalyzer {
         s.rounds.settle(s, setup.firstSynNanos, events, ofClient);
         SlowStartStats st = s.rounds.stats;
         if (st.exitNanos < 0) {
-            st.exitReason = st.rwndLimitedSeen ? SlowStartExitReason.RWND_LIMITED
-                    : st.appLimitedSeen ? SlowStartExitReason.APP_LIMITED : SlowStartExitReason.NONE;
+            st.exitReason = st.rwndLimitedSeen ? SlowStartExitCause.RWND_LIMITED
+                    : st.appLimitedSeen ? SlowStartExitCause.APP_LIMITED : SlowStartExitCause.NONE;
         }
         return st;
     }

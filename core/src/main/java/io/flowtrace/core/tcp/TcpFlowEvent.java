@@ -38,7 +38,7 @@ public sealed interface TcpFlowEvent {
     }
 
     /** The sender left slow start ({@code sinceSynNanos} -1 when no SYN was seen). */
-    record SlowStartExit(long timeNanos, boolean fromClient, SlowStartExitReason reason, long cwndBytes,
+    record SlowStartExit(long timeNanos, boolean fromClient, SlowStartExitCause reason, long cwndBytes,
             long sinceSynNanos) implements TcpFlowEvent {
     }
 

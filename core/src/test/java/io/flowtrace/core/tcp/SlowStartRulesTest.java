@@ -54,7 +54,7 @@ class SlowStartRulesTest {
             ackUpTo(t, next); // one ACK covers the round; the next round's segments follow within 5 µs
         }
         SlowStartStats st = flow.slowStart(true);
-        assertThat(st.exitReason).isEqualTo(SlowStartExitReason.LOSS);
+        assertThat(st.exitReason).isEqualTo(SlowStartExitCause.LOSS);
         // every round after the exit held 4 segments: all but the round in which the exit happened
         assertThat(st.cwndStuckRounds).isBetween(28, 31);
     }

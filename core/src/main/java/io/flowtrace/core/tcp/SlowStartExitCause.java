@@ -1,7 +1,7 @@
 package io.flowtrace.core.tcp;
 
 /** Why a sender left slow start; docs/metrics.md gives each rule. */
-public enum SlowStartExitReason {
+public enum SlowStartExitCause {
     /** A retransmission ended it (loss recovery sets ssthresh: RFC 5681 §3.1). */
     LOSS,
     /** CUBIC HyStart delay-increase test (tcp_cubic.c, hystart_update). */
