@@ -1,13 +1,13 @@
 package io.flowtrace.cli;
 
 import java.io.PrintWriter;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The {@code flowtrace} command: one entry point, one subcommand per task. */
 @Command(name = "flowtrace", mixinStandardHelpOptions = true, version = "flowtrace 0.1.0",
         description = "Streaming TCP flow analysis: offline over captures, live through Kafka and Flink.",
-        subcommands = {AnalyzeCommand.class, DemoCommand.class, AgentCommand.class, ConntrackCommand.class},
+        subcommands = {AnalyzeCommand.class, DemoRedirectCommand.class, AgentCommand.class, ConntrackCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success", "1:an input could not be read, or only in part; or the command failed",
             "2:invalid command line (unknown option, bad option value)"})

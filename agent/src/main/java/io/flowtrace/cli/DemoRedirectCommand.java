@@ -12,7 +12,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "demo", description = "Run the whole pipeline embedded (Kafka, PostgreSQL, Flink job, agents) on bundled"
         + " captures or your own: ./flowtrace demo --help (docs/demo.md).")
-final class DemoCommand implements Callable<Integer> {
+final class DemoRedirectCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", hidden = true)
     List<String> ignored;
 
