@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * what the recordings' length prefixes say (the prefix is the real nlmsg_len the kernel sent), and
  * the burst's buffer need equals the receive-queue memory the kernel reported (burst.facts). Consistency
  * only: estimated bytes, truesize, peaks, buffer needed and predicted ENOBUFS equal core's
- * ConntrackBudget fed with core's parsed events directly (no Avro, no job): they prove the job
+ * EventSizeBudget fed with core's parsed events directly (no Avro, no job): they prove the job
  * computes what core computes, not that core is right (core's own tests do that against the kernel).
  */
 class ConntrackBudgetITCase {
@@ -138,7 +138,7 @@ class ConntrackBudgetITCase {
             assertThat(row.get("events")).as("events in %s", e.getKey()).isEqualTo(x.events);
             assertThat(row.get("exact_bytes")).as("exact bytes in %s", e.getKey()).isEqualTo(x.bytes);
 
-            // Consistency with core: its ConntrackBudget over core's own parse of the same messages.
+            // Consistency with core: its EventSizeBudget over core's own parse of the same messages.
             long windowMs = (Long) row.get("window_size_ms");
             String[] parts = e.getKey().split(" ");
             BudgetConfig bc = new BudgetConfig(windowMs * 1_000_000L, DRAIN_MS * 1_000_000L,

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The conntrack budget windows (keyBy vantage, tumbling 1 s and 1 min event time, core's
- * ConntrackBudget per window) on hand-built, already sized samples in shuffled order, parallelism 2.
+ * EventSizeBudget per window) on hand-built, already sized samples in shuffled order, parallelism 2.
  * Every expected value below is worked out by hand in the comments.
  */
 class ConntrackBudgetWindowTest {
