@@ -1,7 +1,7 @@
 package io.flowtrace.cli;
 
-import io.flowtrace.core.conntrack.IpLiteral;
 import io.flowtrace.core.net.Endpoint;
+import io.flowtrace.core.net.IpLiteral;
 
 /**
  * {@code --host ADDR[/PREFIX]}: an IPv4 or IPv6 address or network, compared as bytes, so every

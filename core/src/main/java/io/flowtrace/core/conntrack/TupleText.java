@@ -1,5 +1,7 @@
 package io.flowtrace.core.conntrack;
 
+import io.flowtrace.core.net.IpLiteral;
+
 /** Collects one direction's fields while reading conntrack(8) text or XML. */
 final class TupleText {
     String src;

@@ -1,5 +1,6 @@
 package io.flowtrace.core.conntrack;
 
+import io.flowtrace.core.net.IpLiteral;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;

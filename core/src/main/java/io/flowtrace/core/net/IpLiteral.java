@@ -1,4 +1,4 @@
-package io.flowtrace.core.conntrack;
+package io.flowtrace.core.net;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

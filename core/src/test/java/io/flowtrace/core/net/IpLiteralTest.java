@@ -1,4 +1,4 @@
-package io.flowtrace.core.conntrack;
+package io.flowtrace.core.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
