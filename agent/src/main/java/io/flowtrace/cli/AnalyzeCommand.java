@@ -4,6 +4,7 @@ import io.flowtrace.cli.report.FlowGraph;
 import io.flowtrace.cli.report.InteractiveReport;
 import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.analysis.CaptureSummary;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -180,7 +181,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         FlowCollector collector = new FlowCollector(format, sortKey, top, out, jsonWriter);
         ReportCandidates drawn = report == null ? null : new ReportCandidates(flow, top != null ? top : 3, sortKey);
         long[] seen = new long[1];
-        CaptureAnalysis analysis = new CaptureAnalysis(config, iface -> agentId + "/if" + iface);
+        CaptureAnalysis analysis = new CaptureAnalysis(config, iface -> new VantagePoint(agentId, "if" + iface));
         ErrorReporter errors = new ErrorReporter(file);
         TcpEventSinkFactory sinks = events ? eventSinks(out) : TcpEventSinkFactory.NONE;
         CaptureSummary summary;

@@ -26,7 +26,7 @@ final class EventWriter {
             json.writeStringField("event", kind(e));
             json.writeObjectFieldStart("flow");
             json.writeStringField("key", key.canonical());
-            json.writeStringField("vantage", key.vantage());
+            json.writeStringField("vantage", key.vantage().toString());
             json.writeNumberField("instance", instance);
             json.writeEndObject();
             json.writeNumberField("time_us", Math.floorDiv(e.timeNanos(), 1000));

@@ -1,6 +1,7 @@
 package io.flowtrace.bench;
 
 import io.flowtrace.core.flow.FlowTracker;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import java.io.IOException;
@@ -32,6 +33,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class AnalyzerBenchmark {
+    private static final VantagePoint BENCH = new VantagePoint("bench", "if0");
 
     @Param({"tcp/cubic-deepqueue.sender.pcap.gz", "tcp/cubic-loss.sender.pcap.gz", "tcp/short-conns.sender.pcap.gz",
         "synthetic-lossy-10000", "synthetic-lossy-100000", "synthetic-lossy-1000000"})
@@ -52,7 +54,7 @@ public class AnalyzerBenchmark {
     @Benchmark
     public long analyse(Blackhole bh) {
         long[] flows = {0};
-        FlowTracker tracker = new FlowTracker(AnalyzerConfig.DEFAULTS, i -> "bench", (k, inst, f) -> {
+        FlowTracker tracker = new FlowTracker(AnalyzerConfig.DEFAULTS, i -> BENCH, (k, inst, f) -> {
             flows[0]++;
             bh.consume(f);
         });

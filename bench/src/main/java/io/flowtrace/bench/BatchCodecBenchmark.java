@@ -7,6 +7,7 @@ import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketBatchHeader;
 import io.flowtrace.avro.mapping.PacketBatches;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -77,7 +78,7 @@ public class BatchCodecBenchmark {
         List<byte[]> b = new ArrayList<>();
         long eventBytes = 0;
         long batchBytes = 0;
-        String vantage = PacketEvents.vantage(VANTAGE);
+        VantagePoint vantage = PacketEvents.vantagePoint(VANTAGE);
         for (int i = 0; i < all.length; i++) {
             events[i] = bytes(PacketEvents.toAvro(all[i], VANTAGE).toByteBuffer());
             eventBytes += events[i].length;

@@ -2,6 +2,7 @@ package io.flowtrace.demo;
 
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.report.ReportVisitor;
 import io.flowtrace.core.tcp.AnalyzerConfig;
@@ -36,7 +37,7 @@ final class ReportShape {
         List<Field> root = new ArrayList<>();
         Deque<List<Field>> open = new ArrayDeque<>();
         open.push(root);
-        FlowReport.visit(FlowKey.of("shape/if0", a, b), 0, empty, new ReportVisitor() {
+        FlowReport.visit(FlowKey.of(new VantagePoint("shape", "if0"), a, b), 0, empty, new ReportVisitor() {
             @Override
             public void beginObject(String name) {
                 List<Field> children = new ArrayList<>();

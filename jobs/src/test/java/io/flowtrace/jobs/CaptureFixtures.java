@@ -7,6 +7,7 @@ import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.analysis.CaptureAnalysis;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -64,8 +65,9 @@ public final class CaptureFixtures {
      * (CaptureAnalysis, FlowTracker) walked into a JSON tree by this test's own writer, with the
      * CLI's number rules (three decimals, NaN as null). Keyed by {@link #identity}.
      */
-    public static Map<String, JsonNode> offlineReports(String relativePath, String vantage) {
+    public static Map<String, JsonNode> offlineReports(String relativePath, String vantageText) {
         Map<String, JsonNode> reports = new TreeMap<>();
+        VantagePoint vantage = VantagePoint.parse(vantageText);
         try (InputStream in = Files.newInputStream(TestData.file(relativePath))) {
             new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> vantage).run(in, (key, instance, flow) -> {
                 TreeWriter tree = new TreeWriter();

@@ -255,7 +255,7 @@ class ConntrackJoinITCase {
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
             for (PacketEvent p : all) {
                 PacketEvents.fromAvro(p, scratch);
-                String key = PacketEvents.flowKey(PacketEvents.vantage(p.getVantage()), scratch);
+                String key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch);
                 producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), p.toByteBuffer().array()));
             }
             producer.flush();

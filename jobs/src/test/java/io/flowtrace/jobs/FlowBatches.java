@@ -72,7 +72,7 @@ public final class FlowBatches {
     public static String key(PacketEvent e) {
         DecodedPacket p = new DecodedPacket();
         PacketEvents.fromAvro(e, p);
-        return PacketEvents.flowKey(PacketEvents.vantage(e.getVantage()), p);
+        return PacketEvents.flowKey(PacketEvents.vantagePoint(e.getVantage()), p);
     }
 
     static byte[] bytes(ByteBuffer b) {

@@ -201,7 +201,7 @@ class FlowtraceJobITCase {
             for (Map.Entry<String, Vantage> capture : CAPTURES.entrySet()) {
                 for (PacketEvent p : CaptureFixtures.packets(capture.getKey(), capture.getValue())) {
                     PacketEvents.fromAvro(p, scratch);
-                    String key = PacketEvents.flowKey(PacketEvents.vantage(p.getVantage()), scratch);
+                    String key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch);
                     producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), p.toByteBuffer().array()));
                     sent++;
                 }

@@ -9,6 +9,7 @@ import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.RateLimitedLog;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
@@ -50,7 +51,7 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
     private final boolean wallClock;
     private final Thread lingerTimer;
     private Vantage[] vantages = new Vantage[1];
-    private String[] vantageNames = new String[1];
+    private VantagePoint[] vantagePoints = new VantagePoint[1];
     /** Set when a flushed batch found the publisher newly spooling: the other open batches follow it. */
     private boolean spoolFlushDue;
     private boolean spoolingSeen;
@@ -120,10 +121,10 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
         switch (status) {
             case TCP -> {
                 if (batcher == null) {
-                    byte[] key = keys.key(rec.interfaceId, vantageName(rec.interfaceId), packet);
+                    byte[] key = keys.key(rec.interfaceId, vantagePoint(rec.interfaceId), packet);
                     out.publish(key, encoder.encode(PacketEvents.toAvro(packet, vantage(rec.interfaceId))));
                 } else {
-                    batch(keys.flow(rec.interfaceId, vantageName(rec.interfaceId), packet), rec.timestampNanos);
+                    batch(keys.flow(rec.interfaceId, vantagePoint(rec.interfaceId), packet), rec.timestampNanos);
                 }
             }
             case NOT_IP, NOT_TCP, NON_FIRST_FRAGMENT -> metrics.skipped(reasonName(status));
@@ -233,9 +234,9 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
         }
     }
 
-    private String vantageName(int interfaceId) {
+    private VantagePoint vantagePoint(int interfaceId) {
         ensure(interfaceId);
-        return vantageNames[interfaceId];
+        return vantagePoints[interfaceId];
     }
 
     private Vantage vantage(int interfaceId) {
@@ -246,12 +247,12 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
     private void ensure(int interfaceId) {
         if (interfaceId >= vantages.length) {
             vantages = Arrays.copyOf(vantages, interfaceId + 1);
-            vantageNames = Arrays.copyOf(vantageNames, interfaceId + 1);
+            vantagePoints = Arrays.copyOf(vantagePoints, interfaceId + 1);
         }
         if (vantages[interfaceId] == null) {
             String name = interfaceName != null ? interfaceName : "if" + interfaceId;
             vantages[interfaceId] = Vantage.newBuilder().setAgentId(agentId).setInterfaceName(name).build();
-            vantageNames[interfaceId] = PacketEvents.vantage(vantages[interfaceId]);
+            vantagePoints[interfaceId] = PacketEvents.vantagePoint(vantages[interfaceId]);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.flowtrace.agent.packets;
 
 import io.flowtrace.agent.batch.BatchKey;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -23,12 +24,12 @@ final class FlowKeyCache {
     private final int[] highPort = new int[SLOTS];
     private final BatchKey[] keys = new BatchKey[SLOTS];
 
-    byte[] key(int interfaceId, String vantage, DecodedPacket p) {
+    byte[] key(int interfaceId, VantagePoint vantage, DecodedPacket p) {
         return flow(interfaceId, vantage, p).bytes();
     }
 
     /** The key with its hash, one instance per cached flow (the batcher's map key). */
-    BatchKey flow(int interfaceId, String vantage, DecodedPacket p) {
+    BatchKey flow(int interfaceId, VantagePoint vantage, DecodedPacket p) {
         int n = p.addrLength;
         int c = compareUnsigned(p.srcAddr, p.dstAddr, n);
         boolean srcLow = c < 0 || c == 0 && p.srcPort <= p.dstPort;

@@ -3,6 +3,7 @@ package io.flowtrace.cli.report;
 import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -53,7 +54,7 @@ public final class FlowGraph {
             graphs.add(new FlowGraph(s));
         }
         try (InputStream in = Files.newInputStream(capture)) {
-            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> agentId + "/if" + iface).run(in, (k, i, f) -> { },
+            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint(agentId, "if" + iface)).run(in, (k, i, f) -> { },
                     (key, instance) -> {
                         for (FlowGraph g : graphs) {
                             if (g.flow.key().equals(key) && g.flow.instance() == instance) {

@@ -198,7 +198,7 @@ public final class AgentThroughput {
         long n = 0;
         long sink = 0;
         io.flowtrace.avro.Vantage v = io.flowtrace.avro.Vantage.newBuilder().setAgentId("bench").setInterfaceName("if0").build();
-        String vantage = io.flowtrace.avro.mapping.PacketEvents.vantage(v);
+        io.flowtrace.core.net.VantagePoint vantage = io.flowtrace.avro.mapping.PacketEvents.vantagePoint(v);
         java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream(256);
         try (InputStream in = new BufferedInputStream(Files.newInputStream(capture), 1 << 16)) {
             CaptureReader r = CaptureReader.open(in);

@@ -16,6 +16,7 @@ import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.mapping.PacketBatches;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -58,7 +59,7 @@ class BatchSpoolingITCase {
         // With a 10 s linger no batch expires on this capture's time scale, so the first batch to
         // leave is that of the first FIN or RST (no flow reaches 512 packets before it: checked
         // below); the other flows seen before it are open then and leave with reason "spooling".
-        Set<String> openAtFirstEnd = flowsOpenAtFirstFinOrRst(capture, "spool-host/if0");
+        Set<String> openAtFirstEnd = flowsOpenAtFirstFinOrRst(capture, new VantagePoint("spool-host", "if0"));
 
         int closedPort;
         try (ServerSocket s = new ServerSocket(0)) {
@@ -102,7 +103,7 @@ class BatchSpoolingITCase {
     }
 
     /** The flows with packets before the capture's first FIN or RST, that one's own flow excluded. */
-    private static Set<String> flowsOpenAtFirstFinOrRst(Path capture, String vantage) throws Exception {
+    private static Set<String> flowsOpenAtFirstFinOrRst(Path capture, VantagePoint vantage) throws Exception {
         Set<String> seen = new LinkedHashSet<>();
         Map<String, Integer> packets = new HashMap<>();
         try (InputStream in = Files.newInputStream(capture)) {

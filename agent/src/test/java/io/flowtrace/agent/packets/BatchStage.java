@@ -8,6 +8,7 @@ import io.flowtrace.avro.BatchedPacket;
 import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -90,7 +91,7 @@ public final class BatchStage {
     private static long run(Path capture, BatchLimits limits, long[] now, FlowBatcher.Sink<PacketBatchWriter> sink)
             throws Exception {
         Vantage v = Vantage.newBuilder().setAgentId("bench").setInterfaceName("if0").build();
-        String vantage = PacketEvents.vantage(v);
+        VantagePoint vantage = PacketEvents.vantagePoint(v);
         FlowBatcher<PacketBatchWriter> batcher = new FlowBatcher<>(limits, () -> new PacketBatchWriter(id -> v), sink);
         FlowKeyCache keys = new FlowKeyCache();
         long frames = 0;

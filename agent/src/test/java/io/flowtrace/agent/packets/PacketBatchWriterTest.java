@@ -12,6 +12,7 @@ import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketBatches;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -89,7 +90,7 @@ class PacketBatchWriterTest {
                 while (vantages.size() <= rec.interfaceId) {
                     vantages.add(Vantage.newBuilder().setAgentId("a").setInterfaceName("if" + vantages.size()).build());
                 }
-                String vantage = PacketEvents.vantage(vantages.get(rec.interfaceId));
+                VantagePoint vantage = PacketEvents.vantagePoint(vantages.get(rec.interfaceId));
                 batcher.add(keys.flow(rec.interfaceId, vantage, p), p, rec.timestampNanos);
             }
         }
@@ -112,7 +113,7 @@ class PacketBatchWriterTest {
         sent.add(packet(false, 0, 4_000_000_001L, DecodedPacket.RST | DecodedPacket.ACK, 1_700_000_010_000_000_000L));
         Vantage v = Vantage.newBuilder().setAgentId("a").setInterfaceName("if0").build();
         PacketBatchWriter writer = new PacketBatchWriter(id -> v);
-        BatchKey key = new BatchKey(PacketEvents.flowKey(PacketEvents.vantage(v), sent.get(0)).getBytes(StandardCharsets.UTF_8), 0);
+        BatchKey key = new BatchKey(PacketEvents.flowKey(PacketEvents.vantagePoint(v), sent.get(0)).getBytes(StandardCharsets.UTF_8), 0);
         writer.open(key, sent.get(0));
         for (DecodedPacket p : sent) {
             writer.add(p);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -43,7 +44,7 @@ class PacketEncodingPathTest {
                 }
                 tcp++;
                 Vantage v = Vantage.newBuilder().setAgentId("a").setInterfaceName("if" + rec.interfaceId).build();
-                String vantage = PacketEvents.vantage(v);
+                VantagePoint vantage = PacketEvents.vantagePoint(v);
                 assertThat(new String(cache.key(rec.interfaceId, vantage, p), StandardCharsets.UTF_8))
                         .isEqualTo(PacketEvents.flowKey(vantage, p));
                 PacketEvent e = PacketEvents.toAvro(p, v);

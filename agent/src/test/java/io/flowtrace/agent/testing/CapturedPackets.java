@@ -40,7 +40,7 @@ public final class CapturedPackets {
                     continue;
                 }
                 Vantage v = Vantage.newBuilder().setAgentId(agentId).setInterfaceName("if" + rec.interfaceId).build();
-                flows.computeIfAbsent(PacketEvents.flowKey(PacketEvents.vantage(v), p), k -> new ArrayList<>())
+                flows.computeIfAbsent(PacketEvents.flowKey(PacketEvents.vantagePoint(v), p), k -> new ArrayList<>())
                         .add(PacketEvents.toAvro(p, v));
             }
         }

@@ -4,6 +4,7 @@ import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.analysis.CaptureAnalysis;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.pcap.CaptureReader;
@@ -60,7 +61,7 @@ final class BenchPackets {
     long offlineFlows() throws IOException {
         long[] flows = new long[1];
         try (InputStream in = Files.newInputStream(capture)) {
-            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> "bench").run(in, (key, instance, flow) -> flows[0]++,
+            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("bench", "if" + iface)).run(in, (key, instance, flow) -> flows[0]++,
                     TcpEventSinkFactory.NONE, error -> {
                         throw new IllegalStateException(capture + ": " + error);
                     }, records -> { });

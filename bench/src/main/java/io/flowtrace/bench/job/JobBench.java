@@ -250,7 +250,7 @@ public final class JobBench {
 
     private static byte[] key(PacketEvent p, DecodedPacket scratch) {
         PacketEvents.fromAvro(p, scratch);
-        return PacketEvents.flowKey(PacketEvents.vantage(p.getVantage()), scratch).getBytes(UTF_8);
+        return PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch).getBytes(UTF_8);
     }
 
     private String batching() {

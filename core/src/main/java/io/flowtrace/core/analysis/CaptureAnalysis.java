@@ -1,6 +1,7 @@
 package io.flowtrace.core.analysis;
 
 import io.flowtrace.core.flow.FlowTracker;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
@@ -32,9 +33,9 @@ public final class CaptureAnalysis {
     private static final int BATCHES = 8;
 
     private final AnalyzerConfig config;
-    private final IntFunction<String> vantageOfInterface;
+    private final IntFunction<VantagePoint> vantageOfInterface;
 
-    public CaptureAnalysis(AnalyzerConfig config, IntFunction<String> vantageOfInterface) {
+    public CaptureAnalysis(AnalyzerConfig config, IntFunction<VantagePoint> vantageOfInterface) {
         this.config = config;
         this.vantageOfInterface = vantageOfInterface;
     }

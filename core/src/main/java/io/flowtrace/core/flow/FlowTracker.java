@@ -2,6 +2,7 @@ package io.flowtrace.core.flow;
 
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
@@ -30,18 +31,18 @@ public final class FlowTracker {
 
     private final AnalyzerConfig config;
     private final FlowListener listener;
-    private final IntFunction<String> vantageOfInterface;
+    private final IntFunction<VantagePoint> vantageOfInterface;
     private final TcpEventSinkFactory eventsForFlow;
     private final PacketKeyTable table = new PacketKeyTable();
     private long lastSweepNanos = Long.MIN_VALUE;
     private long latestNanos = Long.MIN_VALUE;
     private long flowsStarted;
 
-    public FlowTracker(AnalyzerConfig config, IntFunction<String> vantageOfInterface, FlowListener listener) {
+    public FlowTracker(AnalyzerConfig config, IntFunction<VantagePoint> vantageOfInterface, FlowListener listener) {
         this(config, vantageOfInterface, listener, TcpEventSinkFactory.NONE);
     }
 
-    public FlowTracker(AnalyzerConfig config, IntFunction<String> vantageOfInterface, FlowListener listener,
+    public FlowTracker(AnalyzerConfig config, IntFunction<VantagePoint> vantageOfInterface, FlowListener listener,
             TcpEventSinkFactory eventsForFlow) {
         this.config = config;
         this.listener = listener;

@@ -13,6 +13,49 @@ public record Endpoint(byte[] address, int port) implements Comparable<Endpoint>
         }
     }
 
+    /**
+     * The endpoint of its {@link #toString()} text, "10.0.0.1:443" or "[fd00::1]:443" (numeric
+     * addresses only: {@link IpLiteral} never asks DNS).
+     *
+     * @throws IllegalArgumentException when the text is not such an endpoint
+     */
+    public static Endpoint parse(String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException("endpoint '" + text + "' has no :port");
+        }
+        String host = text.substring(0, colon);
+        boolean bracketed = host.length() > 2 && host.startsWith("[") && host.endsWith("]");
+        if (!bracketed && host.contains(":")) {
+            throw new IllegalArgumentException("endpoint '" + text + "': an IPv6 address must be bracketed");
+        }
+        String digits = text.substring(colon + 1);
+        int port = 0;
+        for (int i = 0; i < digits.length(); i++) {
+            char c = digits.charAt(i);
+            if (c < '0' || c > '9' || i >= 5) {
+                throw new IllegalArgumentException("endpoint '" + text + "' has no decimal port");
+            }
+            port = port * 10 + (c - '0');
+        }
+        if (digits.isEmpty() || port > 0xffff) {
+            throw new IllegalArgumentException("endpoint '" + text + "': port missing or above 65535");
+        }
+        if (!bracketed) {
+            return new Endpoint(IpLiteral.parse(host), port);
+        }
+        String inner = host.substring(1, host.length() - 1);
+        if (inner.contains(":")) {
+            return new Endpoint(IpLiteral.parse(inner), port);
+        }
+        // InetAddress writes an IPv4-mapped IPv6 address (::ffff:a.b.c.d, RFC 4291 §2.5.5.2) as a.b.c.d
+        byte[] mapped = new byte[16];
+        mapped[10] = (byte) 0xff;
+        mapped[11] = (byte) 0xff;
+        System.arraycopy(IpLiteral.parse(inner), 0, mapped, 12, 4);
+        return new Endpoint(mapped, port);
+    }
+
     /** "10.0.0.1:443" or "[fd00::1]:443", the form the JSON contract uses. */
     @Override
     public String toString() {

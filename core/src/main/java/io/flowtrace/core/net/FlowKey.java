@@ -1,20 +1,41 @@
 package io.flowtrace.core.net;
 
-import io.flowtrace.core.net.Endpoint;
-
 /**
  * Identity of a bidirectional TCP flow at one vantage point: the two endpoints in canonical order
  * (lower address, then lower port, first), so both directions of a connection map to one key.
  * Which endpoint is the client is a property of the flow instance, not of the key.
+ *
+ * <p>Its text form {@code vantage|low|high} (the packets topic's Kafka key and the Flink job's key)
+ * is written by {@link #canonical()} and read by {@link #parse}, nowhere else.
  */
-public record FlowKey(String vantage, Endpoint low, Endpoint high) {
+public record FlowKey(VantagePoint vantage, Endpoint low, Endpoint high) {
 
-    public static FlowKey of(String vantage, Endpoint a, Endpoint b) {
+    public static FlowKey of(VantagePoint vantage, Endpoint a, Endpoint b) {
         return a.compareTo(b) <= 0 ? new FlowKey(vantage, a, b) : new FlowKey(vantage, b, a);
     }
 
     /** Stable text form used as the Kafka record key and in logs: "vantage|low|high". */
     public String canonical() {
         return vantage + "|" + low + "|" + high;
+    }
+
+    /**
+     * The key of its {@link #canonical()} text. Split at the last two '|': endpoints never contain
+     * one, a vantage's agent id might.
+     *
+     * @throws IllegalArgumentException when the text is not a canonical key
+     */
+    public static FlowKey parse(String canonical) {
+        int high = canonical.lastIndexOf('|');
+        int low = high > 0 ? canonical.lastIndexOf('|', high - 1) : -1;
+        if (low < 0) {
+            throw new IllegalArgumentException("not a canonical flow key (vantage|low|high): " + canonical);
+        }
+        FlowKey key = new FlowKey(VantagePoint.parse(canonical.substring(0, low)),
+                Endpoint.parse(canonical.substring(low + 1, high)), Endpoint.parse(canonical.substring(high + 1)));
+        if (key.low.compareTo(key.high) > 0) {
+            throw new IllegalArgumentException("flow key endpoints not in canonical order: " + canonical);
+        }
+        return key;
     }
 }

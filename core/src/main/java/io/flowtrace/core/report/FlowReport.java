@@ -20,7 +20,7 @@ public final class FlowReport {
         v.beginObject("flow");
         v.string("client", flow.client().toString());
         v.string("server", flow.server().toString());
-        v.string("vantage", key.vantage());
+        v.string("vantage", key.vantage().toString());
         v.integer("instance", instance);
         v.bool("client_guessed", flow.clientGuessed());
         v.endObject();

@@ -3,6 +3,7 @@ package io.flowtrace.core.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
@@ -14,11 +15,13 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class FlowTrackerTest {
+    private static final VantagePoint TEST = new VantagePoint("test", "if0");
+
     private record Ended(FlowKey key, long instance, TcpFlowAnalyzer flow) {
     }
 
     private final List<Ended> ended = new ArrayList<>();
-    private final FlowTracker tracker = new FlowTracker(AnalyzerConfig.DEFAULTS, i -> "test",
+    private final FlowTracker tracker = new FlowTracker(AnalyzerConfig.DEFAULTS, i -> TEST,
             (k, i, f) -> ended.add(new Ended(k, i, f)));
     private final DecodedPacket p = new DecodedPacket();
     private FlowTracker tracker2;
@@ -105,7 +108,7 @@ class FlowTrackerTest {
     @Test
     void keepsStateBoundedUnderASynFloodAndStillAnalysesRealFlows() {
         FlowTracker tracker = new FlowTracker(AnalyzerConfig.DEFAULTS.withIdleTimeouts(300_000_000_000L, 5_000_000_000L),
-                i -> "test", (k, i, f) -> ended.add(new Ended(k, i, f)));
+                i -> TEST, (k, i, f) -> ended.add(new Ended(k, i, f)));
         this.tracker2 = tracker;
         SplittableRandom rnd = new SplittableRandom(7);
         int maxLive = 0;

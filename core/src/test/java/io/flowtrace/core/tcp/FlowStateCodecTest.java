@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowtrace.core.flow.FlowInstances;
 import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -76,7 +77,7 @@ class FlowStateCodecTest {
         List<Map<String, Object>> out = new ArrayList<>();
         for (TcpFlowAnalyzer f : flows) {
             FlatReport r = new FlatReport();
-            FlowReport.visit(new FlowKey("test", f.client(), f.server()), 0, f, r);
+            FlowReport.visit(new FlowKey(new VantagePoint("test", "if0"), f.client(), f.server()), 0, f, r);
             out.add(r.fields);
         }
         return out;

@@ -1,6 +1,7 @@
 package io.flowtrace.core.testing;
 
 import io.flowtrace.core.analysis.CaptureAnalysis;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.tcp.AnalyzerConfig;
@@ -20,7 +21,7 @@ public final class CaptureRun {
 
     public static CaptureRun of(Path capture) throws Exception {
         CaptureRun run = new CaptureRun();
-        CaptureAnalysis analysis = new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> "test/if" + iface);
+        CaptureAnalysis analysis = new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("test", "if" + iface));
         Map<String, List<TcpFlowEvent>> pending = new LinkedHashMap<>();
         try (InputStream in = Files.newInputStream(capture)) {
             analysis.run(in, (key, instance, flow) -> {

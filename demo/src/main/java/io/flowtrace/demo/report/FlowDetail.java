@@ -2,6 +2,7 @@ package io.flowtrace.demo.report;
 
 import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.net.Endpoint;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -54,7 +55,7 @@ final class FlowDetail {
             }
         };
         try (InputStream in = Files.newInputStream(capture)) {
-            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> agentId + "/if" + iface).run(in, (key, inst, flow) -> { },
+            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint(agentId, "if" + iface)).run(in, (key, inst, flow) -> { },
                     (key, inst) -> inst == instance && matches(key.low(), key.high(), client, server) ? sink : TcpEventSink.NONE,
                     error -> { }, records -> { });
         }

@@ -1,5 +1,6 @@
 package io.flowtrace.demo.report;
 
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.tcp.TcpFlowEvent;
 import io.flowtrace.demo.Capture;
 import io.flowtrace.demo.Db;
@@ -103,7 +104,7 @@ public final class HtmlReport {
         java.util.Set<String> vantages = new java.util.HashSet<>();
         for (Map<String, Object> f : worst) {
             String vantage = Db.s(f, "vantage");
-            Capture capture = captureByAgent.get(vantage.substring(0, Math.max(0, vantage.lastIndexOf('/'))));
+            Capture capture = captureByAgent.get(VantagePoint.parse(vantage).agentId());
             if (capture == null || shown >= WORST_FLOWS || !vantages.add(vantage)) {
                 continue;
             }

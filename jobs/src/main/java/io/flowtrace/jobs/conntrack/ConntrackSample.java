@@ -1,5 +1,6 @@
 package io.flowtrace.jobs.conntrack;
 
+import io.flowtrace.core.net.VantagePoint;
 import java.util.Objects;
 
 /**
@@ -81,7 +82,7 @@ public final class ConntrackSample {
 
     /** The vantage string budgets are keyed and reported by: "agent/interface". */
     public String vantage() {
-        return agentId + "/" + interfaceName;
+        return VantagePoint.text(agentId, interfaceName);
     }
 
     @Override

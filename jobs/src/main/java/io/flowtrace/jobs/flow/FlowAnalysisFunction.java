@@ -6,7 +6,6 @@ import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.FlowIdentity;
 import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.PacketEvent;
-import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.FlowRecords;
 import io.flowtrace.avro.mapping.PacketBatches;
 import io.flowtrace.avro.mapping.PacketEvents;
@@ -14,6 +13,7 @@ import io.flowtrace.avro.mapping.ReportJson;
 import io.flowtrace.avro.mapping.TcpEvents;
 import io.flowtrace.core.flow.FlowInstances;
 import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSink;
@@ -116,10 +116,12 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         if (packets == 0) {
             return;
         }
-        String key = ctx.getCurrentKey();
         long watermark = ctx.timerService().currentWatermark();
         long nowNanos = System.currentTimeMillis() * NANOS_PER_MS;
         FlowState s = state.value();
+        if (s != null && s.vantage == null) {
+            s.vantage = recordVantage(); // state of an older job (FlowStateSerializer layout 1)
+        }
         long wake = Long.MAX_VALUE;
         int analysed = 0;
         int rejected = 0;
@@ -135,27 +137,27 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             long packetMs = Math.floorDiv(packet.timestampNanos, NANOS_PER_MS);
             if (s != null && FlowInstances.startsNewInstance(s.flow, packet, s.lastSeenNanos, config)) {
                 // Port reuse: the old instance is reported as it is (FlowTracker does not expire it).
-                emit(key, s, micros(s.lastSeenNanos), true, packetMs, out);
+                emit(s, micros(s.lastSeenNanos), true, packetMs, out);
                 flowsEnded.inc();
                 cancelTimer(s, ctx.timerService());
-                s = startInstance(FlowInstances.instanceId(packet.timestampNanos));
+                s = startInstance(FlowInstances.instanceId(packet.timestampNanos), s.vantage);
                 wake = Long.MAX_VALUE;
             } else if (s == null) {
-                s = startInstance(FlowInstances.instanceId(packet.timestampNanos));
+                s = startInstance(FlowInstances.instanceId(packet.timestampNanos), recordVantage());
             }
             if (packetMs < watermark) {
                 s.latePackets++;
                 latePackets.inc();
             }
             s.lastSeenNanos = Math.max(s.lastSeenNanos, packet.timestampNanos);
-            events.bind(ctx, key, s);
+            events.bind(ctx, s);
             s.flow.setEventSink(events);
             s.flow.onPacket(packet);
             s.flow.setEventSink(TcpEventSink.NONE);
             if (s.flow.closed() && !s.closeReported) {
                 // Dashboards see the FIN/RST now; the final version follows after the linger.
                 s.closeReported = true;
-                emit(key, s, micros(s.lastSeenNanos), false, packetMs, out);
+                emit(s, micros(s.lastSeenNanos), false, packetMs, out);
             }
             wake = Math.min(wake, wakeMs(s));
             analysed++;
@@ -215,6 +217,11 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         return 0;
     }
 
+    /** The vantage point of the decoded record (the source checked it: docs/schemas.md). */
+    private VantagePoint recordVantage() {
+        return PacketEvents.vantagePoint(batch != null ? batch.getVantage() : event.getVantage());
+    }
+
     /** Fills {@link #packet} with packet {@code i} of the decoded record, or says why it cannot be analysed. */
     private String packet(int i, long nowNanos) {
         if (batch == null) {
@@ -253,7 +260,10 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             return; // a timer of an instance that was replaced
         }
         s.timerMs = FlowState.NO_TIMER;
-        String key = ctx.getCurrentKey();
+        if (s.vantage == null) {
+            // state of an older job (FlowStateSerializer layout 1): the key is the one place it is in
+            s.vantage = FlowKey.parse(ctx.getCurrentKey()).vantage();
+        }
         if (ctx.timerService().currentWatermark() == Long.MAX_VALUE) {
             // End of a bounded input: like analyze's flush, report the flow as it is, not as idle, at
             // its current wake-up time. A timer armed before a later packet moved the deadline (a
@@ -267,36 +277,37 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
                 state.update(s);
                 return;
             }
-            endFlow(key, s, timestampMs, out);
+            endFlow(s, timestampMs, out);
             return;
         }
         if (FlowInstances.expired(s.flow, s.lastSeenNanos, timestampMs * NANOS_PER_MS, config)) {
             if (!s.flow.closed()) {
                 s.flow.expire();
             }
-            endFlow(key, s, timestampMs, out);
+            endFlow(s, timestampMs, out);
             return;
         }
         if (timestampMs >= s.nextUpdateMs) {
-            emit(key, s, timestampMs * 1000, false, timestampMs, out);
+            emit(s, timestampMs * 1000, false, timestampMs, out);
             s.nextUpdateMs = timestampMs + updateIntervalMs;
         }
         schedule(s, ctx.timerService(), wakeMs(s));
         state.update(s);
     }
 
-    private FlowState startInstance(long instance) {
+    private FlowState startInstance(long instance, VantagePoint vantage) {
         FlowInstances.Roles roles = FlowInstances.roles(packet);
         FlowState s = new FlowState(
-                new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config, TcpEventSink.NONE), instance);
+                new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config, TcpEventSink.NONE), vantage,
+                instance);
         s.lastSeenNanos = packet.timestampNanos;
         s.nextUpdateMs = Math.floorDiv(packet.timestampNanos, NANOS_PER_MS) + updateIntervalMs;
         flowsStarted.inc();
         return s;
     }
 
-    private void endFlow(String key, FlowState s, long timestampMs, Collector<FlowSummary> out) {
-        emit(key, s, timestampMs * 1000, true, timestampMs, out);
+    private void endFlow(FlowState s, long timestampMs, Collector<FlowSummary> out) {
+        emit(s, timestampMs * 1000, true, timestampMs, out);
         flowsEnded.inc();
         state.clear();
     }
@@ -338,7 +349,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
      * update's time, so versions of one instance never go back in time: a timer that fires after a
      * later packet closed the flow reports the state after that packet, at that packet's time.
      */
-    private void emit(String key, FlowState s, long recordTimeUs, boolean last, long eventTimeMs,
+    private void emit(FlowState s, long recordTimeUs, boolean last, long eventTimeMs,
             Collector<FlowSummary> out) {
         long lastPeriodicUs = (s.nextUpdateMs - updateIntervalMs) * 1000;
         long timeUs = Math.max(recordTimeUs, Math.max(micros(s.lastSeenNanos), lastPeriodicUs));
@@ -346,23 +357,12 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             // The keyed operator stamps outputs with the input record's time; a batch's packets have their own.
             timestamped.setAbsoluteTimestamp(eventTimeMs);
         }
-        String vantage = vantageOfKey(key);
-        FlowKey flowKey = FlowKey.of(vantage, s.flow.client(), s.flow.server());
+        FlowKey flowKey = FlowKey.of(s.vantage, s.flow.client(), s.flow.server());
         out.collect(new FlowSummary(
-                FlowRecords.of(FlowRecords.vantageOf(vantage), flowKey, s.instance, s.flow, timeUs),
+                FlowRecords.of(flowKey, s.instance, s.flow, timeUs),
                 ReportJson.of(flowKey, s.instance, s.flow),
                 s.latePackets,
                 last));
-    }
-
-    /** The vantage part of a {@link FlowKey#canonical()} key "vantage|low|high" (endpoints contain no '|'). */
-    static String vantageOfKey(String key) {
-        int high = key.lastIndexOf('|');
-        int low = key.lastIndexOf('|', high - 1);
-        if (low < 0) {
-            throw new IllegalArgumentException("not a canonical flow key: " + key);
-        }
-        return key.substring(0, low);
     }
 
     private static long micros(long nanos) {
@@ -373,7 +373,6 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private static final class EventForwarder implements TcpEventSink {
         private final Counter unmapped;
         private Context ctx;
-        private String key;
         private FlowState flow;
         private FlowIdentity identity;
 
@@ -381,9 +380,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             this.unmapped = unmapped;
         }
 
-        void bind(Context ctx, String key, FlowState flow) {
+        void bind(Context ctx, FlowState flow) {
             this.ctx = ctx;
-            this.key = key;
             this.flow = flow;
             this.identity = null;
         }
@@ -392,8 +390,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         public void accept(TcpFlowEvent event) {
             if (identity == null) {
                 TcpFlowAnalyzer f = flow.flow;
-                Vantage vantage = FlowRecords.vantageOf(vantageOfKey(key));
-                identity = new FlowIdentity(vantage, f.client().toString(), f.server().toString(), flow.instance,
+                identity = new FlowIdentity(PacketEvents.toAvro(flow.vantage), f.client().toString(), f.server().toString(), flow.instance,
                         f.clientGuessed());
             }
             io.flowtrace.avro.TcpEvent avro = TcpEvents.toAvro(identity, flow.events, event);

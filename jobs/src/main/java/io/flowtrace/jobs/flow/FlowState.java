@@ -1,5 +1,6 @@
 package io.flowtrace.jobs.flow;
 
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 
 /**
@@ -12,7 +13,13 @@ public final class FlowState {
     static final long NO_TIMER = Long.MIN_VALUE;
 
     TcpFlowAnalyzer flow;
-    /** 0 for the first instance on this key, +1 per port reuse (FlowTracker's rule). */
+    /**
+     * Where the flow was captured, from the record that started the instance: timers report the flow
+     * without reading the key text back. Null only in state written before it was kept (layout 1 of
+     * {@link FlowStateSerializer}); the function then takes it from the key once.
+     */
+    VantagePoint vantage;
+    /** The instance id: its first packet's capture time in µs ({@code FlowInstances.instanceId}). */
     long instance;
     /** Latest capture time of the instance, nanoseconds. */
     long lastSeenNanos;
@@ -30,13 +37,18 @@ public final class FlowState {
     FlowState() {
     }
 
-    FlowState(TcpFlowAnalyzer flow, long instance) {
+    FlowState(TcpFlowAnalyzer flow, VantagePoint vantage, long instance) {
         this.flow = flow;
+        this.vantage = vantage;
         this.instance = instance;
     }
 
     public TcpFlowAnalyzer flow() {
         return flow;
+    }
+
+    public VantagePoint vantage() {
+        return vantage;
     }
 
     public long instance() {

@@ -1,5 +1,6 @@
 package io.flowtrace.jobs.flow;
 
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.FlowStateCodec;
 import io.flowtrace.core.tcp.TcpEventSink;
@@ -21,8 +22,11 @@ import org.apache.flink.core.memory.DataOutputView;
  */
 public final class FlowStateSerializer extends TypeSerializer<FlowState> {
     private static final long serialVersionUID = 1L;
-    /** Layout of the operator fields; FlowStateCodec versions the analyser separately. */
-    static final int LAYOUT_VERSION = 1;
+    /**
+     * Layout of the operator fields; FlowStateCodec versions the analyser separately. Layout 2 adds
+     * the vantage point after layout 1's fields; layout 1 still reads (vantage null).
+     */
+    static final int LAYOUT_VERSION = 2;
 
     private final AnalyzerSettings settings;
     private transient AnalyzerConfig config;
@@ -87,14 +91,21 @@ public final class FlowStateSerializer extends TypeSerializer<FlowState> {
         out.writeLong(s.latePackets);
         out.writeLong(s.events);
         out.writeBoolean(s.closeReported);
+        // null while a layout-1 state restored from an older job has not been touched since
+        out.writeBoolean(s.vantage != null);
+        if (s.vantage != null) {
+            out.writeUTF(s.vantage.agentId()); // at most 255 characters each (PacketEvents.MAX_VANTAGE_CHARS)
+            out.writeUTF(s.vantage.interfaceName());
+        }
         FlowStateCodec.write(s.flow, out);
     }
 
     @Override
     public FlowState deserialize(DataInputView in) throws IOException {
         int layout = in.readByte();
-        if (layout != LAYOUT_VERSION) {
-            throw new IOException("unknown flow state layout " + layout + " (this build reads " + LAYOUT_VERSION + ")");
+        if (layout < 1 || layout > LAYOUT_VERSION) {
+            throw new IOException("unknown flow state layout " + layout + " (this build reads 1 to " + LAYOUT_VERSION
+                    + ")");
         }
         FlowState s = new FlowState();
         s.instance = in.readLong();
@@ -104,6 +115,9 @@ public final class FlowStateSerializer extends TypeSerializer<FlowState> {
         s.latePackets = in.readLong();
         s.events = in.readLong();
         s.closeReported = in.readBoolean();
+        if (layout >= 2 && in.readBoolean()) {
+            s.vantage = new VantagePoint(in.readUTF(), in.readUTF());
+        }
         s.flow = FlowStateCodec.read(in, config(), TcpEventSink.NONE);
         return s;
     }
@@ -134,6 +148,7 @@ public final class FlowStateSerializer extends TypeSerializer<FlowState> {
     }
 
     private static void copyFields(FlowState from, FlowState to) {
+        to.vantage = from.vantage;
         to.instance = from.instance;
         to.lastSeenNanos = from.lastSeenNanos;
         to.timerMs = from.timerMs;

@@ -3,6 +3,7 @@ package io.flowtrace.jobs.join;
 import io.flowtrace.avro.ConntrackEventType;
 import io.flowtrace.avro.CtTuple;
 import io.flowtrace.avro.mapping.ConntrackEvents;
+import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.net.Endpoint;
 import java.nio.ByteBuffer;
 
@@ -54,7 +55,7 @@ public final class CtFacts {
         }
         CtFacts f = new CtFacts();
         f.agentId = e.getVantage().getAgentId();
-        f.ctVantage = e.getVantage().getAgentId() + "/" + e.getVantage().getInterfaceName();
+        f.ctVantage = PacketEvents.vantage(e.getVantage());
         f.ctId = e.getId() == null ? -1 : e.getId();
         f.kind = e.getEventType() == ConntrackEventType.NEW ? (byte) 0
                 : e.getEventType() == ConntrackEventType.UPDATE ? (byte) 1 : (byte) 2;

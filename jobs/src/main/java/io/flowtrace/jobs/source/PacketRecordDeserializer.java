@@ -115,7 +115,7 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
             scratch = new DecodedPacket();
         }
         PacketEvents.fromAvro(packet, scratch);
-        String key = PacketEvents.flowKey(PacketEvents.vantage(packet.getVantage()), scratch);
+        String key = PacketEvents.flowKey(PacketEvents.vantagePoint(packet.getVantage()), scratch);
         out.collect(Either.Right(new FlowBatch(key, Math.floorDiv(packet.getCaptureTimeNs(), NANOS_PER_MS), 1,
                 record.topic(), record.partition(), record.offset(), record.timestamp(), record.key(), value)));
     }

@@ -32,7 +32,7 @@ final class PausedInput {
         DecodedPacket scratch = new DecodedPacket();
         for (PacketEvent p : CaptureFixtures.packets(capture, new Vantage(agentId, "eth0"))) {
             PacketEvents.fromAvro(p, scratch);
-            String key = PacketEvents.flowKey(PacketEvents.vantage(p.getVantage()), scratch);
+            String key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch);
             try {
                 out.add(new Rec(p.getCaptureTimeNs() / 1_000_000, (key.hashCode() & 0x7fffffff) % partitions,
                         key.getBytes(UTF_8), p.toByteBuffer().array()));

@@ -164,7 +164,7 @@ class HostileInputITCase {
                 }
                 PacketEvent p = packets.get(i);
                 PacketEvents.fromAvro(p, scratch);
-                String key = PacketEvents.flowKey(PacketEvents.vantage(p.getVantage()), scratch);
+                String key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch);
                 producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), HostilePackets.encode(p)));
             }
             producer.flush();

@@ -114,7 +114,7 @@ class KafkaSaslSslITCase {
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
             for (PacketEvent p : CaptureFixtures.packets(CAPTURE, VANTAGE)) {
                 PacketEvents.fromAvro(p, scratch);
-                String key = PacketEvents.flowKey(PacketEvents.vantage(p.getVantage()), scratch);
+                String key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch);
                 producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), HostilePackets.encode(p)));
             }
             producer.send(new ProducerRecord<>(topic, "bad".getBytes(UTF_8), "not avro".getBytes(UTF_8)));

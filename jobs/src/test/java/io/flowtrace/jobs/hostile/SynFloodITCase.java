@@ -154,7 +154,7 @@ class SynFloodITCase {
     private static Map<String, JsonNode> offlineReports(io.flowtrace.core.tcp.AnalyzerConfig analyzer) throws Exception {
         Map<String, JsonNode> reports = new TreeMap<>();
         try (java.io.InputStream in = java.nio.file.Files.newInputStream(io.flowtrace.core.testing.TestData.file(CAPTURE))) {
-            new io.flowtrace.core.analysis.CaptureAnalysis(analyzer, iface -> PacketEvents.vantage(VANTAGE)).run(in,
+            new io.flowtrace.core.analysis.CaptureAnalysis(analyzer, iface -> PacketEvents.vantagePoint(VANTAGE)).run(in,
                     (key, instance, flow) -> {
                         try {
                             JsonNode report = JSON.readTree(io.flowtrace.avro.mapping.ReportJson.of(key, instance, flow));

@@ -79,7 +79,7 @@ final class ReliabilityInput {
         for (Map.Entry<String, Vantage> capture : CAPTURES.entrySet()) {
             for (PacketEvent p : CaptureFixtures.packets(capture.getKey(), capture.getValue())) {
                 PacketEvents.fromAvro(p, scratch);
-                byte[] key = PacketEvents.flowKey(PacketEvents.vantage(p.getVantage()), scratch).getBytes(UTF_8);
+                byte[] key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch).getBytes(UTF_8);
                 packets.add(rec(packets.size(), key, encode(p::toByteBuffer)));
                 packetCount++;
                 if (packetCount % MALFORMED_EVERY == 0) {

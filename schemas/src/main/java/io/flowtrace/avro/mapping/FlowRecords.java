@@ -2,7 +2,6 @@ package io.flowtrace.avro.mapping;
 
 import io.flowtrace.avro.FlowIdentity;
 import io.flowtrace.avro.FlowRecord;
-import io.flowtrace.avro.Vantage;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
@@ -16,14 +15,12 @@ public final class FlowRecords {
     }
 
     /**
-     * @param vantage the vantage record the flow was keyed by ({@link FlowKey#vantage()} is its
-     *     string form, which the contract holds as a record)
      * @param recordTimeUs event time of this version of the record (orders the updates of a flow)
      */
-    public static FlowRecord of(Vantage vantage, FlowKey key, long instance, TcpFlowAnalyzer flow, long recordTimeUs) {
+    public static FlowRecord of(FlowKey key, long instance, TcpFlowAnalyzer flow, long recordTimeUs) {
         FlowRecord record = FlowRecord.newBuilder().build();
         FlowReport.visit(key, instance, flow, new ReportToAvro(record));
-        record.getFlow().setVantage(vantage);
+        record.getFlow().setVantage(PacketEvents.toAvro(key.vantage()));
         record.setRecordTimeUs(recordTimeUs);
         return record;
     }
@@ -32,17 +29,5 @@ public final class FlowRecords {
     public static String identityKey(FlowIdentity flow) {
         return PacketEvents.vantage(flow.getVantage()) + " " + flow.getClient() + " " + flow.getServer() + " "
                 + flow.getInstance();
-    }
-
-    /**
-     * The vantage record of a vantage string {@code agent/interface} ({@link PacketEvents#vantage}).
-     * Split at the last slash: Linux interface names cannot contain one, agent ids might.
-     */
-    public static Vantage vantageOf(String vantage) {
-        int slash = vantage.lastIndexOf('/');
-        if (slash < 0) {
-            throw new IllegalArgumentException("vantage '" + vantage + "' is not agent/interface");
-        }
-        return new Vantage(vantage.substring(0, slash), vantage.substring(slash + 1));
     }
 }

@@ -4,6 +4,7 @@ import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.net.VantagePoint;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -65,7 +66,7 @@ public final class PacketBatchHeader {
 
     /** The canonical flow key of the batch's endpoints, as {@link PacketBatches#flowKey}. */
     public String flowKey() {
-        return FlowKey.of(agentId + "/" + interfaceName, new Endpoint(lowAddr, lowPort), new Endpoint(highAddr, highPort))
+        return FlowKey.of(new VantagePoint(agentId, interfaceName), new Endpoint(lowAddr, lowPort), new Endpoint(highAddr, highPort))
                 .canonical();
     }
 

@@ -40,7 +40,7 @@ public final class PacketBatches {
 
     /** The canonical flow key of a batch, exactly {@link PacketEvents#flowKey} of any of its packets. */
     public static String flowKey(PacketBatch b) {
-        return FlowKey.of(PacketEvents.vantage(b.getVantage()), new Endpoint(bytes(b.getLowAddr()), b.getLowPort()),
+        return FlowKey.of(PacketEvents.vantagePoint(b.getVantage()), new Endpoint(bytes(b.getLowAddr()), b.getLowPort()),
                 new Endpoint(bytes(b.getHighAddr()), b.getHighPort())).canonical();
     }
 

@@ -5,6 +5,7 @@ import io.flowtrace.avro.SackBlock;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.nio.ByteBuffer;
@@ -28,13 +29,23 @@ public final class PacketEvents {
     private PacketEvents() {
     }
 
-    /** The vantage string flows are keyed and reported by: "agent/interface". */
+    /** The vantage text flows are keyed and reported by: {@link VantagePoint#text} "agent/interface". */
     public static String vantage(Vantage v) {
-        return v.getAgentId() + "/" + v.getInterfaceName();
+        return VantagePoint.text(v.getAgentId(), v.getInterfaceName());
+    }
+
+    /** Core's value of the contract's vantage record. */
+    public static VantagePoint vantagePoint(Vantage v) {
+        return new VantagePoint(v.getAgentId(), v.getInterfaceName());
+    }
+
+    /** The contract's vantage record of core's value. */
+    public static Vantage toAvro(VantagePoint v) {
+        return new Vantage(v.agentId(), v.interfaceName());
     }
 
     /** The Kafka record key and Flink key of a packet: its canonical bidirectional flow key. */
-    public static String flowKey(String vantage, DecodedPacket p) {
+    public static String flowKey(VantagePoint vantage, DecodedPacket p) {
         return FlowKey.of(vantage, new Endpoint(Arrays.copyOf(p.srcAddr, p.addrLength), p.srcPort),
                 new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort)).canonical();
     }

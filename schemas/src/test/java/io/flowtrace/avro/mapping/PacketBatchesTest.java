@@ -7,6 +7,7 @@ import io.flowtrace.avro.BatchedPacket;
 import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -156,7 +157,7 @@ class PacketBatchesTest {
 
     private static void readFlows(String capture, Map<String, List<PacketEvent>> events,
             Map<String, List<DecodedPacket>> packets) throws Exception {
-        String vantage = PacketEvents.vantage(VANTAGE);
+        VantagePoint vantage = PacketEvents.vantagePoint(VANTAGE);
         InputStream file = Files.newInputStream(TestData.file(capture));
         try (InputStream in = capture.endsWith(".gz") ? new GZIPInputStream(file) : file;
                 CaptureReader r = CaptureReader.open(in)) {

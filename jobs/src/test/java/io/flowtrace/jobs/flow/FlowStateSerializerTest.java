@@ -1,0 +1,96 @@
+package io.flowtrace.jobs.flow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flowtrace.core.net.Endpoint;
+import io.flowtrace.core.net.VantagePoint;
+import io.flowtrace.core.tcp.AnalyzerConfig;
+import io.flowtrace.core.tcp.FlowStateCodec;
+import io.flowtrace.core.tcp.TcpEventSink;
+import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import java.io.IOException;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+/** The per-flow state bytes: the current layout round trip, and state an older job wrote. */
+class FlowStateSerializerTest {
+    private static final FlowStateSerializer SERIALIZER = new FlowStateSerializer(AnalyzerConfig.DEFAULTS);
+    private static final Endpoint CLIENT = new Endpoint(new byte[] {10, 0, 0, 1}, 40000);
+    private static final Endpoint SERVER = new Endpoint(new byte[] {10, 0, 0, 2}, 443);
+
+    @Test
+    void keepsTheVantageAndEveryOperatorField() throws IOException {
+        FlowState s = state(new VantagePoint("rack/host", "eth0"));
+        FlowState back = roundTrip(s);
+        assertThat(back.vantage).isEqualTo(new VantagePoint("rack/host", "eth0"));
+        assertThat(back.instance).isEqualTo(1_796_000_000_000_000L);
+        assertThat(back.lastSeenNanos).isEqualTo(1_796_000_000_005_000_000L);
+        assertThat(back.timerMs).isEqualTo(1_796_000_010_000L);
+        assertThat(back.nextUpdateMs).isEqualTo(1_796_000_010_000L);
+        assertThat(back.latePackets).isEqualTo(3);
+        assertThat(back.events).isEqualTo(7);
+        assertThat(back.closeReported).isTrue();
+        assertThat(back.flow.client()).isEqualTo(CLIENT);
+        assertThat(back.flow.server()).isEqualTo(SERVER);
+    }
+
+    /**
+     * Layout 1 (before the vantage was kept) as the previous FlowStateSerializer wrote it: layout
+     * byte 1, the seven operator fields, the analyser's codec bytes. It still reads, without a vantage
+     * (the function takes it from the record or the key), and is written back in the current layout.
+     */
+    @Test
+    void readsStateWrittenBeforeTheVantageWasKept() throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        out.writeByte(1);
+        out.writeLong(1_796_000_000_000_000L);
+        out.writeLong(1_796_000_000_005_000_000L);
+        out.writeLong(FlowState.NO_TIMER);
+        out.writeLong(1_796_000_010_000L);
+        out.writeLong(0);
+        out.writeLong(2);
+        out.writeBoolean(false);
+        FlowStateCodec.write(analyzer(), out);
+
+        FlowState old = SERIALIZER.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        assertThat(old.vantage).isNull();
+        assertThat(old.instance).isEqualTo(1_796_000_000_000_000L);
+        assertThat(old.timerMs).isEqualTo(FlowState.NO_TIMER);
+        assertThat(old.events).isEqualTo(2);
+        assertThat(old.flow.server()).isEqualTo(SERVER);
+
+        FlowState rewritten = roundTrip(old);
+        assertThat(rewritten.vantage).isNull();
+        assertThat(rewritten.nextUpdateMs).isEqualTo(1_796_000_010_000L);
+    }
+
+    @Test
+    void refusesALayoutFromTheFuture() {
+        byte[] bytes = {(byte) (FlowStateSerializer.LAYOUT_VERSION + 1)};
+        assertThatThrownBy(() -> SERIALIZER.deserialize(new DataInputDeserializer(bytes)))
+                .isInstanceOf(IOException.class).hasMessageContaining("unknown flow state layout");
+    }
+
+    private static FlowState roundTrip(FlowState s) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        SERIALIZER.serialize(s, out);
+        return SERIALIZER.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+    }
+
+    private static FlowState state(VantagePoint vantage) {
+        FlowState s = new FlowState(analyzer(), vantage, 1_796_000_000_000_000L);
+        s.lastSeenNanos = 1_796_000_000_005_000_000L;
+        s.timerMs = 1_796_000_010_000L;
+        s.nextUpdateMs = 1_796_000_010_000L;
+        s.latePackets = 3;
+        s.events = 7;
+        s.closeReported = true;
+        return s;
+    }
+
+    private static TcpFlowAnalyzer analyzer() {
+        return new TcpFlowAnalyzer(CLIENT, SERVER, false, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE);
+    }
+}
