@@ -6,7 +6,6 @@ import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.report.ReportVisitor;
 import io.flowtrace.core.tcp.AnalyzerConfig;
-import io.flowtrace.core.tcp.TcpEventSink;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -33,7 +32,7 @@ final class ReportShape {
     private static List<Field> build() {
         Endpoint a = new Endpoint(new byte[] {10, 0, 0, 1}, 40000);
         Endpoint b = new Endpoint(new byte[] {10, 0, 0, 2}, 443);
-        TcpFlowAnalyzer empty = new TcpFlowAnalyzer(a, b, false, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE);
+        TcpFlowAnalyzer empty = new TcpFlowAnalyzer(a, b, false, AnalyzerConfig.DEFAULTS);
         List<Field> root = new ArrayList<>();
         Deque<List<Field>> open = new ArrayDeque<>();
         open.push(root);

@@ -6,6 +6,7 @@ import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
+import io.flowtrace.core.tcp.TcpEventSink;
 import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.util.ArrayList;
@@ -61,20 +62,20 @@ public final class FlowTracker {
         }
         FlowEntry e = (FlowEntry) table.get(p);
         if (e != null && FlowInstances.startsNewInstance(e.flow, p, e.lastSeenNanos, config)) {
-            listener.onFlow(e.key, e.instance, e.flow);
+            report(e);
             e.instance = FlowInstances.instanceId(p.timestampNanos);
-            e.flow = newAnalyzer(e.key, p, e.instance);
+            startInstance(e, p);
         } else if (e == null) {
             FlowKey key = FlowKey.of(vantageOfInterface.apply(p.interfaceId),
                     new Endpoint(Arrays.copyOf(p.srcAddr, p.addrLength), p.srcPort),
                     new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort));
             e = new FlowEntry(key, p.interfaceId);
             e.instance = FlowInstances.instanceId(p.timestampNanos);
-            e.flow = newAnalyzer(key, p, e.instance);
+            startInstance(e, p);
             table.put(p, e);
         }
         e.lastSeenNanos = Math.max(e.lastSeenNanos, t);
-        e.flow.onPacket(p);
+        e.flow.onPacket(p, e.events);
         if (lastSweepNanos == Long.MIN_VALUE) {
             lastSweepNanos = t; // the first packet starts the sweep clock (t - MIN_VALUE would overflow)
         } else if (t - lastSweepNanos >= SWEEP_INTERVAL_NANOS) {
@@ -83,11 +84,17 @@ public final class FlowTracker {
         }
     }
 
-    private TcpFlowAnalyzer newAnalyzer(FlowKey key, DecodedPacket p, long instance) {
+    private void startInstance(FlowEntry e, DecodedPacket p) {
         flowsStarted++;
         FlowInstances.Roles roles = FlowInstances.roles(p);
-        return new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config,
-                eventsForFlow.forFlow(key, instance));
+        e.flow = new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config);
+        e.events = eventsForFlow.forFlow(e.key, e.instance);
+    }
+
+    /** Hands an instance to the listener, after its last events (the slow-start exit it settles on). */
+    private void report(FlowEntry e) {
+        e.flow.settle(e.events);
+        listener.onFlow(e.key, e.instance, e.flow);
     }
 
     /** Ends flows idle past their timeout at capture time {@code now}. */
@@ -104,7 +111,7 @@ public final class FlowTracker {
             if (!e.flow.closed()) {
                 e.flow.expire();
             }
-            listener.onFlow(e.key, e.instance, e.flow);
+            report(e);
         }
     }
 
@@ -114,7 +121,7 @@ public final class FlowTracker {
         table.forEachValue(v -> all.add((FlowEntry) v));
         all.sort((a, b) -> Long.compare(a.flow.firstSeenNanos(), b.flow.firstSeenNanos()));
         for (FlowEntry e : all) {
-            listener.onFlow(e.key, e.instance, e.flow);
+            report(e);
         }
         table.clear();
     }
@@ -130,6 +137,8 @@ public final class FlowTracker {
     static final class FlowEntry implements PacketKeyTable.Keyed {
         final FlowKey key;
         TcpFlowAnalyzer flow;
+        /** Where the current instance's events go. */
+        TcpEventSink events;
         long instance;
         long lastSeenNanos = Long.MIN_VALUE;
         // primitive copy of the key for the table

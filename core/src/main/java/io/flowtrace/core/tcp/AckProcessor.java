@@ -13,14 +13,15 @@ final class AckProcessor {
     /**
      * @param acker the side that sent this packet
      * @param sender the side whose data the packet acknowledges
+     * @return true when the packet advertised a zero window (counted in the acker's {@code zeroWindows})
      */
-    void onPacket(DecodedPacket p, SenderState acker, SenderState sender, long nanos) {
+    boolean onPacket(DecodedPacket p, SenderState acker, SenderState sender, long nanos) {
         int flags = p.flags;
         boolean synFinRst = (flags & (DecodedPacket.SYN | DecodedPacket.FIN | DecodedPacket.RST)) != 0;
         boolean ack = (flags & DecodedPacket.ACK) != 0;
-        countLikeTshark(p, acker, sender, synFinRst, ack, nanos);
+        boolean zeroWindow = countLikeTshark(p, acker, sender, synFinRst, ack, nanos);
         if (!ack || !sender.seq.started()) {
-            return;
+            return zeroWindow;
         }
         long ackRel = sender.relativeAck(p.ack);
         if (ackRel > sender.nextSeq && sender.sentAnything) {
@@ -48,6 +49,7 @@ final class AckProcessor {
             window <<= Math.min(acker.windowScale, 14); // RFC 7323 §2.3: shifts above 14 are treated as 14
         }
         sender.peerWindowBytes = window;
+        return zeroWindow;
     }
 
     private static void advance(SenderState sender, long ackRel, long nanos) {
@@ -98,10 +100,15 @@ final class AckProcessor {
         }
     }
 
-    /** Dup ACK and zero window exactly as tshark flags them, so the counts can be compared 1:1. */
-    private static void countLikeTshark(DecodedPacket p, SenderState acker, SenderState sender, boolean synFinRst,
+    /**
+     * Dup ACK and zero window exactly as tshark flags them, so the counts can be compared 1:1.
+     *
+     * @return whether it was a zero window
+     */
+    private static boolean countLikeTshark(DecodedPacket p, SenderState acker, SenderState sender, boolean synFinRst,
             boolean ack, long nanos) {
-        if (p.window == 0 && !synFinRst) {
+        boolean zeroWindow = p.window == 0 && !synFinRst;
+        if (zeroWindow) {
             acker.stats.zeroWindows++;
         }
         if (p.payloadLength == 0 && p.window != 0 && p.window == acker.lastRawWindow && p.seq == acker.rawNextSeq
@@ -113,5 +120,6 @@ final class AckProcessor {
         if (ack) {
             acker.lastRawAck = p.ack;
         }
+        return zeroWindow;
     }
 }

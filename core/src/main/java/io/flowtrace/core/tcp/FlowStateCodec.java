@@ -30,13 +30,13 @@ public final class FlowStateCodec {
         flow.write(out);
     }
 
-    public static TcpFlowAnalyzer read(DataInput in, AnalyzerConfig config, TcpEventSink events) throws IOException {
+    public static TcpFlowAnalyzer read(DataInput in, AnalyzerConfig config) throws IOException {
         int version = in.readByte();
         if (version < OLDEST_READABLE || version > VERSION) {
             throw new IOException("unknown flow state version " + version + " (this build reads " + OLDEST_READABLE
                     + " to " + VERSION + ")");
         }
-        return TcpFlowAnalyzer.read(in, config, events, version);
+        return TcpFlowAnalyzer.read(in, config, version);
     }
 
     public static byte[] toBytes(TcpFlowAnalyzer flow) {
@@ -49,7 +49,7 @@ public final class FlowStateCodec {
         return bytes.toByteArray();
     }
 
-    public static TcpFlowAnalyzer fromBytes(byte[] state, AnalyzerConfig config, TcpEventSink events) throws IOException {
-        return read(new DataInputStream(new ByteArrayInputStream(state)), config, events);
+    public static TcpFlowAnalyzer fromBytes(byte[] state, AnalyzerConfig config) throws IOException {
+        return read(new DataInputStream(new ByteArrayInputStream(state)), config);
     }
 }

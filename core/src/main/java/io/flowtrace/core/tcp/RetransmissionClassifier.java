@@ -11,24 +11,21 @@ import io.flowtrace.core.pcap.DecodedPacket;
  */
 final class RetransmissionClassifier {
     private final AnalyzerConfig config;
-    private TcpEventSink events;
 
-    RetransmissionClassifier(AnalyzerConfig config, TcpEventSink events) {
+    RetransmissionClassifier(AnalyzerConfig config) {
         this.config = config;
-        this.events = events;
-    }
-
-    void setEvents(TcpEventSink events) {
-        this.events = events;
     }
 
     /**
      * @param start relative offset of the first byte of sequence space the segment occupies
      * @param end one past its last (FIN included)
      * @param reorderWindowNanos hole-fill age below which a hole fill is reordering
+     * @param events where the segment's events go (lost segment, reordering, retransmission, RTO backoff)
+     * @return the recovery mechanism that sent the segment when it was counted as a retransmission
+     *     (never SPURIOUS: a spurious one returns what sent it), else null
      */
-    void onSegment(DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos,
-            long reorderWindowNanos) {
+    RetransmissionClass onSegment(DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos,
+            long reorderWindowNanos, TcpEventSink events) {
         int len = p.payloadLength;
         s.lastSegmentKeepAlive = false;
         s.lastSegmentZeroWindowProbe = false;
@@ -44,7 +41,7 @@ final class RetransmissionClassifier {
                     s.lastSegmentKeepAlive = true;
                 }
             }
-            return;
+            return null;
         }
         if (!s.sentAnything) {
             s.sentAnything = true;
@@ -56,7 +53,7 @@ final class RetransmissionClassifier {
         if (len <= 1 && start == s.nextSeq - 1 && (p.flags & (DecodedPacket.SYN | DecodedPacket.FIN)) == 0) {
             s.stats.keepAlives++; // tshark: seglen ≤ 1 at nextseq − 1
             s.lastSegmentKeepAlive = true;
-            return;
+            return null;
         }
         if (len == 1 && s.peerWindowBytes == 0 && start >= s.nextSeq - 1) {
             s.stats.windowProbes++; // one byte into a closed window (RFC 9293 §3.8.6.1)
@@ -66,23 +63,25 @@ final class RetransmissionClassifier {
                 s.nextSeq = end;
                 s.stats.uniqueBytes += len;
             }
-            return;
+            return null;
         }
         if (start >= s.nextSeq) {
-            newData(p, s, fromClient, start, end, nanos);
-            return;
+            newData(p, s, fromClient, start, end, nanos, events);
+            return null;
         }
         long below = Math.min(end, s.nextSeq);
-        resent(p, s, fromClient, start, below, nanos, reorderWindowNanos);
+        RetransmissionClass trigger = resent(p, s, fromClient, start, below, nanos, reorderWindowNanos, events);
         if (end > s.nextSeq) {
             long extra = end - s.nextSeq;
             s.unacked.append(s.nextSeq, end, nanos, p.ipId);
             s.nextSeq = end;
             s.stats.uniqueBytes += Math.min(extra, len);
         }
+        return trigger;
     }
 
-    private void newData(DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos) {
+    private void newData(DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos,
+            TcpEventSink events) {
         if (start > s.nextSeq) {
             s.stats.lostSegments++; // tshark: "previous segment not captured"
             events.accept(new TcpFlowEvent.LostSegment(nanos, fromClient, s.nextSeq, start));
@@ -92,21 +91,22 @@ final class RetransmissionClassifier {
         s.stats.uniqueBytes += p.payloadLength;
     }
 
-    private void resent(DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos,
-            long reorderWindowNanos) {
+    /** The trigger of the retransmission this segment is (see {@link #onSegment}), or null when it is not one. */
+    private RetransmissionClass resent(DecodedPacket p, SenderState s, boolean fromClient, long start, long end,
+            long nanos, long reorderWindowNanos, TcpEventSink events) {
         SegmentQueue q = s.unacked;
         int len = p.payloadLength;
         if (s.ackSeen && end <= s.ackedUpTo) {
             // already ACKed: spurious, but it still tells us which recovery the sender is in
             RetransmissionClass trigger = classify(s, start, end, nanos, priorTransmissions(q, start));
-            count(s, fromClient, RetransmissionClass.SPURIOUS, trigger, start, len, nanos, -1, 0);
-            return;
+            count(s, fromClient, RetransmissionClass.SPURIOUS, trigger, start, len, nanos, -1, 0, events);
+            return trigger;
         }
         int i = q.floor(start);
         if (i >= 0 && q.start(i) == start && q.end(i) >= end && p.ipId >= 0 && q.ipId(i) == p.ipId
                 && p.ipVersion == 4) {
             s.stats.networkDuplicates++; // same IP id: the network (or the capture) duplicated it
-            return;
+            return null;
         }
         boolean seen = (i >= 0 && q.end(i) > start) || (s.ackSeen && start < s.ackedUpTo);
         if (!seen) {
@@ -115,18 +115,19 @@ final class RetransmissionClassifier {
                 s.stats.reorderedPackets++;
                 s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 1);
                 events.accept(new TcpFlowEvent.Reordering(nanos, fromClient, start, len, holeAge));
-                return;
+                return null;
             }
             RetransmissionClass c = classify(s, start, end, nanos, 1);
             s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 2);
-            count(s, fromClient, c, c, start, len, nanos, holeAge, 2);
-            return;
+            count(s, fromClient, c, c, start, len, nanos, holeAge, 2, events);
+            return c;
         }
         long sinceOriginal = i >= 0 ? nanos - q.firstSent(i) : -1;
         int transmission = i >= 0 ? q.transmissions(i) + 1 : 2;
         RetransmissionClass c = classify(s, start, end, nanos, transmission - 1);
         s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 2);
-        count(s, fromClient, c, c, start, len, nanos, sinceOriginal, transmission);
+        count(s, fromClient, c, c, start, len, nanos, sinceOriginal, transmission, events);
+        return c;
     }
 
     /**
@@ -238,14 +239,13 @@ final class RetransmissionClassifier {
      * @param c the class counted (SPURIOUS when the data was already ACKed)
      * @param trigger the recovery mechanism that sent it (never SPURIOUS)
      */
-    private void count(SenderState s, boolean fromClient, RetransmissionClass c, RetransmissionClass trigger, long seq,
-            int len, long nanos, long sinceOriginal, int transmission) {
+    private static void count(SenderState s, boolean fromClient, RetransmissionClass c, RetransmissionClass trigger,
+            long seq, int len, long nanos, long sinceOriginal, int transmission, TcpEventSink events) {
         s.stats.retransmittedPackets++;
         s.stats.retransmittedBytes += len;
         s.stats.retransmits[c.ordinal()]++;
-        s.lastTrigger = trigger;
         events.accept(new TcpFlowEvent.Retransmission(nanos, fromClient, c, trigger, seq, len, sinceOriginal, transmission));
-        trackBackoff(s, fromClient, seq, nanos, sinceOriginal);
+        trackBackoff(s, fromClient, seq, nanos, sinceOriginal, events);
     }
 
     /**
@@ -253,7 +253,8 @@ final class RetransmissionClassifier {
      * same sequence number form a schedule, whatever sent the first one (a tail-loss probe or a fast
      * retransmit is often followed by RTOs); the gap before the first is from the original.
      */
-    private void trackBackoff(SenderState s, boolean fromClient, long seq, long nanos, long sinceOriginal) {
+    private static void trackBackoff(SenderState s, boolean fromClient, long seq, long nanos, long sinceOriginal,
+            TcpEventSink events) {
         if (seq == s.backoffSeq && s.lastRtoNanos >= 0) {
             long gap = nanos - s.lastRtoNanos;
             s.backoffAttempts++;

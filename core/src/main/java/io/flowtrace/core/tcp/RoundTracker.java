@@ -65,9 +65,14 @@ final class RoundTracker {
         return stats.exitNanos < 0;
     }
 
-    /** A segment (new or retransmitted) left; {@code flight} is the sender's flight after it. */
-    void onSend(SenderState s, long nanos, long flight, boolean retransmission, long firstSynNanos, TcpEventSink events,
-            boolean fromClient) {
+    /**
+     * A segment (new or retransmitted) left; {@code flight} is the sender's flight after it.
+     *
+     * @param trigger what sent it when it was a retransmission (RetransmissionClassifier's decision), else null
+     */
+    void onSend(SenderState s, long nanos, long flight, RetransmissionClass trigger, long firstSynNanos,
+            TcpEventSink events, boolean fromClient) {
+        boolean retransmission = trigger != null;
         if (flight > roundMaxFlight) {
             roundMaxFlight = flight;
         }
@@ -96,7 +101,7 @@ final class RoundTracker {
         if (retransmission) {
             roundRetransmitted = true;
             // only loss recovery (fast retransmit, RTO) sets ssthresh; a tail-loss probe does not
-            boolean recovery = s.lastTrigger == RetransmissionClass.FAST || s.lastTrigger == RetransmissionClass.RTO;
+            boolean recovery = trigger == RetransmissionClass.FAST || trigger == RetransmissionClass.RTO;
             if (inSlowStart() && roundEndSeq >= 0 && recovery) {
                 if (candidate != null) {
                     // HyStart had already set ssthresh: the loss comes after the exit

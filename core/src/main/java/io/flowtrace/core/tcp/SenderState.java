@@ -58,8 +58,6 @@ final class SenderState {
     /** The episode ends when the cumulative ACK reaches this (RFC 6582 "recover"). */
     long recoveryPoint;
     long lastRetransmitNanos = -1;
-    /** Mechanism of the latest retransmission (not state: read right after the segment is classified). */
-    RetransmissionClass lastTrigger;
 
     /** For tshark-compatible dup-ACK detection on the ACKs this side sends. */
     long lastRawAck = -1;

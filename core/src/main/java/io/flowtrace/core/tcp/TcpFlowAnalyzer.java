@@ -9,6 +9,9 @@ import java.util.Arrays;
  * detectors (handshake, ACK processing, retransmission classification, timestamp RTT) over two
  * {@link SenderState}s, one per side. No Flink, no I/O: the offline CLI, the benchmarks and the
  * Flink operator all drive this same class.
+ *
+ * <p>Events are values: {@link #onPacket(DecodedPacket, TcpEventSink)} hands the events the packet
+ * caused to the sink the caller passes with it, and keeps no sink between packets.
  */
 public final class TcpFlowAnalyzer {
     private final AnalyzerConfig config;
@@ -21,7 +24,6 @@ public final class TcpFlowAnalyzer {
     private final HandshakeTracker handshake = new HandshakeTracker(setup);
     private final AckProcessor acks = new AckProcessor();
     private final RetransmissionClassifier retransmissions;
-    private TcpEventSink events;
     private long firstSeenNanos = -1;
     private long lastSeenNanos = -1;
     private TcpFlowEnd flowEnd = TcpFlowEnd.OPEN;
@@ -32,14 +34,12 @@ public final class TcpFlowAnalyzer {
      * @param client the side that sent the first SYN (or the guess, see {@code clientGuessed})
      * @param clientGuessed true when no SYN was seen and the client was guessed from the ports
      */
-    public TcpFlowAnalyzer(Endpoint client, Endpoint server, boolean clientGuessed, AnalyzerConfig config,
-            TcpEventSink events) {
+    public TcpFlowAnalyzer(Endpoint client, Endpoint server, boolean clientGuessed, AnalyzerConfig config) {
         this.client = client;
         this.server = server;
         this.clientGuessed = clientGuessed;
         this.config = config;
-        this.retransmissions = new RetransmissionClassifier(config, events);
-        this.events = events;
+        this.retransmissions = new RetransmissionClassifier(config);
     }
 
     /** True when the packet was sent by this flow's client. */
@@ -49,11 +49,13 @@ public final class TcpFlowAnalyzer {
                 && Arrays.equals(p.dstAddr, 0, p.addrLength, server.address(), 0, server.address().length);
     }
 
-    public void onPacket(DecodedPacket p) {
-        onPacket(p, isFromClient(p));
+    /** Analyses the next packet of the flow; the events it causes go to {@code events}, in order. */
+    public void onPacket(DecodedPacket p, TcpEventSink events) {
+        onPacket(p, isFromClient(p), events);
     }
 
-    public void onPacket(DecodedPacket p, boolean fromClientSide) {
+    /** As {@link #onPacket(DecodedPacket, TcpEventSink)}, with the direction already known. */
+    public void onPacket(DecodedPacket p, boolean fromClientSide, TcpEventSink events) {
         long t = p.timestampNanos;
         if (firstSeenNanos < 0) {
             firstSeenNanos = t;
@@ -68,7 +70,7 @@ public final class TcpFlowAnalyzer {
         boolean syn = p.hasFlag(DecodedPacket.SYN);
         boolean fin = p.hasFlag(DecodedPacket.FIN);
         if (syn) {
-            onSyn(p, s, r, fromClientSide, t);
+            onSyn(p, s, r, fromClientSide, t, events);
         } else if (!s.seq.started()) {
             s.startAt(p.seq, false);
         }
@@ -77,9 +79,8 @@ public final class TcpFlowAnalyzer {
         }
         long previousAck = r.ackedUpTo;
         boolean ackedBefore = r.ackSeen;
-        long zeroWindowsBefore = s.stats.zeroWindows;
-        acks.onPacket(p, s, r, t);
-        if (s.stats.zeroWindows > zeroWindowsBefore && events != TcpEventSink.NONE) {
+        boolean zeroWindow = acks.onPacket(p, s, r, t);
+        if (zeroWindow && events != TcpEventSink.NONE) {
             events.accept(new TcpFlowEvent.ZeroWindow(t, fromClientSide));
         }
         if (r.ackSeen && (!ackedBefore || r.ackedUpTo > previousAck)) {
@@ -101,18 +102,18 @@ public final class TcpFlowAnalyzer {
             }
             st.lastDataNanos = t;
         }
-        long retransmittedBefore = s.stats.retransmittedPackets;
         long nextBefore = s.nextSeq;
-        retransmissions.onSegment(p, s, fromClientSide, start, end, t, reorderWindowNanos());
+        RetransmissionClass trigger = retransmissions.onSegment(p, s, fromClientSide, start, end, t,
+                reorderWindowNanos(), events);
         if (p.payloadLength > 0) {
-            if (s.nextSeq > nextBefore && s.stats.retransmittedPackets == retransmittedBefore) {
+            boolean newData = s.nextSeq > nextBefore;
+            if (newData && trigger == null) {
                 s.onNewDataSent(t);
             }
             long flight = s.inFlight();
             s.stats.maxInFlightBytes = Math.max(s.stats.maxInFlightBytes, flight);
-            boolean retransmitted = s.stats.retransmittedPackets > retransmittedBefore;
-            if (retransmitted || s.nextSeq > nextBefore) {
-                s.rounds.onSend(s, t, flight, retransmitted, setup.firstSynNanos, events, fromClientSide);
+            if (trigger != null || newData) {
+                s.rounds.onSend(s, t, flight, trigger, setup.firstSynNanos, events, fromClientSide);
             }
             countSegmentSize(s, p.payloadLength);
         }
@@ -145,7 +146,8 @@ public final class TcpFlowAnalyzer {
         s.stats.stateOverflows = s.unacked.overflowDrops();
     }
 
-    private void onSyn(DecodedPacket p, SenderState s, SenderState r, boolean fromClientSide, long t) {
+    private void onSyn(DecodedPacket p, SenderState s, SenderState r, boolean fromClientSide, long t,
+            TcpEventSink events) {
         boolean synAck = p.hasFlag(DecodedPacket.ACK);
         if (fromClientSide && !synAck) {
             long lastSyn = setup.lastSynNanos;
@@ -229,12 +231,20 @@ public final class TcpFlowAnalyzer {
         }
     }
 
+    /**
+     * The flow is reported: on each side, a HyStart signal that nothing contradicted is the slow-start
+     * exit (short flows end before a later round could confirm it); its event goes to {@code events}.
+     * {@link #slowStart} does the same without events, so calling this first only adds the events.
+     */
+    public void settle(TcpEventSink events) {
+        fromClient.rounds.settle(fromClient, setup.firstSynNanos, events, true);
+        fromServer.rounds.settle(fromServer, setup.firstSynNanos, events, false);
+    }
+
     /** Slow-start result of the client's (c2s) or server's (s2c) sending, final once the flow ended. */
     public SlowStartStats slowStart(boolean ofClient) {
         SenderState s = ofClient ? fromClient : fromServer;
-        // a HyStart signal that nothing contradicted before the report is the exit (short flows end
-        // before a later round could confirm it)
-        s.rounds.settle(s, setup.firstSynNanos, events, ofClient);
+        s.rounds.settle(s, setup.firstSynNanos, TcpEventSink.NONE, ofClient); // see settle(events)
         SlowStartStats st = s.rounds.stats;
         if (st.exitNanos < 0) {
             st.exitReason = st.rwndLimitedSeen ? SlowStartExitCause.RWND_LIMITED
@@ -302,12 +312,6 @@ public final class TcpFlowAnalyzer {
         return handshake.clientIsn();
     }
 
-    /** Where events go from now on (the Flink operator sets its collector before each element). */
-    public void setEventSink(TcpEventSink events) {
-        this.events = events;
-        retransmissions.setEvents(events);
-    }
-
     void write(java.io.DataOutput out) throws java.io.IOException {
         writeEndpoint(client, out);
         writeEndpoint(server, out);
@@ -329,11 +333,10 @@ public final class TcpFlowAnalyzer {
         fromServer.writeV2(out);
     }
 
-    static TcpFlowAnalyzer read(java.io.DataInput in, AnalyzerConfig config, TcpEventSink events, int version)
-            throws java.io.IOException {
+    static TcpFlowAnalyzer read(java.io.DataInput in, AnalyzerConfig config, int version) throws java.io.IOException {
         Endpoint client = readEndpoint(in);
         Endpoint server = readEndpoint(in);
-        TcpFlowAnalyzer f = new TcpFlowAnalyzer(client, server, in.readBoolean(), config, events);
+        TcpFlowAnalyzer f = new TcpFlowAnalyzer(client, server, in.readBoolean(), config);
         f.fromClient.read(in);
         f.fromServer.read(in);
         f.setup.read(in);

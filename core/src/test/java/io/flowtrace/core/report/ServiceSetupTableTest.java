@@ -14,8 +14,8 @@ class ServiceSetupTableTest {
 
     private static TcpFlowAnalyzer flow(long setupMicros, int synRetries, long startMicros) {
         TcpFlowAnalyzer f = new TcpFlowAnalyzer(new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
-                new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE);
-        Conversation c = new Conversation(f::onPacket);
+                new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS);
+        Conversation c = new Conversation(p -> f.onPacket(p, TcpEventSink.NONE));
         long t = startMicros;
         c.client(t).seq(100).flags(SYN).send();
         for (int i = 0; i < synRetries; i++) {

@@ -59,7 +59,7 @@ class FlowStateCodecTest {
         // a version-1 writer wrote exactly the version-2 layout without the appended fields
         byte[] v1 = java.util.Arrays.copyOf(v2, v2.length - extra.size());
         v1[0] = 1;
-        TcpFlowAnalyzer restored = FlowStateCodec.fromBytes(v1, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE);
+        TcpFlowAnalyzer restored = FlowStateCodec.fromBytes(v1, AnalyzerConfig.DEFAULTS);
         assertThat(restored.clientToServer().packets).isEqualTo(f.clientToServer().packets);
         assertThat(restored.serverToClient().dataBytes).isEqualTo(f.serverToClient().dataBytes);
         assertThat(restored.slowStart(true).exitReason).isEqualTo(f.slowStart(true).exitReason);
@@ -67,7 +67,7 @@ class FlowStateCodecTest {
 
     @org.junit.jupiter.api.Test
     void refusesAnUnknownStateVersion() {
-        assertThatThrownBy(() -> FlowStateCodec.fromBytes(new byte[] {99, 0, 0}, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE))
+        assertThatThrownBy(() -> FlowStateCodec.fromBytes(new byte[] {99, 0, 0}, AnalyzerConfig.DEFAULTS))
                 .hasMessageContaining("unknown flow state version 99");
     }
 
@@ -99,12 +99,11 @@ class FlowStateCodecTest {
                 String key = roles.client().compareTo(roles.server()) < 0 ? roles.client() + "|" + roles.server()
                         : roles.server() + "|" + roles.client();
                 TcpFlowAnalyzer f = byKey.computeIfAbsent(key, k -> new TcpFlowAnalyzer(roles.client(), roles.server(),
-                        roles.guessed(), AnalyzerConfig.DEFAULTS, TcpEventSink.NONE));
-                f.onPacket(p);
+                        roles.guessed(), AnalyzerConfig.DEFAULTS));
+                f.onPacket(p, TcpEventSink.NONE);
                 int n = counts.merge(key, 1, Integer::sum);
                 if (n % restoreEvery == 0) {
-                    byKey.put(key, FlowStateCodec.fromBytes(FlowStateCodec.toBytes(f), AnalyzerConfig.DEFAULTS,
-                            TcpEventSink.NONE));
+                    byKey.put(key, FlowStateCodec.fromBytes(FlowStateCodec.toBytes(f), AnalyzerConfig.DEFAULTS));
                 }
             }
         }

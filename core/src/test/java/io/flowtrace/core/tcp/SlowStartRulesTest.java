@@ -18,8 +18,8 @@ class SlowStartRulesTest {
     private static final int MSS = 1448;
 
     private final TcpFlowAnalyzer flow = new TcpFlowAnalyzer(new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
-            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE);
-    private final Conversation tcp = new Conversation(flow::onPacket);
+            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS);
+    private final Conversation tcp = new Conversation(p -> flow.onPacket(p, TcpEventSink.NONE));
 
     private void segment(long micros, long index) {
         tcp.client(micros).seq(C + 1 + MSS * index).ack(S + 1).len(MSS).send();

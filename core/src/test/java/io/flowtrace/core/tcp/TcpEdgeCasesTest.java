@@ -21,8 +21,8 @@ class TcpEdgeCasesTest {
     private final List<TcpFlowEvent> events = new ArrayList<>();
     private final TcpFlowAnalyzer flow = new TcpFlowAnalyzer(
             new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
-            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS, events::add);
-    private final Conversation tcp = new Conversation(flow::onPacket);
+            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS);
+    private final Conversation tcp = new Conversation(p -> flow.onPacket(p, events::add));
 
     /** 100 segments of 1000 B starting 50 kB below 2^32: the sequence space wraps in the middle. */
     @Test

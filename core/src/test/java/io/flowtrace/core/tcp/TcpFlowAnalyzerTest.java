@@ -22,8 +22,8 @@ class TcpFlowAnalyzerTest {
     private final List<TcpFlowEvent> events = new ArrayList<>();
     private final TcpFlowAnalyzer flow = new TcpFlowAnalyzer(
             new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
-            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS, events::add);
-    private final Conversation tcp = new Conversation(flow::onPacket);
+            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS);
+    private final Conversation tcp = new Conversation(p -> flow.onPacket(p, events::add));
 
     private void data(long micros, int index) {
         tcp.client(micros).seq(C + 1 + 100L * index).ack(S + 1).len(100).send();

@@ -151,9 +151,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             }
             s.lastSeenNanos = Math.max(s.lastSeenNanos, packet.timestampNanos);
             events.bind(ctx, s);
-            s.flow.setEventSink(events);
-            s.flow.onPacket(packet);
-            s.flow.setEventSink(TcpEventSink.NONE);
+            s.flow.onPacket(packet, events);
             if (s.flow.closed() && !s.closeReported) {
                 // Dashboards see the FIN/RST now; the final version follows after the linger.
                 s.closeReported = true;
@@ -298,8 +296,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private FlowState startInstance(long instance, VantagePoint vantage) {
         FlowInstances.Roles roles = FlowInstances.roles(packet);
         FlowState s = new FlowState(
-                new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config, TcpEventSink.NONE), vantage,
-                instance);
+                new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config), vantage, instance);
         s.lastSeenNanos = packet.timestampNanos;
         s.nextUpdateMs = Math.floorDiv(packet.timestampNanos, NANOS_PER_MS) + updateIntervalMs;
         flowsStarted.inc();

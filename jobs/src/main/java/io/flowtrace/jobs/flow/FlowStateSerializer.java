@@ -3,7 +3,6 @@ package io.flowtrace.jobs.flow;
 import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.FlowStateCodec;
-import io.flowtrace.core.tcp.TcpEventSink;
 import java.io.IOException;
 import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -64,7 +63,7 @@ public final class FlowStateSerializer extends TypeSerializer<FlowState> {
         FlowState to = new FlowState();
         copyFields(from, to);
         try {
-            to.flow = FlowStateCodec.fromBytes(FlowStateCodec.toBytes(from.flow), config(), TcpEventSink.NONE);
+            to.flow = FlowStateCodec.fromBytes(FlowStateCodec.toBytes(from.flow), config());
         } catch (IOException e) {
             throw new IllegalStateException("flow state did not survive its own codec (instance " + from.instance + ")", e);
         }
@@ -118,7 +117,7 @@ public final class FlowStateSerializer extends TypeSerializer<FlowState> {
         if (layout >= 2 && in.readBoolean()) {
             s.vantage = new VantagePoint(in.readUTF(), in.readUTF());
         }
-        s.flow = FlowStateCodec.read(in, config(), TcpEventSink.NONE);
+        s.flow = FlowStateCodec.read(in, config());
         return s;
     }
 

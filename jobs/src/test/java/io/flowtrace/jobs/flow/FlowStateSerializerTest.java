@@ -7,7 +7,6 @@ import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.FlowStateCodec;
-import io.flowtrace.core.tcp.TcpEventSink;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.io.IOException;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -91,6 +90,6 @@ class FlowStateSerializerTest {
     }
 
     private static TcpFlowAnalyzer analyzer() {
-        return new TcpFlowAnalyzer(CLIENT, SERVER, false, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE);
+        return new TcpFlowAnalyzer(CLIENT, SERVER, false, AnalyzerConfig.DEFAULTS);
     }
 }
