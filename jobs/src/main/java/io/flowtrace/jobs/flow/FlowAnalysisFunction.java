@@ -1,28 +1,16 @@
 package io.flowtrace.jobs.flow;
 
-import io.flowtrace.avro.AvroLengthGuard;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
-import io.flowtrace.avro.FlowIdentity;
-import io.flowtrace.avro.PacketBatch;
-import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.mapping.FlowRecords;
-import io.flowtrace.avro.mapping.PacketBatches;
-import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.avro.mapping.ReportJson;
-import io.flowtrace.avro.mapping.TcpEvents;
 import io.flowtrace.core.flow.FlowInstances;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
-import io.flowtrace.core.tcp.TcpEventSink;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
-import io.flowtrace.core.tcp.TcpFlowEvent;
-import java.nio.ByteBuffer;
-import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.DecoderFactory;
-import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -46,7 +34,7 @@ import org.apache.flink.util.OutputTag;
  * all state of the key is cleared.
  *
  * <p>Input: one {@link FlowBatch} per Kafka record, a PacketBatch of many packets or a PacketEvent,
- * decoded here once; the flow's state is read and written once per record. Every packet keeps its
+ * decoded once ({@link FlowBatchDecoder}); the flow's state is read and written once per record. Every packet keeps its
  * own capture time: it is late when that time is behind the watermark, an output it causes carries
  * that time as its event time, and the timer is the one packet-by-packet processing would leave
  * armed (the earliest wake-up the packets asked for). A batch that does not decode goes to
@@ -57,17 +45,16 @@ import org.apache.flink.util.OutputTag;
  * least the capture time of the latest packet in it and the time of the previous periodic update.
  *
  * <p>Main output: {@link FlowSummary} (periodic updates, an update when the flow closes, the final
- * version). Side output {@link #TCP_EVENTS}: the analyser's events with their ordinal in the flow.
+ * version). Side output {@link #TCP_EVENTS}: the analyser's events with their ordinal in the flow,
+ * handed by core with each packet to a {@link TcpEventForwarder}.
  */
 public final class FlowAnalysisFunction extends KeyedProcessFunction<String, FlowBatch, FlowSummary> {
     private static final long serialVersionUID = 1L;
     private static final long NANOS_PER_MS = 1_000_000L;
 
-    public static final OutputTag<io.flowtrace.avro.TcpEvent> TCP_EVENTS = new OutputTag<>("tcp-events") { };
+    public static final OutputTag<TcpEvent> TCP_EVENTS = new OutputTag<>("tcp-events") { };
     /** Batches that do not decode, and the packets of a batch that break the contract. */
     public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("flow-dead-letters") { };
-    private static final AvroLengthGuard BATCH_LENGTHS = AvroLengthGuard.of(PacketBatch.getClassSchema());
-    private static final int SINGLE_OBJECT_HEADER = 10;
 
     private final AnalyzerSettings settings;
     private final long updateIntervalMs;
@@ -75,17 +62,13 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private transient AnalyzerConfig config;
     private transient ValueState<FlowState> state;
     private transient DecodedPacket packet;
-    private transient EventForwarder events;
+    private transient FlowBatchDecoder records;
+    private transient TcpEventForwarder events;
     private transient Counter latePackets;
     private transient Counter flowsStarted;
     private transient Counter flowsEnded;
     private transient Counter rejectedPackets;
     private transient Counter rejectedBatches;
-    private transient SpecificDatumReader<PacketBatch> batchReader;
-    private transient SpecificDatumReader<PacketEvent> eventReader;
-    private transient BinaryDecoder binary;
-    private transient PacketBatch batch;
-    private transient PacketEvent event;
 
     public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs) {
         if (updateIntervalMs <= 0) {
@@ -100,34 +83,35 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         config = settings.toConfig();
         state = getRuntimeContext().getState(new ValueStateDescriptor<>("flow", new FlowStateSerializer(config)));
         packet = new DecodedPacket();
-        events = new EventForwarder(getRuntimeContext().getMetricGroup().counter("unmappedTcpEvents"));
+        records = new FlowBatchDecoder();
+        events = new TcpEventForwarder(getRuntimeContext().getMetricGroup().counter("unmappedTcpEvents"));
         latePackets = getRuntimeContext().getMetricGroup().counter("latePackets");
         flowsStarted = getRuntimeContext().getMetricGroup().counter("flowsStarted");
         flowsEnded = getRuntimeContext().getMetricGroup().counter("flowsEnded");
         rejectedPackets = getRuntimeContext().getMetricGroup().counter("rejectedPackets");
         rejectedBatches = getRuntimeContext().getMetricGroup().counter("rejectedBatches");
-        batchReader = new SpecificDatumReader<>(PacketBatch.class);
-        eventReader = new SpecificDatumReader<>(PacketEvent.class);
     }
 
     @Override
     public void processElement(FlowBatch record, Context ctx, Collector<FlowSummary> out) throws Exception {
-        int packets = decode(record, ctx);
+        int packets = records.decode(record);
         if (packets == 0) {
+            rejectedBatches.inc();
+            ctx.output(DEAD_LETTERS, records.rejection());
             return;
         }
         long watermark = ctx.timerService().currentWatermark();
         long nowNanos = System.currentTimeMillis() * NANOS_PER_MS;
         FlowState s = state.value();
         if (s != null && s.vantage == null) {
-            s.vantage = recordVantage(); // state of an older job (FlowStateSerializer layout 1)
+            s.vantage = records.vantage(); // state of an older job (FlowStateSerializer layout 1)
         }
         long wake = Long.MAX_VALUE;
         int analysed = 0;
         int rejected = 0;
         String firstRejection = null;
         for (int i = 0; i < packets; i++) {
-            String invalid = packet(i, nowNanos);
+            String invalid = records.packet(i, nowNanos, packet);
             if (invalid != null) {
                 if (rejected++ == 0) {
                     firstRejection = "packet " + i + ": " + invalid;
@@ -143,15 +127,14 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
                 s = startInstance(FlowInstances.instanceId(packet.timestampNanos), s.vantage);
                 wake = Long.MAX_VALUE;
             } else if (s == null) {
-                s = startInstance(FlowInstances.instanceId(packet.timestampNanos), recordVantage());
+                s = startInstance(FlowInstances.instanceId(packet.timestampNanos), records.vantage());
             }
             if (packetMs < watermark) {
                 s.latePackets++;
                 latePackets.inc();
             }
             s.lastSeenNanos = Math.max(s.lastSeenNanos, packet.timestampNanos);
-            events.bind(ctx, s);
-            s.flow.onPacket(packet, events);
+            s.flow.onPacket(packet, events.bind(ctx, s));
             if (s.flow.closed() && !s.closeReported) {
                 // Dashboards see the FIN/RST now; the final version follows after the linger.
                 s.closeReported = true;
@@ -162,93 +145,13 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         }
         if (rejected > 0) {
             rejectedPackets.inc(rejected);
-            ctx.output(DEAD_LETTERS, deadLetter(record, DeadLetterStage.VALIDATE, rejected + " of " + packets
+            ctx.output(DEAD_LETTERS, FlowBatchDecoder.deadLetter(record, DeadLetterStage.VALIDATE, rejected + " of " + packets
                     + " packets rejected, the others analysed; " + firstRejection, null, rejected));
         }
         if (analysed > 0) {
             schedule(s, ctx.timerService(), wake);
             state.update(s);
         }
-    }
-
-    /**
-     * Decodes the record's packets into {@link #batch} or {@link #event} and returns how many there
-     * are, or 0 after dead-lettering a batch that does not decode (the source has validated its
-     * header; a PacketEvent was validated whole there).
-     */
-    private int decode(FlowBatch record, Context ctx) {
-        byte[] value = record.value;
-        int length = value.length - SINGLE_OBJECT_HEADER;
-        if (PacketBatches.fingerprintOf(value) != PacketBatches.FINGERPRINT) {
-            try {
-                binary = DecoderFactory.get().binaryDecoder(value, SINGLE_OBJECT_HEADER, length, binary);
-                event = eventReader.read(event, binary);
-            } catch (java.io.IOException | RuntimeException e) {
-                // impossible for a record the source decoded, unless the job's jars disagree
-                return reject(record, ctx, e);
-            }
-            batch = null;
-            return 1;
-        }
-        try {
-            BATCH_LENGTHS.checkBinary(value, SINGLE_OBJECT_HEADER, length);
-            binary = DecoderFactory.get().binaryDecoder(value, SINGLE_OBJECT_HEADER, length, binary);
-            batch = batchReader.read(batch, binary);
-        } catch (java.io.IOException | RuntimeException e) {
-            // untrusted bytes behind a valid header: the record's fault, kept whole with its class
-            return reject(record, ctx, e);
-        }
-        int n = batch.getPackets().size();
-        if (n < 1 || n > PacketBatches.MAX_PACKETS) {
-            rejectedBatches.inc();
-            ctx.output(DEAD_LETTERS, deadLetter(record, DeadLetterStage.VALIDATE, "a batch of " + n
-                    + " packets (1 to " + PacketBatches.MAX_PACKETS + " accepted)", null, record.packets));
-            return 0;
-        }
-        return n;
-    }
-
-    private int reject(FlowBatch record, Context ctx, Exception e) {
-        rejectedBatches.inc();
-        ctx.output(DEAD_LETTERS, deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e,
-                record.packets));
-        return 0;
-    }
-
-    /** The vantage point of the decoded record (the source checked it: docs/schemas.md). */
-    private VantagePoint recordVantage() {
-        return PacketEvents.vantagePoint(batch != null ? batch.getVantage() : event.getVantage());
-    }
-
-    /** Fills {@link #packet} with packet {@code i} of the decoded record, or says why it cannot be analysed. */
-    private String packet(int i, long nowNanos) {
-        if (batch == null) {
-            PacketEvents.fromAvro(event, packet);
-            return null;
-        }
-        String invalid = PacketBatches.invalidPacketReason(batch, i, nowNanos);
-        if (invalid == null) {
-            PacketBatches.fromAvro(batch, i, packet);
-        }
-        return invalid;
-    }
-
-    private static DeadLetter deadLetter(FlowBatch record, DeadLetterStage stage, String reason, Exception e,
-            int packets) {
-        return DeadLetter.newBuilder()
-                .setTopic(record.topic)
-                .setPartition(record.partition)
-                .setOffset(record.offset)
-                .setTimestampMs(record.kafkaTimestampMs)
-                .setReason(reason)
-                .setKey(record.recordKey == null ? null : ByteBuffer.wrap(record.recordKey))
-                .setRaw(ByteBuffer.wrap(record.value))
-                .setStage(stage)
-                .setErrorClass(e == null ? null : e.getClass().getName())
-                .setSchemaFingerprint(PacketBatches.fingerprintOf(record.value))
-                .setJobTimeMs(System.currentTimeMillis())
-                .setPackets(packets)
-                .build();
     }
 
     @Override
@@ -364,39 +267,5 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
 
     private static long micros(long nanos) {
         return Math.floorDiv(nanos, 1000);
-    }
-
-    /** Sends the analyser's events to the side output, numbered within their flow instance. */
-    private static final class EventForwarder implements TcpEventSink {
-        private final Counter unmapped;
-        private Context ctx;
-        private FlowState flow;
-        private FlowIdentity identity;
-
-        EventForwarder(Counter unmapped) {
-            this.unmapped = unmapped;
-        }
-
-        void bind(Context ctx, FlowState flow) {
-            this.ctx = ctx;
-            this.flow = flow;
-            this.identity = null;
-        }
-
-        @Override
-        public void accept(TcpFlowEvent event) {
-            if (identity == null) {
-                TcpFlowAnalyzer f = flow.flow;
-                identity = new FlowIdentity(PacketEvents.toAvro(flow.vantage), f.client().toString(), f.server().toString(), flow.instance,
-                        f.clientGuessed());
-            }
-            io.flowtrace.avro.TcpEvent avro = TcpEvents.toAvro(identity, flow.events, event);
-            if (avro == null) {
-                unmapped.inc();
-                return;
-            }
-            flow.events++;
-            ctx.output(TCP_EVENTS, avro);
-        }
     }
 }
