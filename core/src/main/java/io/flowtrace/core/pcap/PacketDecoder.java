@@ -8,6 +8,11 @@ package io.flowtrace.core.pcap;
  * <p>UDP is decoded only by a decoder made with {@link #withUdp()}: the default decoder reports
  * UDP as {@link DecodeStatus#NOT_TCP} as before, so consumers that handle TCP only are unchanged.
  * The UDP branch comes after the TCP test, so the TCP path does no extra work (docs/decoding.md).
+ *
+ * <p>{@link #decode} (link layers) and {@code decodeIpv6} (the extension-header walk) are longer than
+ * the house's 60 lines on purpose: each is one pass over one header layer with offsets in locals,
+ * and a split would pass five offsets around or return them in an allocated holder on the per-packet
+ * path. TCP options are {@link TcpOptions}.
  */
 public final class PacketDecoder {
     private static final int ETHERTYPE_IPV4 = 0x0800;
@@ -271,7 +276,7 @@ public final class PacketDecoder {
         if (optEnd + out.payloadLength > end) {
             out.truncation |= DecodedPacket.TRUNCATED_PAYLOAD;
         }
-        decodeOptions(b, p + 20, Math.min(optEnd, end), optEnd > end, out);
+        TcpOptions.decode(b, p + 20, Math.min(optEnd, end), optEnd > end, out);
         out.status = DecodeStatus.TCP;
         return DecodeStatus.TCP;
     }
@@ -304,106 +309,17 @@ public final class PacketDecoder {
         return DecodeStatus.UDP;
     }
 
-    /** TCP options (RFC 9293 §3.2, RFC 7323, RFC 2018). Stops at the first impossible length. */
-    private static void decodeOptions(byte[] b, int p, int end, boolean cut, DecodedPacket out) {
-        while (p < end) {
-            int kind = b[p] & 0xff;
-            if (kind == 0) {
-                return;
-            }
-            if (kind == 1) {
-                p++;
-                continue;
-            }
-            if (p + 1 >= end) {
-                if (!cut) {
-                    out.badOptions = true;
-                }
-                return;
-            }
-            int len = b[p + 1] & 0xff;
-            if (len < 2) {
-                out.badOptions = true;
-                return;
-            }
-            if (p + len > end) {
-                if (!cut) {
-                    out.badOptions = true;
-                } else {
-                    decodeCutOption(b, p, end, kind, out);
-                }
-                return;
-            }
-            switch (kind) {
-                case 2 -> {
-                    if (len == 4) {
-                        out.mss = u16(b, p + 2);
-                    } else {
-                        out.badOptions = true;
-                    }
-                }
-                case 3 -> {
-                    if (len == 3) {
-                        out.windowScale = b[p + 2] & 0xff;
-                    } else {
-                        out.badOptions = true;
-                    }
-                }
-                case 4 -> out.sackPermitted = true;
-                case 5 -> {
-                    int blocks = (len - 2) / 8;
-                    if ((len - 2) % 8 != 0 || blocks > DecodedPacket.MAX_SACK_BLOCKS) {
-                        out.badOptions = true;
-                    }
-                    int n = Math.min(blocks, DecodedPacket.MAX_SACK_BLOCKS);
-                    for (int i = 0; i < n; i++) {
-                        out.sackLeft[i] = u32(b, p + 2 + 8 * i);
-                        out.sackRight[i] = u32(b, p + 6 + 8 * i);
-                    }
-                    out.sackCount = n;
-                }
-                case 8 -> {
-                    if (len == 10) {
-                        out.tsVal = u32(b, p + 2);
-                        out.tsEcr = u32(b, p + 6);
-                    } else {
-                        out.badOptions = true;
-                    }
-                }
-                default -> { } // MPTCP, TFO, MD5, ...: skipped by length
-            }
-            p += len;
-        }
-    }
-
-    /**
-     * The snap length cut this option: keep the fields that are wholly captured (a TSval whose
-     * TSecr is missing, the complete SACK blocks), as tshark does.
-     */
-    private static void decodeCutOption(byte[] b, int p, int end, int kind, DecodedPacket out) {
-        if (kind == 8 && p + 6 <= end) {
-            out.tsVal = u32(b, p + 2);
-        } else if (kind == 5) {
-            int n = Math.min((end - p - 2) / 8, DecodedPacket.MAX_SACK_BLOCKS);
-            for (int i = 0; i < n; i++) {
-                out.sackLeft[i] = u32(b, p + 2 + 8 * i);
-                out.sackRight[i] = u32(b, p + 6 + 8 * i);
-            }
-            out.sackCount = Math.max(n, 0);
-        }
-    }
-
     private static DecodeStatus fail(DecodedPacket out, DecodeStatus status, String reason) {
         out.status = status;
         out.reason = reason;
         return status;
     }
 
-    private static int u16(byte[] b, int p) {
+    static int u16(byte[] b, int p) {
         return ((b[p] & 0xff) << 8) | (b[p + 1] & 0xff);
     }
 
-    private static long u32(byte[] b, int p) {
+    static long u32(byte[] b, int p) {
         return (((long) (b[p] & 0xff)) << 24) | ((b[p + 1] & 0xff) << 16) | ((b[p + 2] & 0xff) << 8) | (b[p + 3] & 0xff);
     }
 }
