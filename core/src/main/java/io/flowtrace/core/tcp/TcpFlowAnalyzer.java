@@ -74,6 +74,31 @@ public final class TcpFlowAnalyzer {
         } else if (!s.seq.started()) {
             s.startAt(p.seq, false);
         }
+        onAck(p, s, r, fromClientSide, syn, t, events);
+        onData(p, s, fromClientSide, syn, fin, t, events);
+        trackRawNextSeq(p, s, syn, fin);
+        if (p.hasTimestamps()) {
+            onTimestamps(p, s, r, t);
+        }
+        if (fin) {
+            if (fromClientSide) {
+                finFromClient = true;
+            } else {
+                finFromServer = true;
+            }
+            if (flowEnd != TcpFlowEnd.RST) {
+                flowEnd = TcpFlowEnd.FIN;
+            }
+        }
+        if (p.hasFlag(DecodedPacket.RST)) {
+            flowEnd = TcpFlowEnd.RST;
+        }
+        s.stats.stateOverflows = s.unacked.overflowDrops();
+    }
+
+    /** The ACK half of packet {@code p} from {@code s}: handshake completion, dup ACKs, windows, and the peer's rounds. */
+    private void onAck(DecodedPacket p, SenderState s, SenderState r, boolean fromClientSide, boolean syn, long t,
+            TcpEventSink events) {
         if (fromClientSide && p.hasFlag(DecodedPacket.ACK) && !syn) {
             handshake.onClientAck(p.ack, t);
         }
@@ -87,11 +112,14 @@ public final class TcpFlowAnalyzer {
             r.rounds.onAckAdvance(r, t, ackedBefore ? previousAck : r.ackedUpTo, r.ackedUpTo, setup.firstSynNanos, events,
                     !fromClientSide);
         }
+    }
 
+    /** The data half of packet {@code p} from {@code s}: byte counts, classification, flight and rounds. */
+    private void onData(DecodedPacket p, SenderState s, boolean fromClientSide, boolean syn, boolean fin, long t,
+            TcpEventSink events) {
         long rel = s.relative(p.seq);
         long start = syn ? rel + 1 : rel;
-        long dataEnd = start + p.payloadLength;
-        long end = dataEnd + (fin ? 1 : 0);
+        long end = start + p.payloadLength + (fin ? 1 : 0);
         if (p.payloadLength > 0) {
             TcpDirectionStats st = s.stats;
             st.dataPackets++;
@@ -117,33 +145,18 @@ public final class TcpFlowAnalyzer {
             }
             countSegmentSize(s, p.payloadLength);
         }
-        if (p.hasTimestamps()) {
-            s.usesTimestamps = true;
-        }
-        trackRawNextSeq(p, s, syn, fin);
-        if (p.hasTimestamps()) {
-            s.timestamps.sent(p.tsVal, t);
-            if (p.hasFlag(DecodedPacket.ACK) && p.tsEcr != 0) {
-                long sample = r.timestamps.echoed(p.tsEcr, t);
-                if (sample >= 0) {
-                    r.stats.tsRtt.add(sample);
-                }
+    }
+
+    /** RFC 7323 timestamps: the sender's TSval, and an RTT sample for the peer when this echoes one (TSecr). */
+    private static void onTimestamps(DecodedPacket p, SenderState s, SenderState r, long t) {
+        s.usesTimestamps = true;
+        s.timestamps.sent(p.tsVal, t);
+        if (p.hasFlag(DecodedPacket.ACK) && p.tsEcr != 0) {
+            long sample = r.timestamps.echoed(p.tsEcr, t);
+            if (sample >= 0) {
+                r.stats.tsRtt.add(sample);
             }
         }
-        if (fin) {
-            if (fromClientSide) {
-                finFromClient = true;
-            } else {
-                finFromServer = true;
-            }
-            if (flowEnd != TcpFlowEnd.RST) {
-                flowEnd = TcpFlowEnd.FIN;
-            }
-        }
-        if (p.hasFlag(DecodedPacket.RST)) {
-            flowEnd = TcpFlowEnd.RST;
-        }
-        s.stats.stateOverflows = s.unacked.overflowDrops();
     }
 
     private void onSyn(DecodedPacket p, SenderState s, SenderState r, boolean fromClientSide, long t,
