@@ -5,7 +5,6 @@ import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 
 /**
@@ -26,17 +25,14 @@ public final class ServiceSetupTable {
     private static final class Service {
         long flows;
         long established;
-        /** Exact percentiles up to {@link SetupTimeStats#MAX_SAMPLES} flows; a uniform reservoir beyond. */
-        final SetupTimeStats setup = new SetupTimeStats();
-        double sum;
-        double sumSq;
+        /** Setup times (ns): exact percentiles up to {@link SetupTimeStats#MAX_SAMPLES} flows, a uniform sample beyond. */
+        final SampleReservoir setup = new SampleReservoir(SetupTimeStats.MAX_SAMPLES);
         long synRetransmits;
         long flowsWithRetransmits;
         final SynchronisedRetries retries = new SynchronisedRetries();
     }
 
     private final Map<String, Service> services = new TreeMap<>();
-    private final SplittableRandom random = new SplittableRandom(1);
 
     public void add(TcpFlowAnalyzer flow) {
         Service s = services.computeIfAbsent(flow.server().toString(), k -> new Service());
@@ -44,14 +40,7 @@ public final class ServiceSetupTable {
         SetupStats st = flow.setup();
         if (st.setupNanos >= 0) {
             s.established++;
-            s.sum += st.setupNanos;
-            s.sumSq += (double) st.setupNanos * st.setupNanos;
-            if (!s.setup.add(st.setupNanos)) {
-                long j = random.nextLong(s.established);
-                if (j < SetupTimeStats.MAX_SAMPLES) {
-                    s.setup.replace((int) j, st.setupNanos);
-                }
-            }
+            s.setup.add(st.setupNanos);
         }
         if (st.synRetransmits > 0) {
             s.synRetransmits += st.synRetransmits;
@@ -68,13 +57,11 @@ public final class ServiceSetupTable {
         List<Row> rows = new ArrayList<>();
         for (Map.Entry<String, Service> e : services.entrySet()) {
             Service s = e.getValue();
-            long[] sorted = s.setup.sorted();
-            double mean = s.established == 0 ? Double.NaN : s.sum / s.established;
-            double var = s.established < 2 ? 0 : Math.max(0, s.sumSq / s.established - mean * mean);
-            rows.add(new Row(e.getKey(), s.flows, s.established, mean / 1000, Math.sqrt(var) / 1000,
-                    SetupTimeStats.percentileUs(sorted, 50), SetupTimeStats.percentileUs(sorted, 90),
-                    SetupTimeStats.percentileUs(sorted, 99), s.synRetransmits,
-                    s.flowsWithRetransmits, s.retries.count()));
+            SampleReservoir setup = s.setup;
+            double sd = s.established < 2 ? 0 : setup.sd();
+            rows.add(new Row(e.getKey(), s.flows, s.established, setup.mean() / 1000, sd / 1000,
+                    setup.percentile(50) / 1000, setup.percentile(90) / 1000, setup.percentile(99) / 1000,
+                    s.synRetransmits, s.flowsWithRetransmits, s.retries.count()));
         }
         return rows;
     }

@@ -4,8 +4,9 @@ import java.util.Arrays;
 
 /**
  * Setup times (ns) of one server, the samples its setup table's mean, sd and percentiles are taken
- * from: the first {@link #MAX_SAMPLES} are kept exactly; beyond that the caller decides (drop, or
- * {@link #replace} for a reservoir). Percentiles are nearest-rank, reported in microseconds.
+ * from: the first {@link #MAX_SAMPLES} are kept exactly, later ones dropped (OpenVPN's server
+ * table; the TCP service table samples beyond with a {@link SampleReservoir}). Percentiles are
+ * nearest-rank ({@link SampleReservoir#nearestRankIndex}), reported in microseconds.
  */
 public final class SetupTimeStats {
     /** Setup times held per server; bounds memory per server, exact percentiles up to it. */
@@ -24,11 +25,6 @@ public final class SetupTimeStats {
         }
         samples[n++] = nanos;
         return true;
-    }
-
-    /** Overwrites the held sample at {@code index} (below {@link #MAX_SAMPLES}), for a reservoir. */
-    public void replace(int index, long nanos) {
-        samples[index] = nanos;
     }
 
     /** A sorted copy of the held samples. */
@@ -61,7 +57,6 @@ public final class SetupTimeStats {
         if (sorted.length == 0) {
             return Double.NaN;
         }
-        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
-        return sorted[Math.max(0, rank - 1)] / 1000.0;
+        return sorted[SampleReservoir.nearestRankIndex(sorted.length, p)] / 1000.0;
     }
 }

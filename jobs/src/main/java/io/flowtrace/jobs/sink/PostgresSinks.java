@@ -20,7 +20,6 @@ import java.util.List;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
-import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 
 /**
@@ -40,47 +39,47 @@ public final class PostgresSinks {
     }
 
     Sink<FlowSummary> flows() {
-        return sink("flow_summary", PostgresRows.FLOW_SUMMARY, new PostgresRows.FlowSummaryRow());
+        return sink(PostgresRows.FLOW_SUMMARY);
     }
 
     Sink<TcpEvent> tcpEvents() {
-        return sink("tcp_events", PostgresRows.TCP_EVENTS, new PostgresRows.TcpEventRow());
+        return sink(PostgresRows.TCP_EVENTS);
     }
 
     Sink<ServiceWindow> serviceWindows() {
-        return sink("service_windows", PostgresRows.SERVICE_WINDOWS, new PostgresRows.ServiceWindowRow());
+        return sink(PostgresRows.SERVICE_WINDOWS);
     }
 
     Sink<VantageWindow> vantageWindows() {
-        return sink("vantage_windows", PostgresRows.VANTAGE_WINDOWS, new PostgresRows.VantageWindowRow());
+        return sink(PostgresRows.VANTAGE_WINDOWS);
     }
 
     Sink<DeadLetter> deadLetters() {
-        return sink("dead_letters", PostgresRows.DEAD_LETTERS, new PostgresRows.DeadLetterRow());
+        return sink(PostgresRows.DEAD_LETTERS);
     }
 
     Sink<BudgetWindow> conntrackBudgets() {
-        return sink("conntrack_budgets", PostgresRows.CONNTRACK_BUDGETS, new PostgresRows.ConntrackBudgetRow());
+        return sink(PostgresRows.CONNTRACK_BUDGETS);
     }
 
     Sink<FlowConntrack> flowConntrack() {
-        return sink("flow_conntrack", PostgresRows.FLOW_CONNTRACK, new PostgresRows.FlowConntrackRow());
+        return sink(PostgresRows.FLOW_CONNTRACK);
     }
 
     /**
      * The connector's sink without its own flush thread (batch interval 0), wrapped so that a
      * database outage backs off and retries instead of failing the TaskManager ({@link OutageTolerantJdbcSink}).
      */
-    private <T> Sink<T> sink(String table, String sql, JdbcStatementBuilder<T> row) {
+    private <T> Sink<T> sink(Upsert<T> upsert) {
         JdbcSink<T> jdbc = JdbcSink.<T>builder()
-                .withQueryStatement(sql, OutageTolerantJdbcSink.guarded(row))
+                .withQueryStatement(upsert.sql(), OutageTolerantJdbcSink.guarded(upsert))
                 .withExecutionOptions(JdbcExecutionOptions.builder()
                         .withBatchSize(config.getInt(JobOption.JDBC_BATCH_SIZE))
                         .withBatchIntervalMs(0)
                         .withMaxRetries(config.getInt(JobOption.JDBC_MAX_RETRIES))
                         .build())
                 .buildAtLeastOnce(connection());
-        return new OutageTolerantJdbcSink<>(table, jdbc, new OutageBackoff(config.getLong(JobOption.JDBC_RETRY_INITIAL_MS),
+        return new OutageTolerantJdbcSink<>(upsert.table(), jdbc, new OutageBackoff(config.getLong(JobOption.JDBC_RETRY_INITIAL_MS),
                 config.getLong(JobOption.JDBC_RETRY_MAX_MS), config.getLong(JobOption.JDBC_OUTAGE_TOLERANCE_MS)),
                 config.getLong(JobOption.JDBC_BATCH_INTERVAL_MS));
     }

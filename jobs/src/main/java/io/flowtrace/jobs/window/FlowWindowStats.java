@@ -1,8 +1,11 @@
 package io.flowtrace.jobs.window;
 
-import io.flowtrace.avro.DirectionStats;
 import io.flowtrace.avro.FlowRecord;
-import io.flowtrace.avro.RetransmitCounts;
+import io.flowtrace.avro.mapping.AvroFlowValues;
+import io.flowtrace.core.report.FlowField;
+import io.flowtrace.core.report.FlowFields;
+import io.flowtrace.core.report.FlowValues;
+import io.flowtrace.core.tcp.RetransmissionClass;
 import io.flowtrace.jobs.flow.FlowSummary;
 
 /**
@@ -30,7 +33,7 @@ public final class FlowWindowStats {
     public long other;
     /** Setup time per flow with a completed handshake, microseconds. */
     public Reservoir setupUs;
-    /** Per-flow average data RTT (the client's data when it has samples, else the server's), microseconds. */
+    /** Per-flow data RTT ({@link FlowFields#flowRttUs}), microseconds. */
     public Reservoir rttUs;
     /** cwnd at slow-start exit, segments, one sample per direction that left slow start. */
     public Reservoir exitCwndSegments;
@@ -46,6 +49,11 @@ public final class FlowWindowStats {
         exitCwndSegments = new Reservoir(reservoirSize);
     }
 
+    /**
+     * Folds in one ended flow. The inputs and the derived per-flow values (the RTT sample, the sum of
+     * both directions) are core's catalogue fields (FlowFields), read from the flow's Avro record;
+     * the catalogue declares for each field which statistic here it feeds.
+     */
     void add(FlowSummary summary) {
         FlowRecord r = summary.record;
         if (agentId == null) {
@@ -53,38 +61,41 @@ public final class FlowWindowStats {
             interfaceName = r.getFlow().getVantage().getInterfaceName();
             service = r.getFlow().getServer();
         }
+        FlowValues v = new AvroFlowValues(r);
         flows++;
         latePackets += summary.latePackets;
-        synRetransmits += r.getSetup().getSynRetransmits();
-        synackRetransmits += r.getSetup().getSynackRetransmits();
-        if (r.getSetup().getSetupUs() != null) {
+        synRetransmits += v.integer(FlowFields.SYN_RETRANSMITS, null);
+        synackRetransmits += v.integer(FlowFields.SYNACK_RETRANSMITS, null);
+        Number setup = v.number(FlowFields.SETUP_US, null);
+        if (setup != null) {
             completedHandshakes++;
-            setupUs.add(r.getSetup().getSetupUs());
+            setupUs.add(setup.doubleValue());
         }
-        addDirection(r.getC2s());
-        addDirection(r.getS2c());
-        Double rtt = r.getC2s().getRttUs().getAvg() != null ? r.getC2s().getRttUs().getAvg() : r.getS2c().getRttUs().getAvg();
+        packets += FlowFields.bothDirections(v, FlowFields.PACKETS);
+        dataPackets += FlowFields.bothDirections(v, FlowFields.DATA_PACKETS);
+        dataBytes += FlowFields.bothDirections(v, FlowFields.DATA_BYTES);
+        uniqueBytes += FlowFields.bothDirections(v, FlowFields.UNIQUE_BYTES);
+        retransmittedPackets += FlowFields.bothDirections(v, FlowFields.RETRANSMITTED_PACKETS);
+        rto += FlowFields.bothDirections(v, FlowFields.RETRANSMITS.get(RetransmissionClass.RTO.ordinal()));
+        fast += FlowFields.bothDirections(v, FlowFields.RETRANSMITS.get(RetransmissionClass.FAST.ordinal()));
+        spurious += FlowFields.bothDirections(v, FlowFields.RETRANSMITS.get(RetransmissionClass.SPURIOUS.ordinal()));
+        tlp += FlowFields.bothDirections(v, FlowFields.RETRANSMITS.get(RetransmissionClass.TLP.ordinal()));
+        other += FlowFields.bothDirections(v, FlowFields.RETRANSMITS.get(RetransmissionClass.OTHER.ordinal()));
+        for (FlowField.Side side : FlowField.Side.values()) {
+            addSlowStartExit(v, side);
+        }
+        Double rtt = FlowFields.flowRttUs(v);
         if (rtt != null) {
             rttUs.add(rtt);
         }
     }
 
-    private void addDirection(DirectionStats d) {
-        packets += d.getPackets();
-        dataPackets += d.getDataPackets();
-        dataBytes += d.getDataBytes();
-        uniqueBytes += d.getUniqueBytes();
-        retransmittedPackets += d.getRetransmittedPackets();
-        RetransmitCounts c = d.getRetransmits();
-        rto += c.getRto();
-        fast += c.getFast();
-        spurious += c.getSpurious();
-        tlp += c.getTlp();
-        other += c.getOther();
-        Integer exitCwnd = d.getSlowStart().getExitCwndSegments();
-        if (exitCwnd != null && exitCwnd > 0) {
-            exitCwndSegments.add(exitCwnd);
-            if (Boolean.TRUE.equals(d.getSlowStart().getPremature())) {
+    /** One sample per direction that left slow start, and whether the exit was premature. */
+    private void addSlowStartExit(FlowValues v, FlowField.Side side) {
+        Number exitCwnd = v.number(FlowFields.EXIT_CWND_SEGMENTS, side);
+        if (exitCwnd != null && exitCwnd.longValue() > 0) {
+            exitCwndSegments.add(exitCwnd.doubleValue());
+            if (Boolean.TRUE.equals(v.value(FlowFields.PREMATURE, side))) {
                 prematureExits++;
             }
         }

@@ -1,5 +1,7 @@
 package io.flowtrace.avro.mapping;
 
+import io.flowtrace.core.report.FlowField;
+import io.flowtrace.core.report.FlowFields;
 import io.flowtrace.core.report.ReportVisitor;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,8 +15,10 @@ import org.apache.avro.specific.SpecificData;
  * Fills a generated Avro record from a {@link io.flowtrace.core.report.FlowReport} walk, path by
  * path: the report field {@code a.b} lands in the Avro field {@code a.b} (docs/schemas.md promises
  * that the two contracts share paths). Driven by the Avro schema, not by a field list, so a field
- * added to both the report and the contract needs no code here; a report field the contract does
- * not have (yet) is skipped, and a contract field the report does not visit keeps its default.
+ * added to both the report and the contract needs no code here. A report field the contract does
+ * not have is skipped only when core's metric catalogue ({@link FlowFields}) marks it report-only;
+ * any other is an error, so no output silently lacks a field. A contract field the report does not
+ * visit keeps its default.
  *
  * <p>Value rules, from the report's conventions (core's FlowReport): a NaN decimal means "no
  * samples" and becomes null; a negative integer in a nullable numeric field means "absent" (the
@@ -24,6 +28,8 @@ import org.apache.avro.specific.SpecificData;
 final class ReportToAvro implements ReportVisitor {
     /** The records being filled, innermost last; null marks an object the contract does not have. */
     private final List<IndexedRecord> path = new ArrayList<>();
+    /** The report's object names down to the current one. */
+    private final List<String> names = new ArrayList<>();
 
     ReportToAvro(IndexedRecord root) {
         path.add(root);
@@ -44,11 +50,13 @@ final class ReportToAvro implements ReportVisitor {
             }
         }
         path.add(child);
+        names.add(name);
     }
 
     @Override
     public void endObject() {
         path.remove(path.size() - 1);
+        names.remove(names.size() - 1);
     }
 
     @Override
@@ -86,11 +94,9 @@ final class ReportToAvro implements ReportVisitor {
 
     private void put(String name, Object value) {
         IndexedRecord record = current();
-        if (record == null) {
-            return;
-        }
-        Schema.Field field = record.getSchema().getField(name);
+        Schema.Field field = record == null ? null : record.getSchema().getField(name);
         if (field == null) {
+            requireReportOnly(name);
             return;
         }
         boolean nullable = field.schema().isNullable();
@@ -103,6 +109,22 @@ final class ReportToAvro implements ReportVisitor {
         } catch (ArithmeticException | ClassCastException e) {
             throw new AvroRuntimeException("report field " + name + " = " + value + " does not fit " + target, e);
         }
+    }
+
+    private void requireReportOnly(String name) {
+        String jsonPath = names.isEmpty() ? name : String.join(".", names) + "." + name;
+        FlowField f = FlowFields.byJsonPath(jsonPath);
+        if (f == null) {
+            throw new AvroRuntimeException("report field " + jsonPath + " is not in the metric catalogue (core FlowFields)");
+        }
+        if (f.inAvro()) {
+            throw new AvroRuntimeException("report field " + jsonPath + " is missing from the " + contractName()
+                    + " contract, and the metric catalogue does not mark it report-only");
+        }
+    }
+
+    private String contractName() {
+        return path.get(0).getSchema().getName();
     }
 
     private static Object convert(Object value, Schema target, boolean nullable) {
