@@ -186,9 +186,9 @@ public final class FlowFields {
                 gaps(s -> micros(s.direction().rtoGapsNanos, s.direction().rtoGapCount))));
         d.add(side("rto_backoff.growth_ratio", "", "mean ratio of successive gaps (2 for exponential backoff)",
                 new DecimalValue(s -> s.direction().rtoGrowthRatio())).orNull());
-        for (int i = 0; i < DirectionStats.SEGMENT_SIZE_BUCKETS.length; i++) {
+        for (int i = 0; i < TcpDirectionStats.SEGMENT_SIZE_BUCKETS.length; i++) {
             int bucket = i;
-            d.add(side("segment_sizes." + DirectionStats.SEGMENT_SIZE_BUCKETS[i], "segments", SEGMENT_SIZE_RULES[i],
+            d.add(side("segment_sizes." + TcpDirectionStats.SEGMENT_SIZE_BUCKETS[i], "segments", SEGMENT_SIZE_RULES[i],
                     count(x -> x.segmentSizes[bucket])).reportOnly(NOT_YET_IN_CONTRACT));
         }
         return List.copyOf(d);
@@ -233,7 +233,7 @@ public final class FlowFields {
         })).orNull();
     }
 
-    private static RunningStats stats(DirectionStats d, String object) {
+    private static RunningStats stats(TcpDirectionStats d, String object) {
         return object.equals("rtt_us") ? d.rtt : d.tsRtt;
     }
 
@@ -253,7 +253,7 @@ public final class FlowFields {
         // from this direction's first data packet: idle time before the transfer (a connection opened
         // ahead of its use, an application handshake) is not part of the rate (iperf3's receiver
         // figure starts with the data too)
-        DirectionStats d = s.direction();
+        TcpDirectionStats d = s.direction();
         long durationNanos = d.firstDataNanos >= 0 ? s.flow().lastSeenNanos() - d.firstDataNanos : 0;
         return durationNanos > 0 ? d.uniqueBytes * 8e9 / durationNanos : 0.0;
     }
@@ -302,7 +302,7 @@ public final class FlowFields {
         return new LongValue(s -> of.of(s.flow().setup()));
     }
 
-    private static Value count(ToLongFunction<DirectionStats> of) {
+    private static Value count(ToLongFunction<TcpDirectionStats> of) {
         return new LongValue(s -> of.applyAsLong(s.direction()));
     }
 

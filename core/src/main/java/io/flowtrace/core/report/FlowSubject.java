@@ -46,7 +46,7 @@ public final class FlowSubject {
     }
 
     /** The walked direction's sender statistics. */
-    public DirectionStats direction() {
+    public TcpDirectionStats direction() {
         return ofClient ? flow.clientToServer() : flow.serverToClient();
     }
 
