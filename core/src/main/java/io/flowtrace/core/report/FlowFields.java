@@ -54,7 +54,7 @@ public final class FlowFields {
     public static final FlowField SERVER = flow("flow.server", "", "ip:port of the server",
             text(s -> s.flow().server().toString())).withColumn("server", TEXT, ONE);
     public static final FlowField VANTAGE = flow("flow.vantage", "", "agent/interface of the capture point (a Vantage record in the contract)",
-            text(s -> s.key().vantage())).withColumn("vantage", TEXT, ONE);
+            text(s -> s.key().vantage().toString())).withColumn("vantage", TEXT, ONE);
     public static final FlowField INSTANCE = flow("flow.instance", "µs", "capture time of the instance's first packet, µs since the epoch",
             integer(FlowSubject::instance)).withColumn("instance", BIGINT, ONE);
     public static final FlowField CLIENT_GUESSED = flow("flow.client_guessed", "", "no SYN or SYN-ACK seen: the client is the port-based guess",

@@ -6,6 +6,7 @@ import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.avro.mapping.AvroFlowValues;
 import io.flowtrace.avro.mapping.FlowRecords;
 import io.flowtrace.avro.mapping.ReportJson;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.report.FlowField;
@@ -117,10 +118,10 @@ class SinkTablesITCase {
     @Test
     void aFlowRowHoldsItsRecordsValuesAndAnOlderReplayDoesNotOverwriteIt() throws Exception {
         List<FlowSummary> flows = new ArrayList<>();
-        CaptureAnalysis analysis = new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> "lab/if" + iface);
+        CaptureAnalysis analysis = new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("lab", "if" + iface));
         try (InputStream in = Files.newInputStream(TestData.file("tcp/cubic-loss.sender.pcap.gz"))) {
             analysis.run(in, (key, instance, flow) -> {
-                FlowRecord r = FlowRecords.of(FlowRecords.vantageOf(key.vantage()), key, instance, flow, 2_000L);
+                FlowRecord r = FlowRecords.of(key, instance, flow, 2_000L);
                 flows.add(new FlowSummary(r, ReportJson.of(key, instance, flow), 3, true));
             }, TcpEventSinkFactory.NONE, CaptureErrorListener.IGNORE, n -> { });
         }

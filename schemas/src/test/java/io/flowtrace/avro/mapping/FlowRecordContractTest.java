@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.core.analysis.CaptureAnalysis;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.report.FlowField;
 import io.flowtrace.core.report.FlowFields;
@@ -96,12 +97,12 @@ class FlowRecordContractTest {
     @ValueSource(strings = {"tcp/cubic-loss.sender.pcap.gz", "tcp/zero-window.receiver.pcap.gz", "tcp/short-http.sender.pcap.gz"})
     void theAvroRecordOfEveryFlowHoldsItsReportValues(String capture) throws Exception {
         List<Object[]> checked = new ArrayList<>();
-        CaptureAnalysis analysis = new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> "test/if" + iface);
+        CaptureAnalysis analysis = new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("test", "if" + iface));
         try (InputStream in = Files.newInputStream(TestData.file(capture))) {
             analysis.run(in, (key, instance, flow) -> {
                 FlatReport report = new FlatReport();
                 FlowReport.visit(key, instance, flow, report);
-                FlowRecord record = FlowRecords.of(FlowRecords.vantageOf(key.vantage()), key, instance, flow, 1L);
+                FlowRecord record = FlowRecords.of(key, instance, flow, 1L);
                 AvroFlowValues avro = new AvroFlowValues(record);
                 for (FlowField f : FlowFields.all()) {
                     if (!f.inAvro()) {
