@@ -4,7 +4,7 @@
 # For each tool: wall seconds, CPU seconds (user + system: what a busy machine cannot inflate as much),
 # packets/s and peak RSS; for flowtrace also its steady state: the seconds and packets/s it reports
 # itself from opening the capture to the last flow written, i.e. without JVM start-up and class loading.
-#   bench/compare-peers.sh [CAPTURE] [REPETITIONS]
+#   bench/compare-peers.sh [CAPTURE] [REPETITIONS]       (CAPTURE "" for the default input)
 # Without CAPTURE it makes (once, in $FLOWTRACE_BENCH_DIR, default /tmp/flowtrace-bench) the input of
 # issue-sized runs: one real lossy connection (testdata/tcp/cubic-loss.sender.pcap.gz) repeated by
 # `LongFlow` to 466,000 packets, then 10 address-shifted copies by `ScaleUp`: 4,670,280 packets,
@@ -22,7 +22,7 @@ mkdir -p "$work"
 timing="$(mktemp "$work/compare-peers.XXXXXX")"
 trap 'rm -f -- "$timing" "$timing".err' EXIT
 
-if [[ $# -ge 1 ]]; then
+if [[ -n "${1:-}" ]]; then
     cap="$1"
     tshark_cap="${TSHARK_CAPTURE:-$cap}"
 else
@@ -56,9 +56,9 @@ run() {
         { wall[NR] = $1; cpu[NR] = $2 + $3; rss[NR] = $4; st[NR] = $5 }
         END {
             i = int((n + 1) / 2)
-            steady = st[i] == "-" ? "-" : sprintf("%.2f s, %.2f M/s", st[i], p / st[i] / 1e6)
-            printf "| %-26s | %7.2f s (%.2f-%.2f) | %7.2f M/s | %6.2f s | %6.0f MB | %s |\n",
-                   name, wall[i], wall[1], wall[n], p / wall[i] / 1e6, cpu[i], rss[i] / 1024, steady
+            steady = st[i] == "-" ? "-" : sprintf("%.2f s, %.0f packets/s", st[i], p / st[i])
+            printf "| %-26s | %7.2f s (%.2f-%.2f) | %10.0f | %6.2f s | %6.0f MB | %s |\n",
+                   name, wall[i], wall[1], wall[n], p / wall[i], cpu[i], rss[i] / 1024, steady
         }'
 }
 echo "capture: $cap ($packets packets), $reps runs each, median by wall time;" \
