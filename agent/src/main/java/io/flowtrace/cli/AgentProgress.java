@@ -1,7 +1,5 @@
 package io.flowtrace.cli;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
 import java.io.IOException;
@@ -9,13 +7,18 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import me.tongfei.progressbar.ProgressBar;
 
 /**
- * An agent's progress on stderr: when stderr is a terminal, a bar (for files of known size) with
- * packets/s and ETA redrawn twice a second; otherwise one line every 5 s; nothing with -q. Also the
- * final summary. Reads the metrics only, from its own thread.
+ * An agent's progress on stderr. When stderr is a terminal (isatty(2), as analyze): the progressbar
+ * library's bar, against the file's size (its own bytes, so .gz works too) with percentage, speed
+ * and ETA, or a running count for standard input and live sources, followed by packets, packets/s,
+ * batches and the spool state; cleared before the summary. Otherwise one line every 5 s (a log's
+ * view of a long-running agent); nothing with -q. Reads the metrics only, from its own thread.
  */
 final class AgentProgress {
+    private static final long TERMINAL_PERIOD_MS = 500;
+    private static final long LOG_PERIOD_MS = 5000;
     private final String label;
     private final AgentMetrics metrics;
     private final SpoolingPublisher publisher;
@@ -24,9 +27,10 @@ final class AgentProgress {
     private final boolean terminal;
     private final AtomicLong bytesRead = new AtomicLong();
     private final long startNanos = System.nanoTime();
+    private volatile boolean countsBytes;
     private Thread display;
     private volatile boolean running;
-    private boolean drawn;
+    private ProgressBar bar;
 
     AgentProgress(String label, AgentMetrics metrics, SpoolingPublisher publisher, boolean quiet, long totalBytes) {
         this.label = label;
@@ -34,11 +38,12 @@ final class AgentProgress {
         this.publisher = publisher;
         this.quiet = quiet;
         this.totalBytes = totalBytes;
-        this.terminal = StderrTerminal.isTerminal();
+        this.terminal = Terminal.isTerminal(Terminal.STDERR);
     }
 
     /** Counts the bytes read from {@code in} (the file's compressed bytes for .gz) for the bar and ETA. */
     InputStream counting(InputStream in) {
+        countsBytes = true;
         return new CountingInputStream(in, bytesRead);
     }
 
@@ -47,7 +52,7 @@ final class AgentProgress {
             return;
         }
         running = true;
-        long periodMs = terminal ? 500 : 5000;
+        long periodMs = terminal ? TERMINAL_PERIOD_MS : LOG_PERIOD_MS;
         display = new Thread(() -> {
             while (running) {
                 try {
@@ -55,8 +60,10 @@ final class AgentProgress {
                 } catch (InterruptedException e) {
                     return;
                 }
-                if (running) {
-                    draw();
+                if (running && terminal) {
+                    update();
+                } else if (running) {
+                    logLine();
                 }
             }
         }, "flowtrace-progress");
@@ -64,59 +71,53 @@ final class AgentProgress {
         display.start();
     }
 
+    /** Stops the display and clears the bar, before the summary is printed. */
     void stopDisplay() {
         running = false;
         if (display != null) {
             display.interrupt();
+            try {
+                display.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
-        if (drawn && terminal) {
-            System.err.print("\r\033[K");
-            System.err.flush();
+        if (bar != null) {
+            bar.close();
         }
     }
 
-    private synchronized void draw() {
+    private void update() {
+        if (bar == null) {
+            // a stream's bytes when it is read through counting(), else (live capture, conntrack) the records read
+            bar = countsBytes || totalBytes > 0 ? Progress.bar(Progress.shortName(label), totalBytes, System.err)
+                    : Progress.bar(label, -1, " read", 1, System.err);
+        }
+        long read = metrics.read.sum();
+        double s = elapsedSeconds();
+        bar.stepTo(countsBytes || totalBytes > 0 ? bytesRead.get() : read);
+        String batches = metrics.batchFlushes().isEmpty() ? "" : String.format(", %,d batches", metrics.publishedBatches.sum());
+        bar.setExtraMessage(String.format("  %,d packets %,.0f/s%s%s", read, s > 0 ? read / s : 0.0, batches, spoolNote()));
+    }
+
+    private void logLine() {
         double s = elapsedSeconds();
         long read = metrics.read.sum();
-        double rate = s > 0 ? read / s : 0;
-        String spool = publisher.spooling() ? String.format(", SPOOLING (%,d packets in %,d records in spool)",
-                publisher.spoolPendingPackets(), publisher.spoolPendingRecords()) : "";
-        if (terminal) {
-            String batches = metrics.batchFlushes().isEmpty() ? "" : String.format(", %,d batches", metrics.publishedBatches.sum());
-            System.err.print("\r" + renderBar(label, bytesRead.get(), totalBytes, read, rate, s) + batches + spool + "\033[K");
-        } else {
-            System.err.printf("flowtrace agent: %s: %,d packets read, %,d published%s, %,.0f packets/s%s%s%n", label, read,
-                    metrics.published.sum(), batchesNote(), rate,
-                    totalBytes > 0 ? String.format(", %.0f%%", 100.0 * bytesRead.get() / totalBytes) : "", spool);
-        }
+        System.err.printf("flowtrace agent: %s: %,d packets read, %,d published%s, %,.0f packets/s%s%s%n", label, read,
+                metrics.published.sum(), batchesNote(), s > 0 ? read / s : 0.0,
+                totalBytes > 0 ? String.format(", %.0f%%", 100.0 * bytesRead.get() / totalBytes) : "", spoolNote());
         System.err.flush();
-        drawn = true;
+    }
+
+    private String spoolNote() {
+        return publisher.spooling() ? String.format(", SPOOLING (%,d packets in %,d records in spool)",
+                publisher.spoolPendingPackets(), publisher.spoolPendingRecords()) : "";
     }
 
     /** " in N batches" while batches carry the packets, else nothing. */
     private String batchesNote() {
         long batches = metrics.publishedBatches.sum();
         return metrics.batchFlushes().isEmpty() ? "" : String.format(" in %,d batches", batches);
-    }
-
-    /** One progress line: {@code label [#####.....] 42% 1,234 packets 56,789/s ETA 0:12}. */
-    static String renderBar(String label, long done, long total, long packets, double rate, double elapsedSeconds) {
-        StringBuilder b = new StringBuilder(label).append(' ');
-        if (total > 0) {
-            double f = Math.min(1.0, (double) done / total);
-            int width = 30;
-            int filled = (int) Math.round(f * width);
-            b.append('[').append("#".repeat(filled)).append(".".repeat(width - filled)).append("] ");
-            b.append(String.format("%3.0f%% ", f * 100));
-            b.append(String.format("%,d packets %,.0f/s", packets, rate));
-            if (f > 0 && f < 1) {
-                long eta = Math.round(elapsedSeconds * (1 - f) / f);
-                b.append(String.format(" ETA %d:%02d", eta / 60, eta % 60));
-            }
-        } else {
-            b.append(String.format("%,d packets %,.0f/s", packets, rate));
-        }
-        return b.toString();
     }
 
     double elapsedSeconds() {
@@ -150,20 +151,5 @@ final class AgentProgress {
         }
         b.append("\n  ").append(what).append(':');
         counts.forEach((k, v) -> b.append(String.format(" %s %,d;", k, v)));
-    }
-
-    /** isatty(2) through JNA: System.console() says nothing about stderr alone. */
-    static final class StderrTerminal {
-        interface CLib extends Library {
-            int isatty(int fd);
-        }
-
-        static boolean isTerminal() {
-            try {
-                return Native.load("c", CLib.class).isatty(2) == 1;
-            } catch (UnsatisfiedLinkError | RuntimeException e) {
-                return System.console() != null;
-            }
-        }
     }
 }

@@ -7,6 +7,7 @@ import io.flowtrace.core.analysis.CaptureSummary;
 import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.pcap.CaptureFormatException;
+import io.flowtrace.core.pcap.CaptureRecordFilter;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.report.ServiceSetupTable;
 import io.flowtrace.core.tcp.AnalyzerConfig;
@@ -36,14 +37,15 @@ import picocli.CommandLine.Spec;
             "  flowtrace analyze --sort retransmits --top 10 capture.pcap",
             "  flowtrace analyze --json capture.pcap > flows.jsonl",
             "  flowtrace analyze --report report.html --top 5 capture.pcap      (interactive graphs, opens offline)",
-            "  tcpdump -r big.pcap -w - 'net 10.1.0.0/16' | flowtrace analyze -     (a BPF filter through tcpdump)",
+            "  flowtrace analyze -f 'net 10.1.0.0/16 and tcp port 443' capture.pcap   (tcpdump's filter syntax)",
             ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:every input was read to its end without format errors",
             "1:an input could not be read, or only in part (cut short, corrupt records skipped, trailing garbage);"
                     + " the report covers what was read",
-            "2:invalid command line (unknown option, bad option value)"})
+            "2:invalid command line (unknown option, bad option value, a -f expression libpcap cannot compile,"
+                    + " or -f without libpcap)"})
 final class AnalyzeCommand implements Callable<Integer> {
     private static final int MAX_ERRORS_SHOWN = 10;
     private static final String NAME = "flowtrace analyze";
@@ -78,6 +80,11 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--port", paramLabel = "N", description = "only flows with this port (0-65535) on either side")
     Integer port;
 
+    @Option(names = {"-f", "--filter"}, paramLabel = "EXPR",
+            description = "only the packets this tcpdump/pcap-filter(7) expression matches, compiled by libpcap,"
+                    + " e.g. 'host 10.0.0.1 and tcp port 443' (quote it as one argument)")
+    String filterExpression;
+
     @Option(names = "--agent-id", paramLabel = "ID", defaultValue = "local",
             description = "vantage name (the agent id the live pipeline would use; default: ${DEFAULT-VALUE})")
     String agentId;
@@ -107,10 +114,21 @@ final class AnalyzeCommand implements Callable<Integer> {
 
     private HostFilter hostFilter;
     private FlowCollector.SortKey sortKey;
+    private CaptureRecordFilter recordFilter = CaptureRecordFilter.ALL;
 
     @Override
     public Integer call() throws IOException {
         validate();
+        try {
+            return analyseAll();
+        } finally {
+            if (recordFilter instanceof BpfFilter bpf) {
+                bpf.close();
+            }
+        }
+    }
+
+    private int analyseAll() throws IOException {
         PrintStream out = new PrintStream(new BufferedOutputStream(System.out, 1 << 16), false);
         AnalyzerConfig config = AnalyzerConfig.DEFAULTS.withIdleTimeouts(idleTimeoutSeconds * 1_000_000_000L,
                 AnalyzerConfig.DEFAULTS.halfOpenTimeoutNanos());
@@ -160,6 +178,13 @@ final class AnalyzeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage().startsWith("--") ? e.getMessage() : "--host " + e.getMessage());
         }
+        if (filterExpression != null) {
+            try {
+                recordFilter = BpfFilter.compile(filterExpression);
+            } catch (BpfFilter.FilterException e) {
+                throw usage(e.getMessage());
+            }
+        }
     }
 
     private ParameterException usage(String message) {
@@ -187,7 +212,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         CaptureSummary summary;
         Progress progress = Progress.start(input, quiet, collector.streams() || events, System.err);
         try (input; progress) {
-            summary = analysis.run(input.stream(), (key, instance, flow) -> {
+            summary = analysis.run(input.stream(), recordFilter, (key, instance, flow) -> {
                 seen[0]++;
                 if (!matches(flow)) {
                     return;
@@ -204,10 +229,14 @@ final class AnalyzeCommand implements Callable<Integer> {
         } catch (IOException e) {
             System.err.println(NAME + ": \"" + file + "\": read error after " + input.bytesRead() + " bytes: " + e.getMessage());
             return false;
+        } catch (BpfFilter.FilterException e) {
+            // an expression that compiled for Ethernet but not for a link type of this capture
+            System.err.println(NAME + ": \"" + file + "\": " + e.getMessage());
+            return false;
         }
         collector.finish();
         out.flush();
-        openvpn.analyze(file, summary.count(io.flowtrace.core.pcap.DecodeStatus.NOT_TCP) > 0, json, services, quiet,
+        openvpn.analyze(file, recordFilter, summary.count(io.flowtrace.core.pcap.DecodeStatus.NOT_TCP) > 0, json, services, quiet,
                 agentId, out);
         boolean complete = reportProblems(file, input, summary, errors);
         if (drawn != null) {
@@ -228,7 +257,7 @@ final class AnalyzeCommand implements Callable<Integer> {
             return;
         }
         Path written = InteractiveReport.write(report, Path.of(file).getFileName().toString(),
-                FlowGraph.read(Path.of(file), agentId, selection));
+                FlowGraph.read(Path.of(file), agentId, selection, recordFilter));
         if (!quiet) {
             System.err.printf("%s: report of %d flow%s: %s%n", NAME, selection.size(), selection.size() == 1 ? "" : "s",
                     written);
@@ -279,7 +308,11 @@ final class AnalyzeCommand implements Callable<Integer> {
     private String summaryLine(String file, CaptureSummary s, ErrorReporter errors, long flows, long matched,
             double seconds) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format("%s: %s: %s; %,d records, %,d TCP", NAME, file, s.format, s.records, s.tcpPackets()));
+        b.append(String.format("%s: %s: %s; %,d records", NAME, file, s.format, s.records));
+        if (filterExpression != null) {
+            b.append(String.format(", %,d matched -f '%s'", s.records - s.filteredOut, filterExpression));
+        }
+        b.append(String.format(", %,d TCP", s.tcpPackets()));
         for (DecodeStatus st : DecodeStatus.values()) {
             if (st != DecodeStatus.TCP && s.count(st) > 0) {
                 b.append(String.format(", %,d %s", s.count(st), st.name().toLowerCase().replace('_', ' ')));

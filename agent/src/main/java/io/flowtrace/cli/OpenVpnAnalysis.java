@@ -4,6 +4,7 @@ import io.flowtrace.core.openvpn.OpenVpnCaptureAnalysis;
 import io.flowtrace.core.openvpn.OpenVpnServerTable;
 import io.flowtrace.core.openvpn.OpenVpnSession;
 import io.flowtrace.core.openvpn.OpenVpnWire;
+import io.flowtrace.core.pcap.CaptureRecordFilter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
@@ -34,8 +35,8 @@ final class OpenVpnAnalysis {
      * Runs the OpenVPN pass over {@code file} when the TCP pass saw non-TCP IP packets
      * ({@code udpSeen}); writes sessions unless {@code services}.
      */
-    void analyze(String file, boolean udpSeen, boolean json, boolean services, boolean quiet, String agentId,
-            PrintStream out) throws IOException {
+    void analyze(String file, CaptureRecordFilter filter, boolean udpSeen, boolean json, boolean services, boolean quiet,
+            String agentId, PrintStream out) throws IOException {
         if (!udpSeen || ports.length == 0 || (ports.length == 1 && ports[0] == 0)) {
             return;
         }
@@ -50,7 +51,7 @@ final class OpenVpnAnalysis {
         // report already said so), instead of an "Unexpected end of ZLIB input stream".
         try (CaptureInput in = CaptureInput.open(file)) {
             summary = new OpenVpnCaptureAnalysis(new OpenVpnWire(ports, tlsAuthDigestBytes, tlsCrypt),
-                    iface -> agentId + "/if" + iface).run(in.stream());
+                    iface -> agentId + "/if" + iface).run(in.stream(), filter);
         } catch (CaptureInput.UnreadableInputException e) {
             return; // the TCP pass read it a moment ago and has reported why it no longer can
         }

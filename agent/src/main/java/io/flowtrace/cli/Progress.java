@@ -31,17 +31,29 @@ final class Progress implements AutoCloseable {
         if (!enabled) {
             return new Progress(input, null);
         }
-        ProgressBar bar = new ProgressBarBuilder()
-                .setTaskName(shortName(input.name()))
-                .setInitialMax(input.size() > 0 ? input.size() : -1)
-                .setUnit(" MiB", MIB)
+        return new Progress(input, bar(shortName(input.name()), input.size(), err));
+    }
+
+    /**
+     * The bar analyze and the agents draw on stderr: against {@code bytes} (a file's size, so a
+     * percentage and an ETA) or, when the size is not known (-1), a running count of MiB read.
+     */
+    static ProgressBar bar(String task, long bytes, PrintStream err) {
+        return bar(task, bytes, " MiB", MIB, err);
+    }
+
+    /** A bar over {@code max} units (-1: not known, no percentage), shown in {@code unit}s of {@code unitSize}. */
+    static ProgressBar bar(String task, long max, String unit, long unitSize, PrintStream err) {
+        return new ProgressBarBuilder()
+                .setTaskName(task)
+                .setInitialMax(max > 0 ? max : -1)
+                .setUnit(unit, unitSize)
                 .showSpeed()
                 .setStyle(ProgressBarStyle.ASCII)
                 .setUpdateIntervalMillis(250)
                 .setConsumer(new ConsoleProgressBarConsumer(err, Terminal.columns(Terminal.STDERR) - 1))
                 .clearDisplayOnFinish()
                 .build();
-        return new Progress(input, bar);
     }
 
     /** Called by the reader every 65,536 records. */
@@ -64,7 +76,7 @@ final class Progress implements AutoCloseable {
         return (System.nanoTime() - startNanos) / 1e9;
     }
 
-    private static String shortName(String file) {
+    static String shortName(String file) {
         int slash = file.lastIndexOf('/');
         return slash >= 0 ? file.substring(slash + 1) : file;
     }

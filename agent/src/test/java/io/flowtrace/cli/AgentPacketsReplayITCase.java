@@ -1,12 +1,14 @@
 package io.flowtrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.flowtrace.agent.testing.CapturedPackets;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.core.testing.TestData;
 import io.flowtrace.testkit.KafkaBroker;
 import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -93,6 +96,45 @@ class AgentPacketsReplayITCase {
         assertThat(run.exit).as(run.stderr).isZero();
         // tshark's own dissection of this file (ipv4-frag-opts.pcap.tshark.tsv) has non-first fragments.
         assertThat(run.stderr).contains("skipped:").contains("non-first-fragment");
+    }
+
+    @Test
+    void drawsTheProgressBarOnATerminalAndClearsItBeforeTheSummary() throws Exception {
+        assumeTrue(PseudoTerminal.available(), "util-linux script(1) is not installed: no pseudo-terminal");
+        KAFKA.createTopic("replay-tty", 1);
+        // uncompressed, so the share read moves with the replay (a .gz this small is read in one buffer)
+        Path file = spool.resolve("cubic-loss.sender.pcap");
+        try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file("tcp/cubic-loss.sender.pcap.gz")))) {
+            Files.write(file, in.readAllBytes());
+        }
+        String agent = "agent packets --bootstrap-servers " + KAFKA.bootstrapServers() + " --topic replay-tty --spool-dir "
+                + spool.resolve("tty-spool") + " --pace 2 ";
+        // 4.7 s of capture at twice its speed: the bar is redrawn for about 2.4 s
+        String tty = PseudoTerminal.run(spool, agent + file, 120);
+        assertThat(tty).containsPattern("\\d+% \\[[= >]*\\]").containsPattern("\\(\\d+:\\d\\d:\\d\\d / \\d+:\\d\\d:\\d\\d\\)")
+                .containsPattern("[0-9,]+ packets [0-9,]+/s");
+        List<String> segments = List.of(tty.split("[\r\n]+"));
+        int summary = -1;
+        for (int i = 0; i < segments.size(); i++) {
+            if (segments.get(i).contains("flowtrace agent: " + file + ": ")) {
+                summary = i;
+            }
+        }
+        assertThat(summary).as("summary line in %s", segments).isPositive();
+        assertThat(segments.get(summary)).startsWith("flowtrace agent: ");
+        // the last bar is followed by a cleared (blank) redraw, before the summary and any log line of
+        // the producer's shutdown, and no later line carries bar text
+        int lastBar = -1;
+        for (int i = 0; i < segments.size(); i++) {
+            if (segments.get(i).matches(".*\\d+% \\[[= >]*\\].*")) {
+                lastBar = i;
+            }
+        }
+        assertThat(lastBar).isPositive().isLessThan(summary);
+        assertThat(segments.get(lastBar + 1)).as("the bar was cleared").isBlank();
+
+        String quiet = PseudoTerminal.run(spool, agent + "-q " + file, 120);
+        assertThat(quiet).doesNotContain("%").doesNotContain("flowtrace agent:");
     }
 
     record Run(int exit, String stderr) {

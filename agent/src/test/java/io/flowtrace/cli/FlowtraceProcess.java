@@ -44,8 +44,14 @@ final class FlowtraceProcess {
     }
 
     static Result run(Path stdin, String... args) throws IOException, InterruptedException {
+        return run(stdin, List.of(), args);
+    }
+
+    /** With JVM options ({@code -Dname=value}) before the class name. */
+    static Result run(Path stdin, List<String> jvmOptions, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(classPath());
         command.add(FlowtraceCli.class.getName());

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flowtrace.core.testing.TestData;
 import java.io.BufferedOutputStream;
-import java.io.File;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -16,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,7 +35,7 @@ class ProgressOnTerminalTest {
 
     @BeforeAll
     static void bigCapture() throws Exception {
-        assumeTrue(new File("/usr/bin/script").canExecute(), "util-linux script(1) is not installed: no pseudo-terminal");
+        assumeTrue(PseudoTerminal.available(), "util-linux script(1) is not installed: no pseudo-terminal");
         byte[] pcap;
         try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file("tcp/cubic-loss.sender.pcap.gz")))) {
             pcap = in.readAllBytes();
@@ -95,19 +93,7 @@ class ProgressOnTerminalTest {
         assertThat(stderr).doesNotContain("\r").doesNotContain("% [").contains("flowtrace analyze: " + big);
     }
 
-    /** Runs flowtrace with the shell command tail {@code args} inside script(1); returns what reached the terminal. */
     private static String underTerminal(String args) throws Exception {
-        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Path log = Files.createTempFile(dir, "tty", ".log");
-        String command = java + " -cp '" + cp + "' " + FlowtraceCli.class.getName() + " " + args;
-        Process p = new ProcessBuilder("/usr/bin/script", "-qec", command, log.toString())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
-        assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("flowtrace under script ends").isTrue();
-        assertThat(p.exitValue()).isZero();
-        String text = Files.readString(log, StandardCharsets.UTF_8);
-        // script(1) frames the session with "Script started/done" lines: only what flowtrace wrote is kept
-        return text.replaceAll("(?m)^Script (started|done) on .*$", "");
+        return PseudoTerminal.run(dir, args, 180);
     }
 }

@@ -3,21 +3,12 @@ package io.flowtrace.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flowtrace.core.testing.TestData;
-import java.awt.image.BufferedImage;
-import java.io.File;
+import io.flowtrace.testkit.HeadlessChromium;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import javax.imageio.ImageIO;
+import java.util.Optional;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,64 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
  * not blank. Skips with the reason only when no chromium is installed.
  */
 class ReportInChromiumTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    /** Run in the page after load: what the test asserts, written into the DOM for --dump-dom. */
-    private static final String PROBE = """
-            <script>
-            window.addEventListener("load", function () {
-              var r = { errors: window.__errors, charts: 0, drawn: 0 };
-              try {
-                var charts = window.flowtraceCharts || [];
-                r.charts = charts.length;
-                charts.forEach(function (u) {
-                  var c = u.ctx.canvas, d = u.ctx.getImageData(0, 0, c.width, c.height).data, inked = 0;
-                  for (var i = 3; i < d.length; i += 4 * 7) { if (d[i] > 0) { inked++; } }
-                  if (inked > 50) { r.drawn++; }
-                });
-                var u = charts[0], other = charts[1];
-                r.before = [u.scales.x.min, u.scales.x.max];
-                var over = u.over, rect = over.getBoundingClientRect(), y = rect.top + rect.height / 2;
-                function fire(target, type, x) {
-                  target.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true, clientX: x, clientY: y,
-                    button: 0, buttons: type === "mouseup" ? 0 : 1, movementX: 10, movementY: 0, view: window }));
-                }
-                // one event at a time, as a hand would; a move has a movement (uPlot ignores a 0-distance move while
-                // dragging: Chrome's stray mousemove after mousedown, uPlot.iife.js mouseMove)
-                var steps = [
-                  function () { fire(over, "mousedown", rect.left + rect.width * 0.3); },
-                  function () { fire(over, "mousemove", rect.left + rect.width * 0.45); },
-                  function () { fire(over, "mousemove", rect.left + rect.width * 0.6); },
-                  function () { fire(document, "mouseup", rect.left + rect.width * 0.6); },
-                  function () {
-                    r.after = [u.scales.x.min, u.scales.x.max];
-                    r.otherAfter = [other.scales.x.min, other.scales.x.max];
-                    done();
-                  }];
-                var next = function () { steps.shift()(); if (steps.length) { setTimeout(next, 50); } };
-                next();
-                return;
-              } catch (e) {
-                r.errors.push("probe: " + e);
-              }
-              done();
-              function done() {
-                var pre = document.createElement("pre");
-              pre.id = "probe-result";
-              pre.textContent = JSON.stringify(r);
-              document.body.appendChild(pre);
-              }
-            });
-            </script>
-            """;
-    private static final String ERROR_TRAP = """
-            <script>
-            window.__errors = [];
-            window.addEventListener("error", function (e) { window.__errors.push(String(e.message)); });
-            (function () { var err = console.error; console.error = function () {
-              window.__errors.push(Array.prototype.join.call(arguments, " ")); err.apply(console, arguments); }; })();
-            </script>
-            """;
 
     @Test
     void reportLoadsDrawsZoomsAndIsNotBlank(@TempDir Path tmp) throws Exception {
@@ -100,31 +33,16 @@ class ReportInChromiumTest {
         assertThat(html).doesNotContainPattern("<script[^>]+src=").doesNotContain("<link").doesNotContain("<img")
                 .contains("id=\"uplot-license\"").contains("The MIT License");
 
-        String chromium = findChromium();
-        Assumptions.assumeTrue(chromium != null, "chromium is not installed (apt-get install chromium): browser check skipped");
-        Path png = tmp.resolve("report.png");
-        Run shot = run(tmp, chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                "--enable-logging=stderr", "--v=0", "--window-size=1300,1600", "--screenshot=" + png, report.toUri().toString());
-        assertThat(shot.status).as("chromium --screenshot:%n%s", shot.stderr).isZero();
-        assertThat(consoleMessages(shot.stderr)).as("console messages while loading the report").isEmpty();
-        BufferedImage image = ImageIO.read(png.toFile());
-        Set<Integer> colours = new HashSet<>();
-        for (int y = 0; y < image.getHeight(); y += 3) {
-            for (int x = 0; x < image.getWidth(); x += 3) {
-                colours.add(image.getRGB(x, y));
-            }
-        }
-        assertThat(colours.size()).as("distinct colours in the screenshot (a blank page has one)").isGreaterThan(20);
+        Optional<HeadlessChromium> chromium = HeadlessChromium.find();
+        Assumptions.assumeTrue(chromium.isPresent(), "chromium is not installed (apt-get install chromium): browser check skipped");
+        HeadlessChromium.Screenshot shot = chromium.get().screenshot(report, tmp, 1300, 1600);
+        assertThat(shot.status()).as("chromium --screenshot:%n%s", shot.stderr()).isZero();
+        assertThat(shot.consoleMessages()).as("console messages while loading the report").isEmpty();
+        assertThat(shot.image()).isNotNull();
+        assertThat(shot.distinctColours()).as("distinct colours in the screenshot (a blank page has one)").isGreaterThan(20);
 
-        Path probed = tmp.resolve("probed.html");
-        Files.writeString(probed, html.replaceFirst("<head>", "<head>" + Matcher.quoteReplacement(ERROR_TRAP))
-                .replace("</body>", PROBE + "</body>"), StandardCharsets.UTF_8);
-        Run dom = run(tmp, chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-                "--window-size=1300,1600", "--virtual-time-budget=10000", "--dump-dom", probed.toUri().toString());
-        assertThat(dom.status).as("chromium --dump-dom:%n%s", dom.stderr).isZero();
-        Matcher m = Pattern.compile("<pre id=\"probe-result\">(.*?)</pre>", Pattern.DOTALL).matcher(dom.stdout);
-        assertThat(m.find()).as("the probe ran:%n%s", dom.stderr).isTrue();
-        JsonNode p = JSON.readTree(m.group(1).replace("&quot;", "\"").replace("&amp;", "&"));
+        JsonNode p = chromium.get().probe(report, tmp);
+        assertThat(p).as("the probe ran").isNotNull();
         assertThat(p.get("errors")).as("errors in the page").isEmpty();
         // two flows (testdata/tcp/cubic-loss.sender.tcptrace.txt), three charts each
         assertThat(p.get("charts").asInt()).isEqualTo(6);
@@ -137,43 +55,5 @@ class ReportInChromiumTest {
         assertThat(min1).isGreaterThan(min0);
         assertThat(p.get("otherAfter").get(0).asDouble()).as("the flow's other charts follow").isEqualTo(min1);
         assertThat(p.get("otherAfter").get(1).asDouble()).isEqualTo(max1);
-    }
-
-    /** Chromium logs console output as {@code [pid:tid:time:INFO:CONSOLE:line] "message", source: ...} lines. */
-    private static List<String> consoleMessages(String stderr) {
-        List<String> out = new ArrayList<>();
-        for (String line : stderr.split("\n")) {
-            if (line.contains(":CONSOLE") || line.contains("Uncaught")) {
-                out.add(line);
-            }
-        }
-        return out;
-    }
-
-    private static String findChromium() {
-        for (String name : List.of("chromium", "chromium-browser")) {
-            for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
-                if (Files.isExecutable(Path.of(dir, name))) {
-                    return Path.of(dir, name).toString();
-                }
-            }
-        }
-        return null;
-    }
-
-    private record Run(int status, String stdout, String stderr) {
-    }
-
-    private static Run run(Path tmp, String... command) throws Exception {
-        Path stdout = Files.createTempFile(tmp, "chromium", ".out");
-        Path stderr = Files.createTempFile(tmp, "chromium", ".err");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
-        pb.environment().put("HOME", tmp.toString()); // a private profile, nothing left in the user's home
-        Process proc = pb.start();
-        if (!proc.waitFor(120, TimeUnit.SECONDS)) {
-            proc.destroyForcibly();
-            throw new AssertionError("chromium did not finish in 120 s: " + String.join(" ", command));
-        }
-        return new Run(proc.exitValue(), Files.readString(stdout), Files.readString(stderr));
     }
 }

@@ -6,12 +6,14 @@ import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
+import io.flowtrace.core.pcap.CaptureRecordFilter;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.pcap.PacketDecoder;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSink;
 import io.flowtrace.core.tcp.TcpFlowEvent;
+import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -48,13 +50,48 @@ public final class FlowGraph {
         this.flow = flow;
     }
 
-    public static List<FlowGraph> read(Path capture, String agentId, List<Selection> selections) throws IOException {
+    /** A flow named as the sink tables name it: vantage, "ip:port" of client and server, instance id. */
+    public record FlowId(String vantage, String client, String server, long instance, String title) {
+    }
+
+    /**
+     * The selections of the flows {@code wanted} names, as core's analysis of {@code capture} sees
+     * them (the drawn direction: the side that sent more data), in the order of {@code wanted};
+     * flows the capture does not have are left out.
+     */
+    public static List<Selection> find(Path capture, String agentId, List<FlowId> wanted) throws IOException {
+        Selection[] found = new Selection[wanted.size()];
+        try (InputStream in = Files.newInputStream(capture)) {
+            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint(agentId, "if" + iface)).run(in, (key, instance, f) -> {
+                for (int i = 0; i < found.length; i++) {
+                    FlowId w = wanted.get(i);
+                    if (w.instance() == instance && w.vantage().equals(key.vantage().toString())
+                            && w.client().equals(f.client().toString()) && w.server().equals(f.server().toString())) {
+                        boolean senderIsClient = f.clientToServer().uniqueBytes >= f.serverToClient().uniqueBytes;
+                        found[i] = new Selection(key, instance, f.client(), f.server(), f.firstSeenNanos(),
+                                f.lastSeenNanos(), senderIsClient, w.title());
+                    }
+                }
+            }, TcpEventSinkFactory.NONE, error -> { }, records -> { });
+        }
+        List<Selection> out = new ArrayList<>();
+        for (Selection s : found) {
+            if (s != null) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    /** The graphs of {@code selections}, from the records of {@code capture} that {@code filter} accepts. */
+    public static List<FlowGraph> read(Path capture, String agentId, List<Selection> selections,
+            CaptureRecordFilter filter) throws IOException {
         List<FlowGraph> graphs = new ArrayList<>();
         for (Selection s : selections) {
             graphs.add(new FlowGraph(s));
         }
         try (InputStream in = Files.newInputStream(capture)) {
-            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint(agentId, "if" + iface)).run(in, (k, i, f) -> { },
+            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint(agentId, "if" + iface)).run(in, filter, (k, i, f) -> { },
                     (key, instance) -> {
                         for (FlowGraph g : graphs) {
                             if (g.flow.key().equals(key) && g.flow.instance() == instance) {
@@ -69,7 +106,7 @@ public final class FlowGraph {
             PacketDecoder decoder = new PacketDecoder();
             DecodedPacket p = new DecodedPacket();
             while (reader.next(rec)) {
-                if (decoder.decode(rec, p) != DecodeStatus.TCP) {
+                if (!filter.accept(rec) || decoder.decode(rec, p) != DecodeStatus.TCP) {
                     continue;
                 }
                 for (FlowGraph g : graphs) {

@@ -34,8 +34,16 @@ public final class InteractiveReport {
     private InteractiveReport() {
     }
 
-    /** Writes the report; {@code target} is a .html file, or a directory that gets index.html. */
+    /** Writes the report of one capture's flows; {@code target} is a .html file, or a directory that gets index.html. */
     public static Path write(Path target, String captureName, List<FlowGraph> graphs) throws IOException {
+        return write(target, "flowtrace report: " + captureName, "", List.of(Section.ofFlows(graphs)));
+    }
+
+    /**
+     * Writes a report page of {@code sections} (the demo's: flows and charts from its sink tables);
+     * {@code introHtml} is HTML written by flowtrace, put under the title as it is.
+     */
+    public static Path write(Path target, String title, String introHtml, List<Section> sections) throws IOException {
         Path file = target.toString().endsWith(".html") ? target : target.resolve("index.html");
         if (file.getParent() != null) {
             Files.createDirectories(file.getParent());
@@ -44,24 +52,82 @@ public final class InteractiveReport {
                 .replace("/*UPLOT_CSS*/", resource(UPLOT + "dist/uPlot.min.css"))
                 .replace("/*UPLOT_JS*/", resource(UPLOT + "dist/uPlot.iife.min.js"))
                 .replace("UPLOT_LICENSE", escapeHtml(resource(UPLOT + "LICENSE")))
-                .replace("CAPTURE_NAME", escapeHtml(captureName))
-                .replace("/*FLOWS_JSON*/", json(graphs).replace("</", "<\\/"));
+                .replace("PAGE_TITLE", escapeHtml(title))
+                .replace("<!--INTRO-->", introHtml)
+                .replace("/*REPORT_JSON*/", json(sections).replace("</", "<\\/"));
         Files.writeString(file, html, StandardCharsets.UTF_8);
         return file;
     }
 
-    private static String json(List<FlowGraph> graphs) {
+    private static String json(List<Section> sections) {
         StringWriter w = new StringWriter();
         try (JsonGenerator g = new JsonFactory().createGenerator(w)) {
             g.writeStartArray();
-            for (FlowGraph f : graphs) {
-                writeFlow(g, f);
+            for (Section s : sections) {
+                g.writeStartObject();
+                g.writeStringField("heading", s.heading());
+                g.writeStringField("note", s.noteHtml());
+                g.writeArrayFieldStart("flows");
+                for (FlowGraph f : s.flows()) {
+                    writeFlow(g, f);
+                }
+                g.writeEndArray();
+                g.writeArrayFieldStart("charts");
+                for (Chart c : s.charts()) {
+                    writeChart(g, c);
+                }
+                g.writeEndArray();
+                g.writeEndObject();
             }
             g.writeEndArray();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return w.toString();
+    }
+
+    private static void writeChart(JsonGenerator g, Chart c) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("title", c.title());
+        g.writeStringField("x_label", c.xLabel());
+        g.writeStringField("y_label", c.yLabel());
+        g.writeBooleanField("counts", c.counts());
+        if (c.categories() != null) {
+            g.writeArrayFieldStart("categories");
+            for (String label : c.categories()) {
+                g.writeString(label);
+            }
+            g.writeEndArray();
+        }
+        g.writeArrayFieldStart("series");
+        for (Chart.Series s : c.series()) {
+            g.writeStartObject();
+            g.writeStringField("label", s.label());
+            g.writeStringField("colour", s.colour());
+            g.writeStringField("style", s.style().name().toLowerCase(java.util.Locale.ROOT));
+            numbers(g, "x", s.x());
+            numbers(g, "y", s.y());
+            if (s.shown() != null) {
+                numbers(g, "shown", s.shown());
+            }
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    private static void numbers(JsonGenerator g, String field, double[] values) throws IOException {
+        g.writeArrayFieldStart(field);
+        for (double v : values) {
+            if (Double.isNaN(v)) {
+                g.writeNull();
+            } else if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+                g.writeNumber((long) v);
+            } else {
+                g.writeNumber(Math.round(v * 1e6) / 1e6);
+            }
+        }
+        g.writeEndArray();
     }
 
     /** The packet rows of a flow merged in time order: each row a segment or an ACK (uPlot wants one x array). */

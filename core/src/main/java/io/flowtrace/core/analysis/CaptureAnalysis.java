@@ -6,6 +6,7 @@ import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
+import io.flowtrace.core.pcap.CaptureRecordFilter;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.pcap.PacketDecoder;
@@ -61,6 +62,16 @@ public final class CaptureAnalysis {
      */
     public CaptureSummary run(InputStream in, FlowTracker.FlowListener flows, TcpEventSinkFactory events,
             CaptureErrorListener errors, LongConsumer progress) throws IOException {
+        return run(in, CaptureRecordFilter.ALL, flows, events, errors, progress);
+    }
+
+    /**
+     * As {@link #run(InputStream, FlowTracker.FlowListener, TcpEventSinkFactory, CaptureErrorListener, LongConsumer)},
+     * analysing only the records {@code filter} accepts (called on the reader thread); the others
+     * are counted in {@link CaptureSummary#filteredOut} and not decoded.
+     */
+    public CaptureSummary run(InputStream in, CaptureRecordFilter filter, FlowTracker.FlowListener flows,
+            TcpEventSinkFactory events, CaptureErrorListener errors, LongConsumer progress) throws IOException {
         CaptureSummary summary = new CaptureSummary();
         FlowTracker tracker = new FlowTracker(config, vantageOfInterface, flows, events);
         BlockingQueue<Batch> full = new ArrayBlockingQueue<>(BATCHES);
@@ -71,7 +82,7 @@ public final class CaptureAnalysis {
         Throwable[] readerFailure = new Throwable[1];
         Thread reader = new Thread(() -> {
             try {
-                read(in, summary, errors, progress, full, free);
+                read(in, filter, summary, errors, progress, full, free);
             } catch (Throwable t) {
                 readerFailure[0] = t;
                 Batch end = new Batch();
@@ -115,8 +126,9 @@ public final class CaptureAnalysis {
         return summary;
     }
 
-    private static void read(InputStream in, CaptureSummary summary, CaptureErrorListener errors, LongConsumer progress,
-            BlockingQueue<Batch> full, BlockingQueue<Batch> free) throws IOException, InterruptedException {
+    private static void read(InputStream in, CaptureRecordFilter filter, CaptureSummary summary,
+            CaptureErrorListener errors, LongConsumer progress, BlockingQueue<Batch> full, BlockingQueue<Batch> free)
+            throws IOException, InterruptedException {
         CaptureErrorListener counting = e -> {
             summary.formatErrors++;
             errors.onError(e);
@@ -130,6 +142,13 @@ public final class CaptureAnalysis {
             while (reader.next(rec)) {
                 summary.records++;
                 summary.bytesRead += rec.capturedLength;
+                if ((summary.records & 0xffff) == 0) {
+                    progress.accept(summary.records);
+                }
+                if (!filter.accept(rec)) {
+                    summary.filteredOut++;
+                    continue;
+                }
                 DecodedPacket p = batch.packets[batch.size];
                 DecodeStatus status = decoder.decode(rec, p);
                 summary.byStatus[status.ordinal()]++;
@@ -137,9 +156,6 @@ public final class CaptureAnalysis {
                     full.put(batch);
                     batch = free.take();
                     batch.size = 0;
-                }
-                if ((summary.records & 0xffff) == 0) {
-                    progress.accept(summary.records);
                 }
             }
             summary.format = reader.formatDescription();

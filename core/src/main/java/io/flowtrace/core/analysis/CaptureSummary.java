@@ -8,6 +8,8 @@ public final class CaptureSummary {
     public long bytesRead;
     public final long[] byStatus = new long[DecodeStatus.values().length];
     public long formatErrors;
+    /** Records a capture filter rejected (neither decoded nor counted in {@link #byStatus}). */
+    public long filteredOut;
     public long flows;
     public String format = "";
     /** Set when reading stopped on an unrecoverable error. */

@@ -3,6 +3,7 @@ package io.flowtrace.core.openvpn;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
+import io.flowtrace.core.pcap.CaptureRecordFilter;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.pcap.PacketDecoder;
@@ -47,6 +48,11 @@ public final class OpenVpnCaptureAnalysis {
     }
 
     public Summary run(InputStream in) throws IOException {
+        return run(in, CaptureRecordFilter.ALL);
+    }
+
+    /** As {@link #run(InputStream)}, over the records {@code filter} accepts only. */
+    public Summary run(InputStream in, CaptureRecordFilter filter) throws IOException {
         Summary summary = new Summary();
         OpenVpnSessionTracker tracker = new OpenVpnSessionTracker(wire, vantageOfInterface, summary.sessions::add);
         PacketDecoder decoder = PacketDecoder.withUdp();
@@ -57,7 +63,7 @@ public final class OpenVpnCaptureAnalysis {
         try (CaptureReader reader = CaptureReader.open(in, e -> summary.formatErrors++)) {
             while (reader.next(rec)) {
                 summary.records++;
-                if (decoder.decode(rec, p) != DecodeStatus.UDP) {
+                if (!filter.accept(rec) || decoder.decode(rec, p) != DecodeStatus.UDP) {
                     continue;
                 }
                 summary.udpPackets++;

@@ -1,13 +1,16 @@
 package io.flowtrace.demo.report;
 
 import io.flowtrace.core.net.VantagePoint;
-import io.flowtrace.core.tcp.TcpFlowEvent;
+import io.flowtrace.cli.report.Chart;
+import io.flowtrace.cli.report.Chart.Series;
+import io.flowtrace.cli.report.Chart.Style;
+import io.flowtrace.cli.report.FlowGraph;
+import io.flowtrace.cli.report.InteractiveReport;
+import io.flowtrace.cli.report.Section;
+import io.flowtrace.core.pcap.CaptureRecordFilter;
 import io.flowtrace.demo.Capture;
 import io.flowtrace.demo.Db;
 import io.flowtrace.demo.DemoSummary;
-import io.flowtrace.demo.report.Svg.Series;
-import io.flowtrace.demo.report.Svg.Style;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -18,19 +21,19 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@code --report DIR}: one self-contained {@code index.html} (inline CSS and SVG, no script, no
- * network). Each chart says where its data comes from: the sink tables in PostgreSQL, or, for the
- * per-packet and per-round charts of the worst flows, the capture file read again and core's offline
- * analyser (the tables keep no per-packet or per-round rows).
+ * {@code --report DIR}: one self-contained {@code index.html}, the same interactive uPlot page as
+ * {@code analyze --report} (InteractiveReport: zoomable, no network needed). Each section says where
+ * its data comes from: the sink tables in PostgreSQL, or, for the graphs of the worst flows, the
+ * capture file read again by core's offline analyser (the tables keep no per-packet or per-round rows).
  */
 public final class HtmlReport {
     static final String[] CLASSES = {"RTO", "FAST", "SPURIOUS", "TLP", "OTHER"};
-    static final String[] CLASS_COLORS = {"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#7f7f7f"};
+    static final String[] CLASS_COLORS = {"#d62728", "#ff7f0e", "#7f7f7f", "#9467bd", "#8c564b"};
     static final int WORST_FLOWS = 3;
 
     private final Db db;
     private final Map<String, Capture> captureByAgent = new LinkedHashMap<>();
-    private final StringBuilder html = new StringBuilder(1 << 20);
+    private final List<Section> sections = new ArrayList<>();
     private int charts;
 
     public HtmlReport(Db db, List<Capture> captures) {
@@ -43,127 +46,77 @@ public final class HtmlReport {
     /** Writes DIR/index.html; returns its path. */
     public Path write(Path dir) throws Exception {
         Files.createDirectories(dir);
-        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>flowtrace demo report</title>\n")
-                .append("<style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1200px}"
-                        + "figure{margin:0}h2{border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:32px}.charts{display:flex;flex-wrap:wrap;gap:12px}"
-                        + ".src{color:#555;font-size:12px}table{border-collapse:collapse;font-size:12px}"
-                        + "td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}td:first-child,th:first-child{text-align:left}"
-                        + "</style></head><body>\n");
-        html.append("<h1>flowtrace demo report</h1>\n<p class=\"src\">Generated ").append(Instant.now())
+        StringBuilder intro = new StringBuilder("<p class=\"note\">Generated ").append(Instant.now())
                 .append(" by <code>./flowtrace demo --report</code>. Inputs: ");
         for (Capture c : captureByAgent.values()) {
-            html.append("<code>").append(Svg.esc(c.file().getFileName().toString())).append("</code> (")
-                    .append(Svg.esc(c.what())).append("); ");
+            intro.append("<code>").append(esc(c.file().getFileName().toString())).append("</code> (")
+                    .append(esc(c.what())).append("); ");
         }
-        html.append("</p>\n");
-        totals();
+        intro.append("</p>\n").append(totals());
         worstFlows();
         retransmissionTimeline();
         setupHistograms();
         slowStartScatter();
         conntrack();
-        html.append("</body></html>\n");
-        Path page = dir.resolve("index.html");
-        Files.writeString(page, html, StandardCharsets.UTF_8);
-        return page;
+        return InteractiveReport.write(dir.resolve("index.html"), "flowtrace demo report", intro.toString(), sections);
     }
 
-    /** Charts written (the test checks the page has them all). */
+    /** Charts written, the flows' graphs counted as one each (the test checks the page draws them all). */
     public int charts() {
         return charts;
     }
 
-    private void totals() {
+    private String totals() {
         Map<String, Object> t = db.query("""
                 SELECT count(*) AS flows, coalesce(sum(c2s_packets + s2c_packets), 0) AS packets,
                        coalesce(sum(c2s_retransmitted_packets + s2c_retransmitted_packets), 0) AS retransmits,
                        (SELECT count(*) FROM tcp_events) AS events, (SELECT count(*) FROM dead_letters) AS dead
                 FROM flow_summary""").get(0);
-        html.append(String.format(Locale.ROOT, "<p>%,d flows, %,d packets, %,d retransmitted packets, %,d TCP events, %,d dead letters"
+        return String.format(Locale.ROOT, "<p>%,d flows, %,d packets, %,d retransmitted packets, %,d TCP events, %,d dead letters"
                 + " (PostgreSQL <code>flow_summary</code>, <code>tcp_events</code>, <code>dead_letters</code>).</p>%n",
-                Db.l(t, "flows"), Db.l(t, "packets"), Db.l(t, "retransmits"), Db.l(t, "events"), Db.l(t, "dead")));
+                Db.l(t, "flows"), Db.l(t, "packets"), Db.l(t, "retransmits"), Db.l(t, "events"), Db.l(t, "dead"));
     }
 
     private void worstFlows() throws Exception {
-        html.append("<h2>Worst flows: time-sequence and flight per round</h2>\n<p class=\"src\">At each vantage point"
-                + " the flow with the most retransmissions in <code>flow_summary</code> (at most three). Left: the sender's data segments (ticks) and the receiver's"
-                + " cumulative ACK (line), sequence numbers relative to the ISN, read again from the capture file;"
-                + " retransmissions (points, by class) from core's offline analyser over the same file. Right: the"
-                + " largest flight of each RTT round (core's cwnd estimate, <code>analyze --events</code> round events),"
-                + " with the slow-start exit and the BDP of the flow's report.</p>\n");
+        String note = "At each vantage point the flow with the most retransmissions in <code>flow_summary</code> (at most"
+                + " three), drawn as <code>analyze --report</code> draws a flow: its packets read again from the capture"
+                + " file and core's offline analyser run again over it (time-sequence with the ACK and receive-window lines,"
+                + " SACK blocks and retransmissions by class; bytes in flight with the cwnd estimate per RTT round; RTT per"
+                + " round), all on the flow's time axis.";
         List<Map<String, Object>> worst = db.query("""
-                SELECT vantage, client, server, instance, report::text AS report,
-                       (extract(epoch FROM first_seen) * 1000000)::bigint AS first_us,
-                       (extract(epoch FROM last_seen) * 1000000)::bigint AS last_us,
-                       c2s_data_bytes, s2c_data_bytes, c2s_retransmitted_packets + s2c_retransmitted_packets AS rtx,
-                       (report -> 'c2s' -> 'slow_start' ->> 'bdp_bytes')::bigint AS c2s_bdp,
-                       (report -> 's2c' -> 'slow_start' ->> 'bdp_bytes')::bigint AS s2c_bdp
+                SELECT vantage, client, server, instance, c2s_retransmitted_packets + s2c_retransmitted_packets AS rtx
                 FROM flow_summary WHERE c2s_retransmitted_packets + s2c_retransmitted_packets > 0
                 ORDER BY rtx DESC, first_seen""");
-        int shown = 0;
+        Map<Capture, List<FlowGraph.FlowId>> wanted = new LinkedHashMap<>();
         java.util.Set<String> vantages = new java.util.HashSet<>();
+        int shown = 0;
         for (Map<String, Object> f : worst) {
             String vantage = Db.s(f, "vantage");
             Capture capture = captureByAgent.get(VantagePoint.parse(vantage).agentId());
             if (capture == null || shown >= WORST_FLOWS || !vantages.add(vantage)) {
                 continue;
             }
-            boolean senderIsClient = Db.l(f, "c2s_data_bytes") >= Db.l(f, "s2c_data_bytes");
-            // first_seen/last_seen are microseconds; the row is the authority on the instance's span
-            FlowDetail d = FlowDetail.read(capture.file(), capture.agentId(), Db.s(f, "client"), Db.s(f, "server"),
-                    Db.l(f, "instance"), Db.l(f, "first_us"), Db.l(f, "last_us"), senderIsClient);
-            String name = Db.s(f, "client") + " → " + Db.s(f, "server") + " (" + vantage + ", " + Db.l(f, "rtx") + " retransmissions)";
-            html.append("<h3>").append(Svg.esc(name)).append("</h3>\n<div class=\"charts\">\n");
-            List<Series> seq = new ArrayList<>();
-            seq.add(series("data segments", "#444", d.data, Style.SEGMENTS));
-            seq.add(series("cumulative ACK", "#2ca02c", d.acks, Style.STEP));
-            for (int c = 0; c < CLASSES.length; c++) {
-                List<double[]> pts = new ArrayList<>();
-                for (TcpFlowEvent.Retransmission r : d.retransmissions) {
-                    if (r.retransmissionClass().name().equals(CLASSES[c])) {
-                        pts.add(new double[] {d.seconds(r.timeNanos()), r.seq()});
-                    }
-                }
-                if (!pts.isEmpty()) {
-                    seq.add(series("retransmission " + CLASSES[c].toLowerCase(Locale.ROOT), CLASS_COLORS[c], pts, Style.POINTS));
-                }
-            }
-            chart(Svg.xy("time-sequence (" + (senderIsClient ? "client → server" : "server → client") + ")",
-                    "seconds since the flow's first packet", "relative sequence (bytes)", seq));
-            List<double[]> flight = new ArrayList<>();
-            for (TcpFlowEvent.Round r : d.rounds) {
-                flight.add(new double[] {r.index(), r.flightBytes()});
-            }
-            List<Series> rounds = new ArrayList<>();
-            rounds.add(series("flight per round (bytes)", "#1f77b4", flight, Style.LINE));
-            long bdp = Db.l(f, senderIsClient ? "c2s_bdp" : "s2c_bdp");
-            if (!flight.isEmpty() && bdp > 0) {
-                double last = flight.get(flight.size() - 1)[0];
-                rounds.add(new Series("BDP " + bdp + " B", "#9467bd", new double[] {0, last}, new double[] {bdp, bdp}, Style.LINE));
-            }
-            if (d.exit != null && !flight.isEmpty()) {
-                int idx = 0;
-                for (TcpFlowEvent.Round r : d.rounds) {
-                    if (r.timeNanos() <= d.exit.timeNanos()) {
-                        idx = r.index();
-                    }
-                }
-                rounds.add(new Series("slow-start exit (" + d.exit.reason().name().toLowerCase(Locale.ROOT) + ", "
-                        + d.exit.cwndBytes() + " B)", "#d62728", new double[] {idx}, new double[] {d.exit.cwndBytes()}, Style.POINTS));
-            }
-            chart(Svg.xy("cwnd estimate: flight per RTT round", "round", "bytes in flight", rounds));
-            html.append("</div>\n");
+            String title = Db.s(f, "client") + " → " + Db.s(f, "server") + " (" + vantage + ", " + Db.l(f, "rtx")
+                    + " retransmissions)";
+            wanted.computeIfAbsent(capture, c -> new ArrayList<>()).add(new FlowGraph.FlowId(vantage, Db.s(f, "client"),
+                    Db.s(f, "server"), Db.l(f, "instance"), title));
             shown++;
         }
-        if (shown == 0) {
-            html.append("<p>No flow retransmitted.</p>\n");
+        List<FlowGraph> graphs = new ArrayList<>();
+        for (Map.Entry<Capture, List<FlowGraph.FlowId>> e : wanted.entrySet()) {
+            Path file = e.getKey().file();
+            String agent = e.getKey().agentId();
+            graphs.addAll(FlowGraph.read(file, agent, FlowGraph.find(file, agent, e.getValue()), CaptureRecordFilter.ALL));
         }
+        charts += graphs.size();
+        sections.add(new Section("Worst flows: time-sequence, flight and cwnd per round, RTT",
+                graphs.isEmpty() ? note + " No flow retransmitted." : note, graphs, List.of()));
     }
 
     private void retransmissionTimeline() {
-        html.append("<h2>Retransmissions over time, by class</h2>\n<p class=\"src\">PostgreSQL <code>tcp_events</code>"
-                + " (kind RETRANSMISSION, class as the job classified it), per vantage point, 30 equal time buckets over"
-                + " the vantage's span of retransmissions.</p>\n<div class=\"charts\">\n");
+        String note = "PostgreSQL <code>tcp_events</code> (kind RETRANSMISSION, class as the job classified it), per vantage"
+                + " point, 30 equal time buckets over the vantage's span of retransmissions.";
+        List<Chart> list = new ArrayList<>();
         List<Map<String, Object>> rows = db.query("""
                 SELECT vantage, retransmit_class AS class, extract(epoch FROM event_time)::double precision AS t
                 FROM tcp_events WHERE kind = 'RETRANSMISSION' ORDER BY vantage, event_time""");
@@ -189,14 +142,11 @@ public final class HtmlReport {
             for (int b = 0; b < buckets; b++) {
                 labels.add(String.format(Locale.ROOT, width < 0.05 ? "%.3f" : width < 0.5 ? "%.2f" : "%.1f", b * width));
             }
-            chart(Svg.stackedBars(e.getKey() + ": " + e.getValue().size() + " retransmissions",
+            list.add(Chart.stackedBars(e.getKey() + ": " + e.getValue().size() + " retransmissions",
                     "seconds since the first retransmission (bucket start)", "retransmissions", labels,
                     lower(CLASSES), List.of(CLASS_COLORS), counts));
         }
-        if (byVantage.isEmpty()) {
-            html.append("<p>No retransmissions.</p>\n");
-        }
-        html.append("</div>\n");
+        add("Retransmissions over time, by class", byVantage.isEmpty() ? note + " No retransmissions." : note, list);
     }
 
     /** Log-spaced setup-time bins (µs): a SYN retransmission moves a connection by a whole second. */
@@ -206,9 +156,10 @@ public final class HtmlReport {
         "<10s", "≥10s"};
 
     private void setupHistograms() {
-        html.append("<h2>Connection setup time per service</h2>\n<p class=\"src\">PostgreSQL <code>flow_summary.setup_us</code>"
-                + " (first SYN → the ACK of the SYN-ACK) grouped by vantage and server (the four services with the most"
-                + " flows), with the SYN retransmissions of <code>flow_summary.syn_retransmits</code>.</p>\n<div class=\"charts\">\n");
+        String note = "PostgreSQL <code>flow_summary.setup_us</code> (first SYN → the ACK of the SYN-ACK) grouped by vantage"
+                + " and server (the four services with the most flows), with the SYN retransmissions of"
+                + " <code>flow_summary.syn_retransmits</code>.";
+        List<Chart> list = new ArrayList<>();
         List<Map<String, Object>> services = db.query(DemoSummary.SETUP_PER_SERVICE + " LIMIT 4");
         for (Map<String, Object> s : services) {
             List<Map<String, Object>> rows = db.query("SELECT setup_us, syn_retransmits FROM flow_summary"
@@ -225,19 +176,18 @@ public final class HtmlReport {
                 }
                 counts[Db.l(r, "syn_retransmits") > 0 ? 1 : 0][b]++;
             }
-            chart(Svg.stackedBars(Db.s(s, "server") + " at " + Db.s(s, "vantage") + ": " + rows.size() + " handshakes",
+            list.add(Chart.stackedBars(Db.s(s, "server") + " at " + Db.s(s, "vantage") + ": " + rows.size() + " handshakes",
                     "setup time", "connections", List.of(SETUP_LABELS), List.of("no SYN retransmission", "SYN retransmitted"),
                     List.of("#1f77b4", "#d62728"), counts));
         }
-        html.append("</div>\n");
+        add("Connection setup time per service", note, list);
     }
 
     private void slowStartScatter() {
-        html.append("<h2>Slow-start exit cwnd vs BDP</h2>\n<p class=\"src\">From the <code>flow_summary.report</code> jsonb"
-                + " (the <code>analyze --json</code> object): per direction that left slow start, the exit cwnd"
-                + " (<code>slow_start.exit_cwnd_bytes</code>) against the path's BDP (<code>slow_start.bdp_bytes</code> ="
-                + " max delivery rate × min RTT). Premature exits (below half the BDP or half a later round's flight) in red;"
-                + " the line is cwnd = BDP.</p>\n<div class=\"charts\">\n");
+        String note = "From the <code>flow_summary.report</code> jsonb (the <code>analyze --json</code> object): per direction"
+                + " that left slow start, the exit cwnd (<code>slow_start.exit_cwnd_bytes</code>) against the path's BDP"
+                + " (<code>slow_start.bdp_bytes</code> = max delivery rate × min RTT). Premature exits (below half the BDP or"
+                + " half a later round's flight) in red; the line is cwnd = BDP.";
         List<Map<String, Object>> rows = db.query("SELECT * FROM (" + DemoSummary.SLOW_START_EXITS + ") x WHERE bdp_bytes > 0");
         List<double[]> ok = new ArrayList<>();
         List<double[]> premature = new ArrayList<>();
@@ -248,18 +198,19 @@ public final class HtmlReport {
             (Boolean.TRUE.equals(r.get("premature")) ? premature : ok).add(p);
         }
         List<Series> s = new ArrayList<>();
-        s.add(new Series("cwnd = BDP", "#bbbbbb", new double[] {0, max}, new double[] {0, max}, Style.LINE));
+        s.add(new Series("cwnd = BDP", "#bbbbbb", Style.LINE, new double[] {0, max}, new double[] {0, max}));
         s.add(series("exit (" + ok.size() + ")", "#1f77b4", ok, Style.POINTS));
         s.add(series("premature exit (" + premature.size() + ")", "#d62728", premature, Style.POINTS));
-        chart(Svg.xy(rows.size() + " slow-start exits", "BDP (bytes)", "exit cwnd (bytes)", s));
-        html.append("</div>\n");
+        add("Slow-start exit cwnd vs BDP", note, List.of(Chart.xy(rows.size() + " slow-start exits", "BDP (bytes)",
+                "exit cwnd (bytes)", s)));
     }
 
     private void conntrack() {
-        html.append("<h2>Conntrack events and receive-buffer budget</h2>\n<p class=\"src\">PostgreSQL"
-                + " <code>conntrack_budgets</code>, 1 s windows: events per second, and the buffer a listener needs (largest"
-                + " truesize sum within its drain latency) against the buffer it requested (<code>buffer_configured_bytes</code>)"
-                + " and what the kernel grants (<code>buffer_effective_bytes</code>, twice the request).</p>\n<div class=\"charts\">\n");
+        String note = "PostgreSQL <code>conntrack_budgets</code>, 1 s windows: events per second, and the buffer a listener"
+                + " needs (largest truesize sum within its drain latency) against the buffer it requested"
+                + " (<code>buffer_configured_bytes</code>) and what the kernel grants (<code>buffer_effective_bytes</code>,"
+                + " twice the request).";
+        List<Chart> list = new ArrayList<>();
         List<Map<String, Object>> rows = db.query("""
                 SELECT vantage, extract(epoch FROM window_start)::double precision AS t, events_per_second,
                        buffer_needed_bytes, buffer_configured_bytes, buffer_effective_bytes
@@ -285,22 +236,24 @@ public final class HtmlReport {
                 effective[i] = Db.l(r, "buffer_effective_bytes");
             }
             Style style = n == 1 ? Style.POINTS : Style.LINE;
-            chart(Svg.xy(e.getKey() + ": events per second", "seconds (1 s windows)", "events/s",
-                    List.of(new Series("events/s", "#1f77b4", x, rate, style))));
-            chart(Svg.xy(e.getKey() + ": receive buffer", "seconds (1 s windows)", "bytes", List.of(
-                    new Series("needed", "#d62728", x, needed, style),
-                    new Series("configured (requested)", "#7f7f7f", x, configured, style),
-                    new Series("effective (kernel)", "#2ca02c", x, effective, style))));
+            list.add(Chart.xy(e.getKey() + ": events per second", "seconds (1 s windows)", "events/s",
+                    List.of(new Series("events/s", "#1f77b4", style, x, rate))));
+            list.add(Chart.xy(e.getKey() + ": receive buffer", "seconds (1 s windows)", "bytes", List.of(
+                    new Series("needed", "#d62728", style, x, needed),
+                    new Series("configured (requested)", "#7f7f7f", style, x, configured),
+                    new Series("effective (kernel)", "#2ca02c", style, x, effective))));
         }
-        if (byVantage.isEmpty()) {
-            html.append("<p>No conntrack events in this run (the bundled recordings replay only without --pcap).</p>\n");
-        }
-        html.append("</div>\n");
+        add("Conntrack events and receive-buffer budget", byVantage.isEmpty()
+                ? note + " No conntrack events in this run (the bundled recordings replay only without --pcap)." : note, list);
     }
 
-    private void chart(String svg) {
-        html.append("<figure>").append(svg).append("</figure>\n");
-        charts++;
+    private void add(String heading, String note, List<Chart> list) {
+        sections.add(new Section(heading, note, List.of(), list));
+        charts += list.size();
+    }
+
+    private static String esc(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 
     private static Series series(String name, String color, List<double[]> points, Style style) {
@@ -310,7 +263,7 @@ public final class HtmlReport {
             x[i] = points.get(i)[0];
             y[i] = points.get(i)[1];
         }
-        return new Series(name, color, x, y, style);
+        return new Series(name, color, style, x, y);
     }
 
     private static List<String> lower(String[] names) {

@@ -1,0 +1,180 @@
+package io.flowtrace.testkit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.awt.image.BufferedImage;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.imageio.ImageIO;
+
+/**
+ * A real headless Chromium (Debian's {@code chromium}, installed by .ci/run) opening a flowtrace
+ * report page, the uPlot page of {@code analyze --report} and {@code demo --report}: console messages
+ * come on stderr with {@code --enable-logging=stderr}, pixels with {@code --screenshot}, and what a
+ * probe script measured inside the page (errors, charts, ink on their canvases, a mouse drag's zoom)
+ * through {@code --dump-dom}. Each run gets a private profile under the caller's temporary directory.
+ */
+public final class HeadlessChromium {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long TIMEOUT_SECONDS = 120;
+
+    /** Run in the page after load; writes what it measured into the DOM for --dump-dom. */
+    private static final String PROBE = """
+            <script>
+            window.addEventListener("load", function () {
+              var r = { errors: window.__errors, charts: 0, drawn: 0 };
+              try {
+                var charts = window.flowtraceCharts || [];
+                r.charts = charts.length;
+                charts.forEach(function (u) {
+                  var c = u.ctx.canvas, d = u.ctx.getImageData(0, 0, c.width, c.height).data, inked = 0;
+                  for (var i = 3; i < d.length; i += 4 * 7) { if (d[i] > 0) { inked++; } }
+                  if (inked > 50) { r.drawn++; }
+                });
+                var u = charts[0], other = charts[1];
+                r.before = [u.scales.x.min, u.scales.x.max];
+                var over = u.over, rect = over.getBoundingClientRect(), y = rect.top + rect.height / 2;
+                function fire(target, type, x) {
+                  target.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true, clientX: x, clientY: y,
+                    button: 0, buttons: type === "mouseup" ? 0 : 1, movementX: 10, movementY: 0, view: window }));
+                }
+                // one event at a time, as a hand would; a move has a movement (uPlot ignores a 0-distance move while
+                // dragging: Chrome's stray mousemove after mousedown, uPlot.iife.js mouseMove)
+                var steps = [
+                  function () { over.scrollIntoView(); rect = over.getBoundingClientRect(); y = rect.top + rect.height / 2;
+                    fire(over, "mousedown", rect.left + rect.width * 0.3); },
+                  function () { fire(over, "mousemove", rect.left + rect.width * 0.45); },
+                  function () { fire(over, "mousemove", rect.left + rect.width * 0.6); },
+                  function () { fire(document, "mouseup", rect.left + rect.width * 0.6); },
+                  function () {
+                    r.after = [u.scales.x.min, u.scales.x.max];
+                    r.otherAfter = other ? [other.scales.x.min, other.scales.x.max] : null;
+                    done();
+                  }];
+                var next = function () { steps.shift()(); if (steps.length) { setTimeout(next, 50); } };
+                next();
+                return;
+              } catch (e) {
+                r.errors.push("probe: " + e);
+              }
+              done();
+              function done() {
+                var pre = document.createElement("pre");
+                pre.id = "probe-result";
+                pre.textContent = JSON.stringify(r);
+                document.body.appendChild(pre);
+              }
+            });
+            </script>
+            """;
+    private static final String ERROR_TRAP = """
+            <script>
+            window.__errors = [];
+            window.addEventListener("error", function (e) { window.__errors.push(String(e.message)); });
+            (function () { var err = console.error; console.error = function () {
+              window.__errors.push(Array.prototype.join.call(arguments, " ")); err.apply(console, arguments); }; })();
+            </script>
+            """;
+
+    private final String binary;
+
+    private HeadlessChromium(String binary) {
+        this.binary = binary;
+    }
+
+    /** The chromium on the PATH, if there is one. */
+    public static Optional<HeadlessChromium> find() {
+        for (String name : List.of("chromium", "chromium-browser")) {
+            for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
+                if (Files.isExecutable(Path.of(dir, name))) {
+                    return Optional.of(new HeadlessChromium(Path.of(dir, name).toString()));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** A screenshot of the page: the exit status, the console lines logged while loading, the image. */
+    public record Screenshot(int status, String stderr, List<String> consoleMessages, BufferedImage image) {
+        /** Distinct colours in a grid of every third pixel: a blank page has one. */
+        public int distinctColours() {
+            Set<Integer> colours = new HashSet<>();
+            for (int y = 0; y < image.getHeight(); y += 3) {
+                for (int x = 0; x < image.getWidth(); x += 3) {
+                    colours.add(image.getRGB(x, y));
+                }
+            }
+            return colours.size();
+        }
+    }
+
+    public Screenshot screenshot(Path page, Path tmp, int width, int height) throws IOException, InterruptedException {
+        Path png = Files.createTempFile(tmp, "report", ".png");
+        Run shot = run(tmp, binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                "--enable-logging=stderr", "--v=0", "--window-size=" + width + "," + height, "--screenshot=" + png,
+                page.toUri().toString());
+        BufferedImage image = shot.status == 0 && Files.size(png) > 0 ? ImageIO.read(png.toFile()) : null;
+        return new Screenshot(shot.status, shot.stderr, consoleMessages(shot.stderr), image);
+    }
+
+    /**
+     * Opens a copy of the report page with an error trap and the probe: the probe's JSON (errors,
+     * charts, drawn, before/after: the first chart's x range before and after a mouse drag across
+     * 30-60 % of it, otherAfter: the second chart's x range after it), or null when it did not run.
+     */
+    public JsonNode probe(Path page, Path tmp) throws IOException, InterruptedException {
+        String html = Files.readString(page, StandardCharsets.UTF_8);
+        Path probed = Files.createTempFile(tmp, "probed", ".html");
+        Files.writeString(probed, html.replaceFirst("<head>", "<head>" + Matcher.quoteReplacement(ERROR_TRAP))
+                .replace("</body>", PROBE + "</body>"), StandardCharsets.UTF_8);
+        Run dom = run(tmp, binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+                "--window-size=1300,1600", "--virtual-time-budget=10000", "--dump-dom", probed.toUri().toString());
+        Matcher m = Pattern.compile("<pre id=\"probe-result\">(.*?)</pre>", Pattern.DOTALL).matcher(dom.stdout);
+        if (dom.status != 0 || !m.find()) {
+            return null;
+        }
+        return JSON.readTree(m.group(1).replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">")
+                .replace("&amp;", "&"));
+    }
+
+    /**
+     * Chromium logs console output as {@code [pid:tid:time:INFO:CONSOLE:line] "message", source: ...}
+     * lines (checked by hand with a page that calls console.error).
+     */
+    public static List<String> consoleMessages(String stderr) {
+        List<String> out = new ArrayList<>();
+        for (String line : stderr.split("\n")) {
+            if (line.contains(":CONSOLE") || line.contains("Uncaught")) {
+                out.add(line);
+            }
+        }
+        return out;
+    }
+
+    private record Run(int status, String stdout, String stderr) {
+    }
+
+    private static Run run(Path tmp, String... command) throws IOException, InterruptedException {
+        Path stdout = Files.createTempFile(tmp, "chromium", ".out");
+        Path stderr = Files.createTempFile(tmp, "chromium", ".err");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+        pb.environment().put("HOME", tmp.toString()); // a private profile, nothing left in the user's home
+        Process proc = pb.start();
+        if (!proc.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            proc.destroyForcibly();
+            throw new IOException("chromium did not finish in " + TIMEOUT_SECONDS + " s: " + String.join(" ", command));
+        }
+        return new Run(proc.exitValue(), Files.readString(stdout), Files.readString(stderr));
+    }
+}
