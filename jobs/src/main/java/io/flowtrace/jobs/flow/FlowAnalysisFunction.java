@@ -145,8 +145,9 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         }
         if (rejected > 0) {
             rejectedPackets.inc(rejected);
-            ctx.output(DEAD_LETTERS, FlowBatchDecoder.deadLetter(record, DeadLetterStage.VALIDATE, rejected + " of " + packets
-                    + " packets rejected, the others analysed; " + firstRejection, null, rejected));
+            ctx.output(DEAD_LETTERS, FlowBatchDecoder.deadLetter(record, DeadLetterStage.VALIDATE,
+                    rejected + " of " + packets + " packets rejected, the others analysed; " + firstRejection, null,
+                    rejected));
         }
         if (analysed > 0) {
             schedule(s, ctx.timerService(), wake);
