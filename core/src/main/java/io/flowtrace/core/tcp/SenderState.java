@@ -189,6 +189,15 @@ final class SenderState {
         rounds.readV2(in);
     }
 
+    /** State added in flow-state version 3 (FlowStateCodec). */
+    void writeV3(java.io.DataOutput out) throws java.io.IOException {
+        rounds.writeV3(out);
+    }
+
+    void readV3(java.io.DataInput in) throws java.io.IOException {
+        rounds.readV3(in);
+    }
+
     void write(java.io.DataOutput out) throws java.io.IOException {
         stats.write(out);
         Varints.write(out, seq.last());

@@ -65,6 +65,22 @@ class FlowStateCodecTest {
     }
 
     @org.junit.jupiter.api.Test
+    void readsVersionTwoStateWrittenBeforeTheVersionThreeFields() throws Exception {
+        List<TcpFlowAnalyzer> flows = new ArrayList<>();
+        run("decoding/tcp4-sack.pcap", Integer.MAX_VALUE, flows);
+        TcpFlowAnalyzer f = flows.get(0);
+        byte[] v3 = FlowStateCodec.toBytes(f);
+        java.io.ByteArrayOutputStream extra = new java.io.ByteArrayOutputStream();
+        f.writeVersion3Fields(new java.io.DataOutputStream(extra));
+        byte[] v2 = java.util.Arrays.copyOf(v3, v3.length - extra.size());
+        v2[0] = 2;
+        TcpFlowAnalyzer restored = FlowStateCodec.fromBytes(v2, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE);
+        assertThat(restored.clientToServer().packets).isEqualTo(f.clientToServer().packets);
+        assertThat(restored.slowStart(true).exitReason).isEqualTo(f.slowStart(true).exitReason);
+        assertThat(restored.slowStart(true).cwndStuckRounds).isEqualTo(f.slowStart(true).cwndStuckRounds);
+    }
+
+    @org.junit.jupiter.api.Test
     void refusesAnUnknownStateVersion() {
         assertThatThrownBy(() -> FlowStateCodec.fromBytes(new byte[] {99, 0, 0}, AnalyzerConfig.DEFAULTS, TcpEventSink.NONE))
                 .hasMessageContaining("unknown flow state version 99");

@@ -89,6 +89,35 @@ public final class WireFlow {
     }
 
     /**
+     * The most client data packets outstanding on the wire (segments sent, by sequence start, whose
+     * end is above the highest cumulative ACK from the server; no SACK) after any client data segment
+     * sent strictly before {@code untilEpoch}. The kernel's cwnd counts packets, and a message's last
+     * segment is usually shorter than the MSS: bytes / MSS would miss it.
+     */
+    public long maxPacketsOutstandingBefore(double untilEpoch) {
+        java.util.TreeMap<Long, Long> sent = new java.util.TreeMap<>();
+        long acked = 1;
+        long max = 0;
+        for (Map<String, String> r : rows) {
+            if (time(r) >= untilEpoch) {
+                break;
+            }
+            if (fromClient(r)) {
+                if (len(r) > 0) {
+                    long start = relative(r.get("tcp.seq_raw"));
+                    sent.merge(start, start + len(r), Math::max);
+                    final long cumulative = acked;
+                    sent.values().removeIf(end -> end <= cumulative);
+                    max = Math.max(max, sent.size());
+                }
+            } else if ((flags(r) & 0x10) != 0 && !isSynAck(r)) {
+                acked = Math.max(acked, relative(r.get("tcp.ack_raw")));
+            }
+        }
+        return max;
+    }
+
+    /**
      * The most client data outstanding on the wire (highest byte sent − highest cumulative ACK from
      * the server, no SACK) after any client data segment sent strictly before {@code untilEpoch}.
      */
