@@ -210,6 +210,57 @@ class KernelSeriesTruthTest {
     }
 
     /**
+     * Per-round flight against the kernel's cwnd after slow start on bulk iperf3 flows through a
+     * queueing bottleneck (20 Mbit/s tbf; the sender always has data and the queue holds the rest,
+     * so every round is cwnd-limited): rounds that end after the kernel's first ssthresh, with the
+     * client's socket in the Open state at both ends of the round (Recovery's PRR and the loss itself
+     * change cwnd within the round). The segment size is the largest client payload on the wire.
+     * Median error ≤ 10 %.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cubic-deepqueue", "cubic-loss", "reno-taildrop", "ipv6-loss"})
+    void perRoundFlightIsTheKernelsCwndAfterSlowStart(String c) throws Exception {
+        JsonNode flow = bulk(kernel(c));
+        String client = flow.get("client").asText();
+        JsonNode series = flow.get("probe").get("cwnd_series");
+        double exit = flow.get("probe").get("slow_start_exit").get("t").asDouble();
+        long mss = 0;
+        for (Map<String, String> r : WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz")).get(client).rows) {
+            mss = Math.max(mss, WireFlow.len(r));
+        }
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
+        List<Double> errors = new ArrayList<>();
+        double previous = -1;
+        for (TcpEvent e : run.events.get(client)) {
+            if (e instanceof TcpEvent.Round r && r.fromClient()) {
+                double t = r.timeNanos() / 1e9;
+                if (t > exit && previous > exit && open(flow, previous) && open(flow, t)) {
+                    long cwnd = cwndAt(series, t);
+                    errors.add(Math.abs((double) r.flightBytes() / mss - cwnd) / cwnd);
+                }
+                previous = t;
+            }
+        }
+        java.util.Collections.sort(errors);
+        assertThat(errors).as("%s rounds compared", c).hasSizeGreaterThan(50);
+        assertThat(errors.get(errors.size() / 2)).as("%s median per-round flight error", c).isLessThanOrEqualTo(0.10);
+    }
+
+    /** Whether the client socket's last tcp_cong_state_set at or before {@code t} was Open (or none yet). */
+    private static boolean open(JsonNode flow, double t) {
+        String state = "Open";
+        for (JsonNode st : flow.get("cong_states")) {
+            if (st.get(0).asDouble() > t) {
+                break;
+            }
+            if (st.get(1).asText().equals("client")) {
+                state = st.get(2).asText();
+            }
+        }
+        return state.equals("Open");
+    }
+
+    /**
      * cwnd-stuck rounds against the kernel's cwnd: a round is stuck when the kernel's cwnd at its end
      * (tcp_probe series, a step function) was at most 6 segments and the sender had filled it (the
      * client data outstanding on the wire, from tshark's rows, just before the ACK that ended the

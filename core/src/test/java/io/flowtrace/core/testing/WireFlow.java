@@ -23,16 +23,19 @@ public final class WireFlow {
         this.server = server;
     }
 
-    /** Connections of an IPv4 TSV by client endpoint ("ip:port"); the client sent the first SYN. */
+    /**
+     * Connections of a TSV by client endpoint ("ip:port", "[v6]:port" as tshark prints the address);
+     * the client sent the first SYN.
+     */
     public static Map<String, WireFlow> read(Path tsv) throws IOException {
         Map<String, WireFlow> byTuple = new LinkedHashMap<>();
         Map<String, WireFlow> byClient = new LinkedHashMap<>();
         for (Map<String, String> row : Tsv.read(tsv)) {
-            if (row.get("tcp.flags").isEmpty() || row.get("ip.src").isEmpty()) {
-                continue; // not TCP over IPv4 (ARP, ICMPv6 ...)
+            if (row.get("tcp.flags").isEmpty() || (row.get("ip.src").isEmpty() && row.get("ipv6.src").isEmpty())) {
+                continue; // not TCP (ARP, ICMPv6 ...)
             }
-            String src = row.get("ip.src") + ":" + row.get("tcp.srcport");
-            String dst = row.get("ip.dst") + ":" + row.get("tcp.dstport");
+            String src = source(row);
+            String dst = destination(row);
             String tuple = src.compareTo(dst) < 0 ? src + ">" + dst : dst + ">" + src;
             WireFlow f = byTuple.get(tuple);
             if (f == null) {
@@ -49,7 +52,17 @@ public final class WireFlow {
     }
 
     public boolean fromClient(Map<String, String> row) {
-        return (row.get("ip.src") + ":" + row.get("tcp.srcport")).equals(client);
+        return source(row).equals(client);
+    }
+
+    private static String source(Map<String, String> row) {
+        String v4 = row.get("ip.src");
+        return (v4.isEmpty() ? "[" + row.get("ipv6.src") + "]" : v4) + ":" + row.get("tcp.srcport");
+    }
+
+    private static String destination(Map<String, String> row) {
+        String v4 = row.get("ip.dst");
+        return (v4.isEmpty() ? "[" + row.get("ipv6.dst") + "]" : v4) + ":" + row.get("tcp.dstport");
     }
 
     public static double time(Map<String, String> row) {
