@@ -79,7 +79,14 @@ final class SenderState {
     int ipIdSequential;
     int ipIdOther;
 
+    /**
+     * The current packet's id is older than the newest one seen (sequential ids): it was sent before a
+     * packet that already arrived, i.e. it was overtaken. Not state: read right after observeIpId.
+     */
+    boolean ipIdWentBack;
+
     void observeIpId(int id) {
+        ipIdWentBack = false;
         if (id < 0) {
             return;
         }
@@ -89,6 +96,10 @@ final class SenderState {
                 ipIdSequential++;
             } else {
                 ipIdOther++;
+            }
+            if (delta > 0x7fff) {
+                ipIdWentBack = true;
+                return; // keep the newest id: the next packet is compared with what was sent last
             }
         }
         lastIpId = id;

@@ -124,7 +124,7 @@ class WireTruthTest {
      * a late original (fewer than four ids learned, 15–100 µs RTT below the timing fallback's floor).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"reorder", "short-lowrtt", "short-http", "short-conns", "cubic-loss", "bbr-loss"})
+    @ValueSource(strings = {"reorder", "reorder-lane", "short-lowrtt", "short-http", "short-conns", "cubic-loss", "bbr-loss"})
     void lostSegmentsAndReorderingEqualTheTwoCaptureTruth(String c) throws Exception {
         Map<String, WireFlow> up = WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"));
         Map<String, WireFlow> down = WireFlow.read(TestData.file("tcp/" + c + ".receiver.tshark.tsv.gz"));
