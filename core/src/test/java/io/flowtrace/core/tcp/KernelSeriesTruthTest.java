@@ -267,13 +267,14 @@ class KernelSeriesTruthTest {
      * round reached that cwnd). Rounds are HyStart's (a round ends at the first ACK at or past the
      * highest sequence sent when it began), from tshark's rows too. cwnd-locked(-tso): a route metric
      * locks cwnd at 6 (offloads off and on); app-limited (iperf3 -b 2M: rounds of 1–2 segments while
-     * the kernel's cwnd is 10–25) and cubic-clean have no stuck round, and app-limited's small rounds
-     * are said to be limited by the application. flowtrace may miss rounds (it needs three at one
+     * the kernel's cwnd is 10–25), rwnd-limited (a 16 KB receive buffer read at 1 MB/s: 19 zero
+     * windows, the kernel's cwnd 10–26) and cubic-clean have no stuck round; app-limited's small rounds
+     * are said to be limited by the application, rwnd-limited's by the receive window. flowtrace may miss rounds (it needs three at one
      * plateau with every ACK answered at once) but never count one the kernel contradicts; at least
      * 80 % of the kernel's.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"cwnd-locked", "cwnd-locked-tso", "app-limited", "cubic-clean"})
+    @ValueSource(strings = {"cwnd-locked", "cwnd-locked-tso", "app-limited", "rwnd-limited", "cubic-clean"})
     void cwndStuckRoundsAreTheKernelsSmallFullWindows(String c) throws Exception {
         JsonNode flow = bulk(kernel(c));
         String client = flow.get("client").asText();
@@ -321,6 +322,12 @@ class KernelSeriesTruthTest {
             assertThat(ss.appLimitedSmallRounds).as("app-limited: small rounds limited by the application")
                     .isPositive();
             assertThat(ss.rwndLimitedSmallRounds).isZero();
+        }
+        if (c.equals("rwnd-limited")) {
+            SlowStartStats ss = run.clientSlowStart.get(client);
+            assertThat(ss.rwndLimitedSmallRounds).as("rwnd-limited: small rounds limited by the receive window")
+                    .isPositive();
+            assertThat(ss.appLimitedSmallRounds).isZero();
         }
     }
 
