@@ -109,7 +109,7 @@ class KernelSeriesTruthTest {
      * flows that never left the Open state compare), within one MSS.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"cubic-clean", "app-limited", "short-http", "cwnd-locked", "zero-window"})
+    @ValueSource(strings = {"cubic-clean", "app-limited", "short-http", "short-lowrtt", "cwnd-locked", "zero-window"})
     void peakFlightIsTheKernelsInFlightWithinOneMss(String c) throws Exception {
         JsonNode truth = kernel(c);
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));

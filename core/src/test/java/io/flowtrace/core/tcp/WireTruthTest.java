@@ -229,7 +229,7 @@ class WireTruthTest {
     /** rtt_us against tcptrace's RTT (0.1 ms resolution) for flows with ≥ 50 samples: 0.1 ms + 5 %. */
     @ParameterizedTest
     @ValueSource(strings = {"cubic-loss", "cubic-deepqueue", "reno-taildrop", "cubic-clean", "cwnd-locked", "bbr-loss",
-        "short-http"})
+        "short-http", "reorder-lane", "rwnd-limited", "zero-window", "app-limited"})
     void rttAgreesWithTcptrace(String c) throws Exception {
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
         java.nio.file.Path txt = TestData.file("tcp/" + c + ".sender.tcptrace.txt");
