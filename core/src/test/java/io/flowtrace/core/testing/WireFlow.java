@@ -129,28 +129,4 @@ public final class WireFlow {
         }
         return max;
     }
-
-    /**
-     * The most client data outstanding on the wire (highest byte sent − highest cumulative ACK from
-     * the server, no SACK) after any client data segment sent strictly before {@code untilEpoch}.
-     */
-    public long maxOutstandingBefore(double untilEpoch) {
-        long highest = 1;
-        long acked = 1;
-        long max = 0;
-        for (Map<String, String> r : rows) {
-            if (time(r) >= untilEpoch) {
-                break;
-            }
-            if (fromClient(r)) {
-                if (len(r) > 0) {
-                    highest = Math.max(highest, relative(r.get("tcp.seq_raw")) + len(r));
-                    max = Math.max(max, highest - acked);
-                }
-            } else if ((flags(r) & 0x10) != 0 && !isSynAck(r)) {
-                acked = Math.max(acked, relative(r.get("tcp.ack_raw")));
-            }
-        }
-        return max;
-    }
 }
