@@ -6,7 +6,7 @@ package io.flowtrace.core.tcp;
  * tcp_cubic.c); the round's largest flight is its cwnd estimate. On top of the rounds: the
  * slow-start exit (when growth stops and why, with CUBIC's HyStart tests replayed on the ACKs the
  * capture saw), the delivery rate and BDP, and rounds where the window is stuck at a few segments
- * although the sender has data (seed 004).
+ * although the sender has data (seed 004, {@link CwndStuckRule}).
  */
 final class RoundTracker {
     /**
@@ -22,15 +22,6 @@ final class RoundTracker {
     private static final long ACK_CLOCK_NANOS = 100_000L;
     /** Per-round RTT statistics (the round event's min RTT) use the first 8 samples, as HyStart does. */
     private static final int ROUND_RTT_SAMPLES = 8;
-    /** Seed 004: BBR's cwnd stuck "around 6 segments" without GSO. */
-    static final int STUCK_SEGMENTS = 6;
-    /**
-     * Linux never lets cwnd fall below 2 outside an RTO (tcp_cwnd_reduction, CUBIC/Reno ssthresh ≥ 2):
-     * a plateau of one segment is the sender's own pace, not a window.
-     */
-    private static final int STUCK_MIN_SEGMENTS = 2;
-    /** Rounds at one plateau before they count as stuck: one or two equal rounds happen by chance. */
-    private static final int STUCK_RUN = 3;
     /** RFC 6928's largest initial window, in segments (Linux TCP_INIT_CWND). */
     private static final int INITIAL_WINDOW_SEGMENTS = 10;
 
@@ -64,11 +55,7 @@ final class RoundTracker {
     private boolean ackAwaitingSend;
     /** The pipe sat empty for longer than {@link #ACK_CLOCK_NANOS} in this round: nothing waited to be sent. */
     private boolean roundIdle;
-    /** Largest round flight since the last loss retransmission: cwnd did not shrink below it since. */
-    private long referenceFlight;
-    /** Consecutive cwnd-limited small rounds at one plateau, and that plateau's flight. */
-    private int plateauRun;
-    private long plateauFlight;
+    private final CwndStuckRule stuck = new CwndStuckRule();
     private boolean roundRetransmitted;
     private boolean roundRwndLimited;
     private boolean roundAppLimited;
@@ -235,7 +222,8 @@ final class RoundTracker {
             stats.maxCwndAfterExitBytes = Math.max(stats.maxCwndAfterExitBytes, roundMaxFlight);
         }
         long mss = mss(s);
-        countStuck(mss, flightAtEnd);
+        boolean dataWaiting = roundAcks > 0 && roundAnsweredAcks == roundAcks && !roundIdle;
+        stuck.onRoundEnd(stats, mss, roundMaxFlight, flightAtEnd, dataWaiting, roundRwndLimited, roundRetransmitted);
         if (events != TcpEventSink.NONE) { // no allocation per round when nobody listens
             events.accept(new TcpEvent.Round(nanos, fromClient, stats.rounds, roundMaxFlight,
                     roundRttSamples > 0 ? roundMinRtt : -1, roundDelivered));
@@ -260,50 +248,6 @@ final class RoundTracker {
                         firstSynNanos, events, fromClient);
             }
         }
-    }
-
-    /**
-     * Seed 004's stuck window, from what a tap sees of a window-limited sender: the round ended with
-     * the window full (flight just before the ending ACK = the round's largest), every advancing ACK
-     * was answered by a new segment at once and the pipe never sat empty (data was waiting), no
-     * retransmission, not the receive window; the flight is 2–6 segments and not below the largest
-     * round since the last loss less one segment (cwnd only shrinks on loss; a tail-loss probe may
-     * put one new segment beyond it, tcp_send_loss_probe), and the same plateau holds for
-     * {@link #STUCK_RUN} rounds. Slow start can be stuck too: a window pinned by a route metric never
-     * leaves it (testdata/tcp/cwnd-locked). Small rounds failing the test are counted by their limit:
-     * the receive window, or the application / send buffer. A sender limited by its own CPU looks
-     * the same as a stuck window from the wire; docs/metrics.md says so.
-     */
-    private void countStuck(long mss, long flightAtEnd) {
-        if (mss <= 0) {
-            return;
-        }
-        boolean small = roundMaxFlight >= STUCK_MIN_SEGMENTS * mss && roundMaxFlight <= STUCK_SEGMENTS * mss;
-        boolean windowFull = 2 * flightAtEnd + mss >= 2 * roundMaxFlight;
-        boolean dataWaiting = roundAcks > 0 && roundAnsweredAcks == roundAcks && !roundIdle;
-        boolean cwndLimited = windowFull && dataWaiting && !roundRwndLimited && !roundRetransmitted
-                && roundMaxFlight + mss >= referenceFlight;
-        if (small && cwndLimited) {
-            if (plateauRun > 0 && 2 * Math.abs(roundMaxFlight - plateauFlight) <= mss) {
-                plateauRun++;
-            } else {
-                plateauRun = 1;
-                plateauFlight = roundMaxFlight;
-            }
-            if (plateauRun == STUCK_RUN) {
-                stats.cwndStuckRounds += STUCK_RUN;
-            } else if (plateauRun > STUCK_RUN) {
-                stats.cwndStuckRounds++;
-            }
-        } else {
-            plateauRun = 0;
-            if (small && roundRwndLimited) {
-                stats.rwndLimitedSmallRounds++;
-            } else if (small && !roundRetransmitted) {
-                stats.appLimitedSmallRounds++;
-            }
-        }
-        referenceFlight = roundRetransmitted ? 0 : Math.max(referenceFlight, roundMaxFlight);
     }
 
     /** The flow ended: a HyStart signal nothing contradicted is the exit. */
@@ -393,18 +337,14 @@ final class RoundTracker {
     /** State added in flow-state version 3 (FlowStateCodec): the growth bound and the stuck-window rule. */
     void writeV3(java.io.DataOutput out) throws java.io.IOException {
         Varints.write(out, initialBurstFlight);
-        Varints.write(out, referenceFlight);
-        Varints.write(out, plateauRun);
-        Varints.write(out, plateauFlight);
+        stuck.write(out);
         out.writeByte((ackAwaitingSend ? 1 : 0) | (roundIdle ? 2 : 0));
         stats.writeV3(out);
     }
 
     void readV3(java.io.DataInput in) throws java.io.IOException {
         initialBurstFlight = Varints.read(in);
-        referenceFlight = Varints.read(in);
-        plateauRun = (int) Varints.read(in);
-        plateauFlight = Varints.read(in);
+        stuck.read(in);
         int bits = in.readByte();
         ackAwaitingSend = (bits & 1) != 0;
         roundIdle = (bits & 2) != 0;

@@ -304,7 +304,7 @@ class KernelSeriesTruthTest {
             } else if (ack >= endSeq) {
                 rounds++;
                 long cwnd = cwndAt(series, WireFlow.time(r));
-                stuck += cwnd <= RoundTracker.STUCK_SEGMENTS && outstanding >= cwnd * mss ? 1 : 0;
+                stuck += cwnd <= CwndStuckRule.STUCK_SEGMENTS && outstanding >= cwnd * mss ? 1 : 0;
                 endSeq = highest;
             }
         }
