@@ -5,7 +5,7 @@
 #        OUTDIR defaults to testdata/tcp next to this script; CASEs default to all of:
 #        cubic-loss bbr-loss reno-taildrop cubic-deepqueue rwnd-limited short-conns reorder
 #        ipv6-loss tso-on short-http zero-window cubic-clean cwnd-locked cwnd-locked-tso app-limited
-#        short-lowrtt
+#        short-lowrtt reorder-lane
 # Needs: root, iproute2, nftables, ethtool, tcpdump, tshark, tcptrace, iperf3, python3, tracefs.
 #
 # Every case builds client -> router -> server (scripts/lab/netns.sh; bottleneck tbf on the
@@ -32,7 +32,7 @@ OUT=$(cd "$OUT" && pwd)
 CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(cubic-loss bbr-loss reno-taildrop cubic-deepqueue rwnd-limited
                                 short-conns reorder ipv6-loss tso-on short-http zero-window
-                                cubic-clean cwnd-locked cwnd-locked-tso app-limited short-lowrtt)
+                                cubic-clean cwnd-locked cwnd-locked-tso app-limited short-lowrtt reorder-lane)
 . "$HERE/lab/netns.sh"
 . "$HERE/lab/ktrace.sh"
 export LC_ALL=C
@@ -239,6 +239,31 @@ run_cwnd_locked_tso() {
     cwnd_lock
     iperf_server 5214
     iperf_client "$LAB_SERVER4" 5214 -t 2 -C cubic
+    case_end
+}
+
+run_reorder_lane() {
+    # real reordering on purpose: the router sends 2 % of the client's segments (chosen at random by
+    # nftables) through a slow lane, an htb class of 5 Mbit/s that holds each for >= 2.3 ms while the
+    # others pass at once through a 10 Gbit/s class: those arrive after segments sent later. This
+    # kernel has no tc classifiers (fw, u32 ...), so nftables picks the class by skb->priority
+    # (meta priority set 1:2, which htb_classify reads). RPS pinned, offloads off, no drop: every
+    # segment the client sends reaches the server.
+    case_begin reorder-lane 5217 --loss 0
+    lab_ns router tc qdisc replace dev r1 root handle 1: htb default 1 r2q 10000
+    lab_ns router tc class add dev r1 parent 1: classid 1:1 htb rate 10gbit
+    lab_ns router tc class add dev r1 parent 1: classid 1:2 htb rate 5mbit ceil 5mbit
+    lab_ns router nft -f - <<'EOF'
+table inet ftreorder {
+    chain lane {
+        type filter hook forward priority 0; policy accept;
+        iifname "r0" tcp dport 5217 tcp flags & (syn | fin | rst) == 0 numgen random mod 1000 < 20 meta priority set 1:2
+    }
+}
+EOF
+    iperf_server 5217
+    iperf_client "$LAB_SERVER4" 5217 -n 2M -C cubic
+    lab_ns router tc -s class show dev r1 | grep -A1 "^class" | sed 's/^/  /'
     case_end
 }
 

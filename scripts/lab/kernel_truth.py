@@ -29,7 +29,8 @@ resolution as printed by tracefs):
           {t, snd_cwnd, ssthresh, cwnd_before, ca_state, srtt_us} (cwnd_before = snd_cwnd of the
           previous event, still in slow start); null if ssthresh never left its initial value
           (e.g. BBR, which does not use ssthresh that way)
-      max_snd_cwnd, min_srtt_us, events
+      max_snd_cwnd, min_srtt_us, events, srtt_mean_us (mean srtt over every sample; cwnd_series
+          holds only cwnd/ssthresh change points, so its srtt values are bunched where cwnd changed)
       inflight (snd_nxt - snd_una in bytes at each tcp_probe, i.e. before that ACK is processed;
           SACKed bytes are not subtracted, the tracepoint does not carry them):
           max_inflight_open_bytes: the largest in the Open state; max_inflight_before_exit_bytes:
@@ -197,6 +198,7 @@ def main():
             if pr:
                 probe["max_snd_cwnd"] = max(p[1] for p in pr)
                 probe["min_srtt_us"] = min(p[3] for p in pr if p[3] > 0) if any(p[3] > 0 for p in pr) else None
+                probe["srtt_mean_us"] = round(sum(p[3] for p in pr) / len(pr), 1)
                 for i, p in enumerate(pr):
                     if p[2] < INF:
                         probe["slow_start_exit"] = {

@@ -30,12 +30,13 @@
 #   lab_ns NS CMD...      run CMD in namespace NS (client|router|server)
 #   LAB_* variables       addresses and interface names, see below.
 #
-# The namespaces are named ft-client / ft-router / ft-server. lab_setup first tears down any
+# The namespaces are named ft-client / ft-router / ft-server (LAB_NS_CLIENT/ROUTER/SERVER set
+# before sourcing choose others, so two labs can run at once). lab_setup first tears down any
 # leftovers of an earlier run, so scripts are re-runnable.
 
-LAB_NS_CLIENT=ft-client
-LAB_NS_ROUTER=ft-router
-LAB_NS_SERVER=ft-server
+LAB_NS_CLIENT=${LAB_NS_CLIENT:-ft-client}
+LAB_NS_ROUTER=${LAB_NS_ROUTER:-ft-router}
+LAB_NS_SERVER=${LAB_NS_SERVER:-ft-server}
 LAB_IF_CLIENT=c0
 LAB_IF_SERVER=s0
 LAB_IF_ROUTER_C=r0

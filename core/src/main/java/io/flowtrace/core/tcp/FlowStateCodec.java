@@ -15,10 +15,11 @@ import java.io.UncheckedIOException;
  * version: a reader refuses versions it does not know instead of misreading them, and a new
  * version must keep reading the old ones (savepoint upgrades, docs/operations.md). Version 2
  * appends the slow-start state of docs/metrics.md's loss-exit rule (the largest flight before the
- * first loss retransmission) after the version-1 fields.
+ * first loss retransmission) after the version-1 fields; version 3 appends the slow-start growth
+ * bound and the stuck-window rule's state after those.
  */
 public final class FlowStateCodec {
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     /** The oldest version this build still reads. */
     public static final int OLDEST_READABLE = 1;
 

@@ -96,6 +96,17 @@ final class RetransmissionClassifier {
             long nanos, long reorderWindowNanos, TcpEventSink events) {
         SegmentQueue q = s.unacked;
         int len = p.payloadLength;
+        int floor = q.floor(start);
+        boolean seenBefore = (floor >= 0 && q.end(floor) > start) || (s.ackSeen && start < s.ackedUpTo);
+        if (seenBefore && p.ipVersion == 4 && s.ipIdWentBack && s.ipIdsSequential()) {
+            // data already here, in a copy with an older IPv4 id than the newest seen: sent before a
+            // packet that already arrived, so not a retransmission but an earlier copy (the original)
+            // overtaken on the way, typically by its own retransmission (testdata/tcp/reorder-lane)
+            s.stats.reorderedPackets++;
+            events.accept(new TcpFlowEvent.Reordering(nanos, fromClient, start, len,
+                    floor >= 0 ? nanos - q.firstSent(floor) : 0));
+            return null;
+        }
         if (s.ackSeen && end <= s.ackedUpTo) {
             // already ACKed: spurious, but it still tells us which recovery the sender is in
             RetransmissionClass trigger = classify(s, start, end, nanos, priorTransmissions(q, start));

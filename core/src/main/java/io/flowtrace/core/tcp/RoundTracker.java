@@ -6,7 +6,7 @@ package io.flowtrace.core.tcp;
  * tcp_cubic.c); the round's largest flight is its cwnd estimate. On top of the rounds: the
  * slow-start exit (when growth stops and why, with CUBIC's HyStart tests replayed on the ACKs the
  * capture saw), the delivery rate and BDP, and rounds where the window is stuck at a few segments
- * although the sender has data (seed 004).
+ * although the sender has data (seed 004, {@link CwndStuckRule}).
  */
 final class RoundTracker {
     /**
@@ -14,12 +14,16 @@ final class RoundTracker {
      * segment; measured rounds are bursty (delayed ACKs, TSO), so growth below ×1.25 counts as stopped.
      */
     private static final double SLOW_START_GROWTH = 1.25;
-    /** A send within this long after an advancing ACK was clocked out by it (the sender had data waiting). */
-    private static final long ACK_CLOCK_NANOS = 50_000L;
+    /**
+     * A new segment leaving this soon after an advancing ACK was clocked out by it: the sender had data
+     * waiting. At the sender's tap a window-limited Linux sender answers an ACK 20–60 µs later
+     * (testdata/tcp/cwnd-locked: median 25 µs, 90th percentile 58 µs).
+     */
+    private static final long ACK_CLOCK_NANOS = 100_000L;
     /** Per-round RTT statistics (the round event's min RTT) use the first 8 samples, as HyStart does. */
     private static final int ROUND_RTT_SAMPLES = 8;
-    /** Seed 004: BBR's cwnd stuck "around 6 segments" without GSO. */
-    static final int STUCK_SEGMENTS = 6;
+    /** RFC 6928's largest initial window, in segments (Linux TCP_INIT_CWND). */
+    private static final int INITIAL_WINDOW_SEGMENTS = 10;
 
     final SlowStartStats stats = new SlowStartStats();
     private final HyStartReplay hyStart = new HyStartReplay();
@@ -41,12 +45,24 @@ final class RoundTracker {
      */
     private long slowStartMaxFlight;
     private long roundDelivered;
+    /**
+     * Flight of the first burst, sent before any ACK of data came back: the initial window (or less).
+     * {@link #UNKNOWN} in state restored from a version without it.
+     */
+    private long initialBurstFlight;
+    private static final long UNKNOWN = Long.MAX_VALUE / 4;
+    /** The last advancing ACK has not been answered by a new segment yet. */
+    private boolean ackAwaitingSend;
+    /** The pipe sat empty for longer than {@link #ACK_CLOCK_NANOS} in this round: nothing waited to be sent. */
+    private boolean roundIdle;
+    private final CwndStuckRule stuck = new CwndStuckRule();
     private boolean roundRetransmitted;
     private boolean roundRwndLimited;
     private boolean roundAppLimited;
     private boolean drained;
-    private int roundSends;
-    private int roundClockedSends;
+    /** Advancing ACKs in this round, and how many a new segment followed within {@link #ACK_CLOCK_NANOS}. */
+    private int roundAcks;
+    private int roundAnsweredAcks;
     private long drainedAtNanos;
     private int roundRttSamples;
     private long roundMinRtt = Long.MAX_VALUE;
@@ -76,6 +92,9 @@ final class RoundTracker {
         if (flight > roundMaxFlight) {
             roundMaxFlight = flight;
         }
+        if (!retransmission && s.lastPeerAckNanos < s.stats.firstDataNanos) {
+            initialBurstFlight = Math.max(initialBurstFlight, flight);
+        }
         if (!retransmission && inSlowStart()) {
             slowStartMaxFlight = Math.max(slowStartMaxFlight, flight);
             if (candidate != null && flight > SLOW_START_GROWTH * candidateCwnd + 2 * mss(s)) {
@@ -92,11 +111,16 @@ final class RoundTracker {
             if (stats.minRttNanos > 0 && idle >= stats.minRttNanos) {
                 roundAppLimited = true; // the pipe emptied and nothing was sent for an RTT: nothing to send
             }
+            if (idle > ACK_CLOCK_NANOS) {
+                roundIdle = true;
+            }
             drained = false;
         }
-        roundSends++;
-        if (lastAckNanos >= 0 && nanos - lastAckNanos <= ACK_CLOCK_NANOS) {
-            roundClockedSends++;
+        if (!retransmission && ackAwaitingSend) {
+            ackAwaitingSend = false;
+            if (nanos - lastAckNanos <= ACK_CLOCK_NANOS) {
+                roundAnsweredAcks++;
+            }
         }
         if (retransmission) {
             roundRetransmitted = true;
@@ -107,7 +131,8 @@ final class RoundTracker {
                     // HyStart had already set ssthresh: the loss comes after the exit
                     exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
                 } else {
-                    exit(SlowStartExitCause.LOSS, nanos, slowStartMaxFlight, s, firstSynNanos, events, fromClient);
+                    exit(SlowStartExitCause.LOSS, nanos, Math.min(slowStartMaxFlight, slowStartGrowthBound(s)), s,
+                            firstSynNanos, events, fromClient);
                 }
             }
         }
@@ -148,12 +173,28 @@ final class RoundTracker {
         lastAckNanos = nanos;
         if (roundEndSeq < 0) {
             startRound(s, nanos);
-            return;
-        }
-        if (ack >= roundEndSeq) {
-            endRound(s, nanos, firstSynNanos, events, fromClient);
+        } else if (ack >= roundEndSeq) {
+            endRound(s, nanos, Math.max(0, s.nextSeq - previous - s.sackedOutBytes()), firstSynNanos, events, fromClient);
             startRound(s, nanos);
         }
+        roundAcks++;
+        ackAwaitingSend = true;
+    }
+
+    /**
+     * The most slow start can have grown the window to by now: the initial window (RFC 6928's 10
+     * segments, or the first burst if it was larger) plus every byte cumulatively ACKed, since slow
+     * start adds at most the data each ACK delivers (RFC 5681 §3.1; Linux tcp_slow_start adds the
+     * ACKed segments, and only on ACKs that advance snd_una, tcp_may_raise_cwnd). The flight can
+     * exceed it: SACKed segments stay outstanding on the wire while the sender no longer counts them
+     * (testdata/tcp/short-lowrtt: 13 segments outstanding at a kernel cwnd of 11, 2 of them SACKed).
+     * Without the SYN the ACKed bytes before the capture are unknown, and there is no bound.
+     */
+    private long slowStartGrowthBound(SenderState s) {
+        if (!s.synSeen || initialBurstFlight >= UNKNOWN) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(INITIAL_WINDOW_SEGMENTS * mss(s), initialBurstFlight) + Math.max(0, s.ackedUpTo - 1);
     }
 
     private void startRound(SenderState s, long nanos) {
@@ -167,11 +208,14 @@ final class RoundTracker {
         roundAppLimited = false;
         roundRttSamples = 0;
         roundMinRtt = Long.MAX_VALUE;
-        roundSends = 0;
-        roundClockedSends = 0;
+        roundAcks = 0;
+        roundAnsweredAcks = 0;
+        roundIdle = false;
     }
 
-    private void endRound(SenderState s, long nanos, long firstSynNanos, TcpEventSink events, boolean fromClient) {
+    /** @param flightAtEnd the flight just before the ACK that ended the round */
+    private void endRound(SenderState s, long nanos, long flightAtEnd, long firstSynNanos, TcpEventSink events,
+            boolean fromClient) {
         stats.rounds++;
         long duration = nanos - roundStartNanos;
         if (duration > 0 && roundDelivered > 0) {
@@ -183,14 +227,8 @@ final class RoundTracker {
             stats.maxCwndAfterExitBytes = Math.max(stats.maxCwndAfterExitBytes, roundMaxFlight);
         }
         long mss = mss(s);
-        // stuck: after slow start (before it, small flights are slow start itself), a few segments in
-        // flight although the sender had data waiting (its sends were ACK-clocked). A sender limited by
-        // its own CPU looks the same from the wire; docs/metrics.md says so.
-        if (!inSlowStart() && mss > 0 && roundMaxFlight <= STUCK_SEGMENTS * mss && roundMaxFlight > 0
-                && !roundRwndLimited && !roundAppLimited && !roundRetransmitted && roundSends > 0
-                && roundClockedSends * 4 >= roundSends * 3) {
-            stats.cwndStuckRounds++;
-        }
+        boolean dataWaiting = roundAcks > 0 && roundAnsweredAcks == roundAcks && !roundIdle;
+        stuck.onRoundEnd(stats, mss, roundMaxFlight, flightAtEnd, dataWaiting, roundRwndLimited, roundRetransmitted);
         if (events != TcpEventSink.NONE) { // no allocation per round when nobody listens
             events.accept(new TcpFlowEvent.Round(nanos, fromClient, stats.rounds, roundMaxFlight,
                     roundRttSamples > 0 ? roundMinRtt : -1, roundDelivered));
@@ -253,8 +291,8 @@ final class RoundTracker {
     void write(java.io.DataOutput out) throws java.io.IOException {
         stats.write(out);
         long[] v = {roundEndSeq, roundStartNanos, roundMaxFlight, prevRoundMaxFlight, roundDelivered, drainedAtNanos,
-            roundRttSamples, roundMinRtt, lastAckNanos, candidateNanos, candidateCwnd, candidateAge, roundSends,
-            roundClockedSends};
+            roundRttSamples, roundMinRtt, lastAckNanos, candidateNanos, candidateCwnd, candidateAge, roundAcks,
+            roundAnsweredAcks};
         for (long x : v) {
             Varints.write(out, x);
         }
@@ -278,8 +316,9 @@ final class RoundTracker {
         candidateNanos = Varints.read(in);
         candidateCwnd = Varints.read(in);
         candidateAge = (int) Varints.read(in);
-        roundSends = (int) Varints.read(in);
-        roundClockedSends = (int) Varints.read(in);
+        roundAcks = (int) Varints.read(in);
+        roundAnsweredAcks = (int) Varints.read(in);
+        initialBurstFlight = UNKNOWN; // version 1 and 2 state: no growth bound for this flow
         int c = in.readByte();
         candidate = c < 0 ? null : SlowStartExitCause.values()[c];
         int bits = in.readByte();
@@ -298,5 +337,22 @@ final class RoundTracker {
     void readV2(java.io.DataInput in) throws java.io.IOException {
         slowStartMaxFlight = Varints.read(in);
         hyStart.read(in);
+    }
+
+    /** State added in flow-state version 3 (FlowStateCodec): the growth bound and the stuck-window rule. */
+    void writeV3(java.io.DataOutput out) throws java.io.IOException {
+        Varints.write(out, initialBurstFlight);
+        stuck.write(out);
+        out.writeByte((ackAwaitingSend ? 1 : 0) | (roundIdle ? 2 : 0));
+        stats.writeV3(out);
+    }
+
+    void readV3(java.io.DataInput in) throws java.io.IOException {
+        initialBurstFlight = Varints.read(in);
+        stuck.read(in);
+        int bits = in.readByte();
+        ackAwaitingSend = (bits & 1) != 0;
+        roundIdle = (bits & 2) != 0;
+        stats.readV3(in);
     }
 }

@@ -77,7 +77,14 @@ final class SenderState {
     int ipIdSequential;
     int ipIdOther;
 
+    /**
+     * The current packet's id is older than the newest one seen (sequential ids): it was sent before a
+     * packet that already arrived, i.e. it was overtaken. Not state: read right after observeIpId.
+     */
+    boolean ipIdWentBack;
+
     void observeIpId(int id) {
+        ipIdWentBack = false;
         if (id < 0) {
             return;
         }
@@ -87,6 +94,10 @@ final class SenderState {
                 ipIdSequential++;
             } else {
                 ipIdOther++;
+            }
+            if (delta > 0x7fff) {
+                ipIdWentBack = true;
+                return; // keep the newest id: the next packet is compared with what was sent last
             }
         }
         lastIpId = id;
@@ -185,6 +196,15 @@ final class SenderState {
         lastNewSackNanos = Varints.read(in);
         sackBacklogged = in.readBoolean();
         rounds.readV2(in);
+    }
+
+    /** State added in flow-state version 3 (FlowStateCodec). */
+    void writeV3(java.io.DataOutput out) throws java.io.IOException {
+        rounds.writeV3(out);
+    }
+
+    void readV3(java.io.DataInput in) throws java.io.IOException {
+        rounds.readV3(in);
     }
 
     void write(java.io.DataOutput out) throws java.io.IOException {

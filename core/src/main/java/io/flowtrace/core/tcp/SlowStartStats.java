@@ -14,6 +14,13 @@ public final class SlowStartStats {
     public long maxCwndBytes;
     public int rounds;
     public int cwndStuckRounds;
+    /**
+     * Rounds of 2–6 segments that were not a stuck window, by what limited them: the peer's receive
+     * window, or the application / send buffer (the window was not full at the round's end, an ACK
+     * was not answered at once, or the pipe sat empty).
+     */
+    public int rwndLimitedSmallRounds;
+    public int appLimitedSmallRounds;
     /** Limits seen while in slow start (reported when no exit happened). */
     public boolean rwndLimitedSeen;
     public boolean appLimitedSeen;
@@ -42,6 +49,16 @@ public final class SlowStartStats {
         Varints.write(out, rounds);
         Varints.write(out, cwndStuckRounds);
         out.writeByte((rwndLimitedSeen ? 1 : 0) | (appLimitedSeen ? 2 : 0));
+    }
+
+    void writeV3(java.io.DataOutput out) throws java.io.IOException {
+        Varints.write(out, rwndLimitedSmallRounds);
+        Varints.write(out, appLimitedSmallRounds);
+    }
+
+    void readV3(java.io.DataInput in) throws java.io.IOException {
+        rwndLimitedSmallRounds = (int) Varints.read(in);
+        appLimitedSmallRounds = (int) Varints.read(in);
     }
 
     void read(java.io.DataInput in) throws java.io.IOException {

@@ -340,10 +340,19 @@ public final class TcpFlowAnalyzer {
         writeVersion2Fields(out);
     }
 
-    /** Version 2 fields, appended after version 1's: a version-1 state is a prefix and still reads (FlowStateCodec). */
+    /**
+     * The fields after version 1's (version 2's, then version 3's): an older state is a prefix and
+     * still reads (FlowStateCodec).
+     */
     void writeVersion2Fields(java.io.DataOutput out) throws java.io.IOException {
         fromClient.writeV2(out);
         fromServer.writeV2(out);
+        writeVersion3Fields(out);
+    }
+
+    void writeVersion3Fields(java.io.DataOutput out) throws java.io.IOException {
+        fromClient.writeV3(out);
+        fromServer.writeV3(out);
     }
 
     static TcpFlowAnalyzer read(java.io.DataInput in, AnalyzerConfig config, int version) throws java.io.IOException {
@@ -363,6 +372,10 @@ public final class TcpFlowAnalyzer {
         if (version >= 2) {
             f.fromClient.readV2(in);
             f.fromServer.readV2(in);
+        }
+        if (version >= 3) {
+            f.fromClient.readV3(in);
+            f.fromServer.readV3(in);
         }
         return f;
     }

@@ -53,16 +53,37 @@ class FlowStateCodecTest {
         List<TcpFlowAnalyzer> flows = new ArrayList<>();
         run("decoding/tcp4-sack.pcap", Integer.MAX_VALUE, flows);
         TcpFlowAnalyzer f = flows.get(0);
-        byte[] v2 = FlowStateCodec.toBytes(f);
-        java.io.ByteArrayOutputStream extra = new java.io.ByteArrayOutputStream();
-        f.writeVersion2Fields(new java.io.DataOutputStream(extra));
-        // a version-1 writer wrote exactly the version-2 layout without the appended fields
-        byte[] v1 = java.util.Arrays.copyOf(v2, v2.length - extra.size());
-        v1[0] = 1;
-        TcpFlowAnalyzer restored = FlowStateCodec.fromBytes(v1, AnalyzerConfig.DEFAULTS);
+        // a version-1 writer wrote exactly the later layout without the appended fields
+        TcpFlowAnalyzer restored = restoredAs(f, 1, f::writeVersion2Fields);
         assertThat(restored.clientToServer().packets).isEqualTo(f.clientToServer().packets);
         assertThat(restored.serverToClient().dataBytes).isEqualTo(f.serverToClient().dataBytes);
         assertThat(restored.slowStart(true).exitReason).isEqualTo(f.slowStart(true).exitReason);
+    }
+
+    @org.junit.jupiter.api.Test
+    void readsVersionTwoStateWrittenBeforeTheVersionThreeFields() throws Exception {
+        List<TcpFlowAnalyzer> flows = new ArrayList<>();
+        run("decoding/tcp4-sack.pcap", Integer.MAX_VALUE, flows);
+        TcpFlowAnalyzer f = flows.get(0);
+        TcpFlowAnalyzer restored = restoredAs(f, 2, f::writeVersion3Fields);
+        assertThat(restored.clientToServer().packets).isEqualTo(f.clientToServer().packets);
+        assertThat(restored.slowStart(true).exitReason).isEqualTo(f.slowStart(true).exitReason);
+        assertThat(restored.slowStart(true).cwndStuckRounds).isEqualTo(f.slowStart(true).cwndStuckRounds);
+    }
+
+    /** The fields a newer version appends after an older one's. */
+    private interface AppendedFields {
+        void write(java.io.DataOutput out) throws java.io.IOException;
+    }
+
+    /** The flow's state as a writer of {@code version} wrote it: today's bytes without the fields appended since. */
+    private static TcpFlowAnalyzer restoredAs(TcpFlowAnalyzer f, int version, AppendedFields since) throws Exception {
+        byte[] now = FlowStateCodec.toBytes(f);
+        java.io.ByteArrayOutputStream extra = new java.io.ByteArrayOutputStream();
+        since.write(new java.io.DataOutputStream(extra));
+        byte[] old = java.util.Arrays.copyOf(now, now.length - extra.size());
+        old[0] = (byte) version;
+        return FlowStateCodec.fromBytes(old, AnalyzerConfig.DEFAULTS);
     }
 
     @org.junit.jupiter.api.Test

@@ -74,6 +74,50 @@ class SlowStartRulesTest {
         assertThat(flow.slowStart(true).cwndStuckRounds).isZero();
     }
 
+    /**
+     * cwnd only shrinks on loss: a sender that had 20 segments out and then keeps 4 in flight for 30
+     * rounds without a retransmission, each ACK answered at once, is held by something else (here the
+     * application writes 4 segments per round); its small rounds are application-limited, not stuck.
+     */
+    @Test
+    void doesNotCallAPlateauBelowAnEarlierWindowStuck() {
+        tcp.handshake(0, 1000, C, S);
+        long t = 2000;
+        long next = 0;
+        for (int i = 0; i < 20; i++) {
+            segment(t++, next++);
+        }
+        ackUpTo(t += 500, next);
+        for (int round = 0; round < 30; round++) {
+            for (int i = 0; i < 4; i++) {
+                segment(t += 5, next++);
+            }
+            ackUpTo(t += 500, next);
+        }
+        SlowStartStats st = flow.slowStart(true);
+        assertThat(st.cwndStuckRounds).isZero();
+        assertThat(st.appLimitedSmallRounds).isGreaterThanOrEqualTo(28);
+        assertThat(st.rwndLimitedSmallRounds).isZero();
+    }
+
+    /** Rounds of 4 segments against a peer window of 4 segments: the receive window, not cwnd. */
+    @Test
+    void saysTheReceiveWindowHeldSmallRoundsThatFilledIt() {
+        tcp.handshake(0, 1000, C, S);
+        long t = 2000;
+        long next = 0;
+        for (int round = 0; round < 30; round++) {
+            for (int i = 0; i < 4; i++) {
+                segment(t += 5, next++);
+            }
+            // window 4 × 1448 = 5792 bytes, unscaled (the handshake's scale 7 applies: 5792 >> 7 = 45.25)
+            tcp.server(t += 500).seq(S + 1).ack(C + 1 + MSS * next).window(46).send();
+        }
+        SlowStartStats st = flow.slowStart(true);
+        assertThat(st.cwndStuckRounds).isZero();
+        assertThat(st.rwndLimitedSmallRounds).isGreaterThanOrEqualTo(28);
+    }
+
     /** RFC 6298 §5.5: each expiry doubles the timer; the schedule and its ratio show it. */
     @Test
     void recordsTheRtoBackoffScheduleOfOneSegment() {

@@ -109,6 +109,85 @@ class SlowStartTruthTest {
         assertThat(compared).isPositive();
     }
 
+    /**
+     * RTO backoff against the kernel: its data retransmissions of one socket in trace order
+     * (tcp_retransmit_skb), each matched to its frame in the sender capture (verify_truth.py) and so
+     * to its sequence number; a schedule is a run of retransmissions of one sequence number with no
+     * other retransmission between them, the longest (the first of equal ones) is max_retries, and
+     * its gaps are original → first retransmission (the original's time from tshark) and then the
+     * kernel's times between retransmissions, within 2 ms (capture and trace clocks, README).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"short-conns", "short-lowrtt", "short-http"})
+    void rtoBackoffIsTheKernelsRetransmissionSchedule(String c) throws Exception {
+        JsonNode kernel = JSON.readTree(TestData.file("tcp/" + c + ".kernel.json").toFile());
+        Map<Long, Map<String, String>> frames = new java.util.HashMap<>();
+        for (Map<String, String> row : io.flowtrace.core.testing.Tsv.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"))) {
+            frames.put(Long.parseLong(row.get("frame.number")), row);
+        }
+        Map<String, io.flowtrace.core.testing.WireFlow> wire = io.flowtrace.core.testing.WireFlow.read(
+                TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"));
+        CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
+        SoftAssertions soft = new SoftAssertions();
+        int schedules = 0;
+        for (JsonNode flow : kernel.get("flows")) {
+            String client = flow.get("client").asText();
+            Map<String, Object> ours = run.flows.get(client);
+            if (ours == null || !wire.containsKey(client) || !flow.path("destroyed").has("client")) {
+                continue;
+            }
+            List<Double> best = List.of();
+            long bestSeq = -1;
+            List<Double> current = new ArrayList<>();
+            long currentSeq = -1;
+            for (JsonNode r : flow.get("retransmits")) {
+                if (!r.get("side").asText().equals("client") || !r.get("kind").asText().equals("data")) {
+                    continue;
+                }
+                long seq = Long.parseLong(frames.get(r.get("frame").asLong()).get("tcp.seq_raw"));
+                if (seq != currentSeq) {
+                    current = new ArrayList<>();
+                    currentSeq = seq;
+                }
+                current.add(r.get("t").asDouble());
+                if (current.size() > best.size()) {
+                    best = current;
+                    bestSeq = seq;
+                }
+            }
+            long retries = (Long) ours.get("c2s.rto_backoff.max_retries");
+            soft.assertThat(retries).as("%s %s max retries", c, client).isEqualTo((long) best.size());
+            if (best.size() < 2) {
+                continue;
+            }
+            schedules++;
+            double original = -1;
+            for (Map<String, String> row : wire.get(client).rows) {
+                // the first client segment covering that sequence number (data, or a FIN resent alone)
+                long length = io.flowtrace.core.testing.WireFlow.len(row)
+                        + (io.flowtrace.core.testing.WireFlow.flags(row) & 0x01);
+                long offset = (bestSeq - Long.parseLong(row.get("tcp.seq_raw"))) & 0xffffffffL;
+                if (wire.get(client).fromClient(row) && length > 0 && offset < length) {
+                    original = io.flowtrace.core.testing.WireFlow.time(row);
+                    break;
+                }
+            }
+            long[] g = java.util.Arrays.stream(((String) ours.get("c2s.rto_backoff.gaps_us")).replaceAll("[\\[\\] ]", "")
+                    .split(",")).mapToLong(Long::parseLong).toArray();
+            soft.assertThat(g).as("%s %s gaps", c, client).hasSize(best.size());
+            for (int i = 0; i < best.size() && i < g.length; i++) {
+                double from = i == 0 ? original : best.get(i - 1);
+                long kernelGapUs = Math.round((best.get(i) - from) * 1e6);
+                soft.assertThat(Math.abs(g[i] - kernelGapUs)).as("%s %s gap %d: %d vs kernel %d µs", c, client, i, g[i],
+                        kernelGapUs).isLessThanOrEqualTo(2000L);
+            }
+        }
+        soft.assertAll();
+        if (!c.equals("short-http")) {
+            assertThat(schedules).as("backoff schedules of ≥ 2 retransmissions in %s", c).isPositive();
+        }
+    }
+
     private static Map<String, Object> bulk(CaptureRun run) {
         return run.flows.values().stream().filter(f -> (Long) f.get("c2s.data_packets") > 100).findFirst().orElseThrow();
     }

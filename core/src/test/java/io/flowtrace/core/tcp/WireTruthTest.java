@@ -124,7 +124,7 @@ class WireTruthTest {
      * a late original (fewer than four ids learned, 15–100 µs RTT below the timing fallback's floor).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"reorder", "short-lowrtt", "short-http", "short-conns", "cubic-loss", "bbr-loss"})
+    @ValueSource(strings = {"reorder", "reorder-lane", "short-lowrtt", "short-http", "short-conns", "cubic-loss", "bbr-loss"})
     void lostSegmentsAndReorderingEqualTheTwoCaptureTruth(String c) throws Exception {
         Map<String, WireFlow> up = WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"));
         Map<String, WireFlow> down = WireFlow.read(TestData.file("tcp/" + c + ".receiver.tshark.tsv.gz"));
@@ -229,7 +229,7 @@ class WireTruthTest {
     /** rtt_us against tcptrace's RTT (0.1 ms resolution) for flows with ≥ 50 samples: 0.1 ms + 5 %. */
     @ParameterizedTest
     @ValueSource(strings = {"cubic-loss", "cubic-deepqueue", "reno-taildrop", "cubic-clean", "cwnd-locked", "bbr-loss",
-        "short-http"})
+        "short-http", "reorder-lane", "rwnd-limited", "zero-window", "app-limited"})
     void rttAgreesWithTcptrace(String c) throws Exception {
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
         java.nio.file.Path txt = TestData.file("tcp/" + c + ".sender.tcptrace.txt");

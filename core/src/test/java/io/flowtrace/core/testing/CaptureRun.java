@@ -5,7 +5,9 @@ import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.tcp.AnalyzerConfig;
+import io.flowtrace.core.tcp.SlowStartStats;
 import io.flowtrace.core.tcp.TcpFlowEvent;
+import io.flowtrace.core.pcap.CaptureErrorListener;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +20,8 @@ import java.util.Map;
 public final class CaptureRun {
     public final Map<String, Map<String, Object>> flows = new LinkedHashMap<>();
     public final Map<String, List<TcpFlowEvent>> events = new LinkedHashMap<>();
+    /** The client's (c2s) slow-start result of each flow, for the counters the report does not carry. */
+    public final Map<String, SlowStartStats> clientSlowStart = new LinkedHashMap<>();
 
     public static CaptureRun of(Path capture) throws Exception {
         CaptureRun run = new CaptureRun();
@@ -31,6 +35,7 @@ public final class CaptureRun {
                 String name = run.flows.containsKey(flow.client().toString()) ? flow.client() + "#" + instance
                         : flow.client().toString();
                 run.flows.put(name, r.fields);
+                run.clientSlowStart.put(name, flow.slowStart(true));
                 run.events.put(name, pending.getOrDefault(key.canonical() + "#" + instance, List.of()));
             }, (key, instance) -> {
                 List<TcpFlowEvent> list = new ArrayList<>();

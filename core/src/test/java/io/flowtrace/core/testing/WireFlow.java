@@ -23,16 +23,19 @@ public final class WireFlow {
         this.server = server;
     }
 
-    /** Connections of an IPv4 TSV by client endpoint ("ip:port"); the client sent the first SYN. */
+    /**
+     * Connections of a TSV by client endpoint ("ip:port", "[v6]:port" as tshark prints the address);
+     * the client sent the first SYN.
+     */
     public static Map<String, WireFlow> read(Path tsv) throws IOException {
         Map<String, WireFlow> byTuple = new LinkedHashMap<>();
         Map<String, WireFlow> byClient = new LinkedHashMap<>();
         for (Map<String, String> row : Tsv.read(tsv)) {
-            if (row.get("tcp.flags").isEmpty() || row.get("ip.src").isEmpty()) {
-                continue; // not TCP over IPv4 (ARP, ICMPv6 ...)
+            if (row.get("tcp.flags").isEmpty() || (row.get("ip.src").isEmpty() && row.get("ipv6.src").isEmpty())) {
+                continue; // not TCP (ARP, ICMPv6 ...)
             }
-            String src = row.get("ip.src") + ":" + row.get("tcp.srcport");
-            String dst = row.get("ip.dst") + ":" + row.get("tcp.dstport");
+            String src = source(row);
+            String dst = destination(row);
             String tuple = src.compareTo(dst) < 0 ? src + ">" + dst : dst + ">" + src;
             WireFlow f = byTuple.get(tuple);
             if (f == null) {
@@ -49,7 +52,17 @@ public final class WireFlow {
     }
 
     public boolean fromClient(Map<String, String> row) {
-        return (row.get("ip.src") + ":" + row.get("tcp.srcport")).equals(client);
+        return source(row).equals(client);
+    }
+
+    private static String source(Map<String, String> row) {
+        String v4 = row.get("ip.src");
+        return (v4.isEmpty() ? "[" + row.get("ipv6.src") + "]" : v4) + ":" + row.get("tcp.srcport");
+    }
+
+    private static String destination(Map<String, String> row) {
+        String v4 = row.get("ip.dst");
+        return (v4.isEmpty() ? "[" + row.get("ipv6.dst") + "]" : v4) + ":" + row.get("tcp.dstport");
     }
 
     public static double time(Map<String, String> row) {
@@ -89,11 +102,13 @@ public final class WireFlow {
     }
 
     /**
-     * The most client data outstanding on the wire (highest byte sent − highest cumulative ACK from
-     * the server, no SACK) after any client data segment sent strictly before {@code untilEpoch}.
+     * The most client data packets outstanding on the wire (segments sent, by sequence start, whose
+     * end is above the highest cumulative ACK from the server; no SACK) after any client data segment
+     * sent strictly before {@code untilEpoch}. The kernel's cwnd counts packets, and a message's last
+     * segment is usually shorter than the MSS: bytes / MSS would miss it.
      */
-    public long maxOutstandingBefore(double untilEpoch) {
-        long highest = 1;
+    public long maxPacketsOutstandingBefore(double untilEpoch) {
+        java.util.TreeMap<Long, Long> sent = new java.util.TreeMap<>();
         long acked = 1;
         long max = 0;
         for (Map<String, String> r : rows) {
@@ -102,8 +117,11 @@ public final class WireFlow {
             }
             if (fromClient(r)) {
                 if (len(r) > 0) {
-                    highest = Math.max(highest, relative(r.get("tcp.seq_raw")) + len(r));
-                    max = Math.max(max, highest - acked);
+                    long start = relative(r.get("tcp.seq_raw"));
+                    sent.merge(start, start + len(r), Math::max);
+                    final long cumulative = acked;
+                    sent.values().removeIf(end -> end <= cumulative);
+                    max = Math.max(max, sent.size());
                 }
             } else if ((flags(r) & 0x10) != 0 && !isSynAck(r)) {
                 acked = Math.max(acked, relative(r.get("tcp.ack_raw")));
