@@ -15,7 +15,7 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
@@ -101,7 +101,7 @@ class BatchEquivalenceITCase {
 
         PostgresSinks.applySchema(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         env.execute("flowtrace-batch-equivalence");
 
         for (String agent : WAYS.keySet()) {

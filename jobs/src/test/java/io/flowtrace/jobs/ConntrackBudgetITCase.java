@@ -14,8 +14,7 @@ import io.flowtrace.core.conntrack.KernelFeatures;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.ConntrackKafkaSource;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
@@ -112,7 +111,7 @@ class ConntrackBudgetITCase {
         PostgresSinks.applySchema(config);
         PostgresSinks.applySchema(config); // V1 + V2 are idempotent
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
                 JobSinks.fromConfig(config)).build(env);
         long started = System.nanoTime();
         env.execute("conntrack-budget-itcase");

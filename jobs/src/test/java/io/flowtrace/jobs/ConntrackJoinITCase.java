@@ -13,8 +13,7 @@ import io.flowtrace.core.testing.TestData;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.ConntrackKafkaSource;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
@@ -129,7 +128,7 @@ class ConntrackJoinITCase {
                     config.get(JobOption.DEAD_LETTERS_TOPIC), config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
             PostgresSinks.applySchema(config);
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-            new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+            new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
                     JobSinks.fromConfig(config)).build(env);
             long started = System.nanoTime();
             env.execute("conntrack-join-itcase-" + backend);

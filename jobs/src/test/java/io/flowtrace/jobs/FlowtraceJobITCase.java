@@ -14,7 +14,7 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
 import java.nio.ByteBuffer;
@@ -87,7 +87,7 @@ class FlowtraceJobITCase {
         PostgresSinks.applySchema(config);
         PostgresSinks.applySchema(config); // idempotent: a restarted job applies it again
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         long started = System.nanoTime();
         env.execute("flowtrace-itcase");
         LOG.info("job over {} packets + {} malformed records finished in {} ms", packets, malformedReasons.size(),

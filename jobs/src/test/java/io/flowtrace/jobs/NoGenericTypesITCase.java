@@ -12,8 +12,7 @@ import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.ConntrackKafkaSource;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
@@ -86,7 +85,7 @@ class NoGenericTypesITCase {
         Configuration flink = FlowtraceJob.flinkConfiguration(config);
         flink.set(PipelineOptions.GENERIC_TYPES, false);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
-        new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
                 JobSinks.fromConfig(config)).build(env);
         assertThat(env.getConfig().getSerializerConfig().hasGenericTypesDisabled()).isTrue();
         env.execute("flowtrace-no-generic-types-" + backend);

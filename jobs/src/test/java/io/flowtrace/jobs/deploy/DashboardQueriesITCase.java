@@ -22,8 +22,7 @@ import io.flowtrace.jobs.deploy.GrafanaDashboards.Variable;
 import io.flowtrace.jobs.deploy.GrafanaSql.Value;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.ConntrackKafkaSource;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
@@ -141,7 +140,7 @@ class DashboardQueriesITCase {
         PostgresSinks.applySchema(config); // what the job does at start, as the writer
         PostgresSinks.applySchema(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
                 JobSinks.fromConfig(config)).build(env);
         long started = System.nanoTime();
         env.execute("dashboard-itcase");

@@ -17,8 +17,7 @@ import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
-import io.flowtrace.jobs.source.ConntrackKafkaSource;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
 import java.nio.file.Path;
@@ -91,7 +90,7 @@ class HostileInputITCase {
 
         PostgresSinks.applySchema(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
                 JobSinks.fromConfig(config)).build(env);
         long started = System.nanoTime();
         env.execute("flowtrace-hostile-itcase"); // restart-attempts 0: a crash of any operator fails here

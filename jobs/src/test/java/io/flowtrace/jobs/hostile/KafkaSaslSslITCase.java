@@ -15,7 +15,7 @@ import io.flowtrace.jobs.FlowtraceJob;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.sink.JobSinks;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -99,7 +99,7 @@ class KafkaSaslSslITCase {
 
     private static void runJob(JobConfig config) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         env.execute("flowtrace-sasl-ssl-itcase");
     }
 
