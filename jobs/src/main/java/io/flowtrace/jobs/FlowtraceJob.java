@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class FlowtraceJob {
     private static final Logger LOG = LoggerFactory.getLogger(FlowtraceJob.class);
-    /** Window lengths of the service and vantage aggregates (DESIGN.md section 3). */
+    /** Window lengths of the service and vantage aggregates (docs/job.md). */
     static final List<Duration> WINDOW_SIZES = List.of(Duration.ofSeconds(10), Duration.ofMinutes(1));
 
     private final JobConfig config;

@@ -51,7 +51,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The job benchmark (issue 6 "Performance", docs/BENCHMARKS.md "## Job"), all in one JVM: testkit's
+ * The job benchmark (docs/BENCHMARKS.md "## Job"), all in one JVM: testkit's
  * in-process KRaft broker and embedded PostgreSQL, the job on a local MiniCluster per run.
  *
  * <ol>
