@@ -5,20 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flowtrace.core.testing.TestData;
-import java.awt.image.BufferedImage;
-import java.io.File;
+import io.flowtrace.testkit.HeadlessChromium;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.imageio.ImageIO;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -100,30 +92,21 @@ class ReportInChromiumTest {
         assertThat(html).doesNotContainPattern("<script[^>]+src=").doesNotContain("<link").doesNotContain("<img")
                 .contains("id=\"uplot-license\"").contains("The MIT License");
 
-        String chromium = findChromium();
-        Assumptions.assumeTrue(chromium != null, "chromium is not installed (apt-get install chromium): browser check skipped");
+        HeadlessChromium chromium = HeadlessChromium.findOrSkip(tmp);
         Path png = tmp.resolve("report.png");
-        Run shot = run(tmp, chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                "--enable-logging=stderr", "--v=0", "--window-size=1300,1600", "--screenshot=" + png, report.toUri().toString());
-        assertThat(shot.status).as("chromium --screenshot:%n%s", shot.stderr).isZero();
-        assertThat(consoleMessages(shot.stderr)).as("console messages while loading the report").isEmpty();
-        BufferedImage image = ImageIO.read(png.toFile());
-        Set<Integer> colours = new HashSet<>();
-        for (int y = 0; y < image.getHeight(); y += 3) {
-            for (int x = 0; x < image.getWidth(); x += 3) {
-                colours.add(image.getRGB(x, y));
-            }
-        }
-        assertThat(colours.size()).as("distinct colours in the screenshot (a blank page has one)").isGreaterThan(20);
+        HeadlessChromium.Run shot = chromium.screenshot(report, png, 1300, 1600);
+        assertThat(shot.status()).as("chromium --screenshot:%n%s", shot.stderr()).isZero();
+        assertThat(shot.consoleMessages()).as("console messages while loading the report").isEmpty();
+        assertThat(HeadlessChromium.distinctColours(png)).as("distinct colours in the screenshot (a blank page has one)")
+                .isGreaterThan(20);
 
         Path probed = tmp.resolve("probed.html");
         Files.writeString(probed, html.replaceFirst("<head>", "<head>" + Matcher.quoteReplacement(ERROR_TRAP))
                 .replace("</body>", PROBE + "</body>"), StandardCharsets.UTF_8);
-        Run dom = run(tmp, chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-                "--window-size=1300,1600", "--virtual-time-budget=10000", "--dump-dom", probed.toUri().toString());
-        assertThat(dom.status).as("chromium --dump-dom:%n%s", dom.stderr).isZero();
-        Matcher m = Pattern.compile("<pre id=\"probe-result\">(.*?)</pre>", Pattern.DOTALL).matcher(dom.stdout);
-        assertThat(m.find()).as("the probe ran:%n%s", dom.stderr).isTrue();
+        HeadlessChromium.Run dom = chromium.dumpDom(probed, "--window-size=1300,1600", "--virtual-time-budget=10000");
+        assertThat(dom.status()).as("chromium --dump-dom:%n%s", dom.stderr()).isZero();
+        Matcher m = Pattern.compile("<pre id=\"probe-result\">(.*?)</pre>", Pattern.DOTALL).matcher(dom.stdout());
+        assertThat(m.find()).as("the probe ran:%n%s", dom.stderr()).isTrue();
         JsonNode p = JSON.readTree(m.group(1).replace("&quot;", "\"").replace("&amp;", "&"));
         assertThat(p.get("errors")).as("errors in the page").isEmpty();
         // two flows (testdata/tcp/cubic-loss.sender.tcptrace.txt), three charts each
@@ -137,43 +120,5 @@ class ReportInChromiumTest {
         assertThat(min1).isGreaterThan(min0);
         assertThat(p.get("otherAfter").get(0).asDouble()).as("the flow's other charts follow").isEqualTo(min1);
         assertThat(p.get("otherAfter").get(1).asDouble()).isEqualTo(max1);
-    }
-
-    /** Chromium logs console output as {@code [pid:tid:time:INFO:CONSOLE:line] "message", source: ...} lines. */
-    private static List<String> consoleMessages(String stderr) {
-        List<String> out = new ArrayList<>();
-        for (String line : stderr.split("\n")) {
-            if (line.contains(":CONSOLE") || line.contains("Uncaught")) {
-                out.add(line);
-            }
-        }
-        return out;
-    }
-
-    private static String findChromium() {
-        for (String name : List.of("chromium", "chromium-browser")) {
-            for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
-                if (Files.isExecutable(Path.of(dir, name))) {
-                    return Path.of(dir, name).toString();
-                }
-            }
-        }
-        return null;
-    }
-
-    private record Run(int status, String stdout, String stderr) {
-    }
-
-    private static Run run(Path tmp, String... command) throws Exception {
-        Path stdout = Files.createTempFile(tmp, "chromium", ".out");
-        Path stderr = Files.createTempFile(tmp, "chromium", ".err");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
-        pb.environment().put("HOME", tmp.toString()); // a private profile, nothing left in the user's home
-        Process proc = pb.start();
-        if (!proc.waitFor(120, TimeUnit.SECONDS)) {
-            proc.destroyForcibly();
-            throw new AssertionError("chromium did not finish in 120 s: " + String.join(" ", command));
-        }
-        return new Run(proc.exitValue(), Files.readString(stdout), Files.readString(stderr));
     }
 }

@@ -2,25 +2,19 @@ package io.flowtrace.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.awt.image.BufferedImage;
-import java.io.File;
+import io.flowtrace.testkit.HeadlessChromium;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
-import org.junit.jupiter.api.Assumptions;
 
 /**
- * Opens a report in a real headless Chromium (Debian's {@code chromium}): console messages come on
- * stderr with {@code --enable-logging=stderr}, the rendered DOM with {@code --dump-dom}, pixels with
- * {@code --screenshot}. Skips (with the reason) only when no chromium binary is installed.
+ * Checks a demo report page as written, then in a real headless Chromium (testkit's
+ * {@link HeadlessChromium}: console messages, rendered DOM, pixels). Skips (with the reason) only when
+ * no chromium binary is installed.
  */
 final class ReportInBrowser {
     static final List<String> SECTIONS = List.of("time-sequence", "flight per RTT round", "retransmissions",
@@ -45,70 +39,20 @@ final class ReportInBrowser {
             }
         }
 
-        String chromium = findChromium();
-        Assumptions.assumeTrue(chromium != null, "chromium is not installed (apt-get install chromium): browser check skipped");
+        HeadlessChromium chromium = HeadlessChromium.findOrSkip(tmp);
         Path png = tmp.resolve("report.png");
-        Result shot = run(tmp, chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                "--enable-logging=stderr", "--v=0", "--window-size=1280,2400", "--screenshot=" + png,
-                page.toUri().toString());
-        assertThat(shot.status).as("chromium --screenshot:%n%s", shot.stderr).isZero();
-        assertThat(consoleMessages(shot.stderr)).as("console messages while loading the page").isEmpty();
-        Result dom = run(tmp, chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-                "--v=0", "--dump-dom", page.toUri().toString());
-        assertThat(dom.status).as("chromium --dump-dom:%n%s", dom.stderr).isZero();
-        assertThat(consoleMessages(dom.stderr)).isEmpty();
-        assertThat(count(dom.stdout, "<svg ")).as("charts in the rendered DOM").isEqualTo(charts);
-        assertThat(count(dom.stdout, "class=\"data\"")).isGreaterThan(charts);
+        HeadlessChromium.Run shot = chromium.screenshot(page, png, 1280, 2400);
+        assertThat(shot.status()).as("chromium --screenshot:%n%s", shot.stderr()).isZero();
+        assertThat(shot.consoleMessages()).as("console messages while loading the page").isEmpty();
+        HeadlessChromium.Run dom = chromium.dumpDom(page);
+        assertThat(dom.status()).as("chromium --dump-dom:%n%s", dom.stderr()).isZero();
+        assertThat(dom.consoleMessages()).isEmpty();
+        assertThat(count(dom.stdout(), "<svg ")).as("charts in the rendered DOM").isEqualTo(charts);
+        assertThat(count(dom.stdout(), "class=\"data\"")).isGreaterThan(charts);
 
-        BufferedImage image = ImageIO.read(png.toFile());
-        assertThat(image).as("screenshot %s", png).isNotNull();
-        Set<Integer> colors = new HashSet<>();
-        for (int y = 0; y < image.getHeight(); y += 3) {
-            for (int x = 0; x < image.getWidth(); x += 3) {
-                colors.add(image.getRGB(x, y));
-            }
-        }
+        assertThat(ImageIO.read(png.toFile())).as("screenshot %s", png).isNotNull();
         // A blank page is one colour; text plus charts in five palette colours give far more (antialiasing).
-        assertThat(colors.size()).as("distinct colours in the screenshot").isGreaterThan(20);
-    }
-
-    /** Chromium logs console output as {@code [pid:tid:time:INFO:CONSOLE:line] "message", source: ...} lines (checked by hand with a page that calls console.error). */
-    static List<String> consoleMessages(String stderr) {
-        List<String> out = new ArrayList<>();
-        for (String line : stderr.split("\n")) {
-            if (line.contains(":CONSOLE") || line.contains("Uncaught")) {
-                out.add(line);
-            }
-        }
-        return out;
-    }
-
-    private static String findChromium() {
-        for (String name : List.of("chromium", "chromium-browser")) {
-            for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
-                if (Files.isExecutable(Path.of(dir, name))) {
-                    return Path.of(dir, name).toString();
-                }
-            }
-        }
-        return null;
-    }
-
-    private record Result(int status, String stdout, String stderr) {
-    }
-
-    private static Result run(Path tmp, String... command) throws Exception {
-        Path stdout = Files.createTempFile(tmp, "chromium", ".out");
-        Path stderr = Files.createTempFile(tmp, "chromium", ".err");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
-        // a private profile: no clash with another chromium, nothing left in the user's home
-        pb.environment().put("HOME", tmp.toString());
-        Process p = pb.start();
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("chromium did not finish in 120 s: " + String.join(" ", command));
-        }
-        return new Result(p.exitValue(), Files.readString(stdout), Files.readString(stderr));
+        assertThat(HeadlessChromium.distinctColours(png)).as("distinct colours in the screenshot").isGreaterThan(20);
     }
 
     private static int count(String text, String needle) {
