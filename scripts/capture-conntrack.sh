@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/capture-conntrack.sh - record real ctnetlink events for flowtrace's conntrack tests (issue 5).
+# scripts/capture-conntrack.sh - record real ctnetlink events for flowtrace's conntrack tests (docs/conntrack.md).
 #
 # Builds its OWN namespaces ftct-c (client), ftct-r (router, where conntrack runs) and ftct-s
 # (server), joined by two veth pairs; all traffic stays inside them; everything is torn down on exit.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/capture-long-lossy.sh - one long lossy TCP flow (>= 300k packets) with kernel truth.
-# NOT committed (too big): for scale tests (seed 003: tcptrace's O(n^2) IsRTO on long lossy flows)
+# NOT committed (too big): for scale tests (docs/design.md, "tcptrace's quadratic IsRTO": long lossy flows)
 # and benchmarks.
 #
 # Usage: scripts/capture-long-lossy.sh [OUTDIR] [SECONDS]

@@ -210,7 +210,7 @@ run_cubic_clean() {
     case_end
 }
 
-# cwnd pinned at 6 segments by a locked route metric in the sender's namespace (seed 004's stuck
+# cwnd pinned at 6 segments by a locked route metric in the sender's namespace (docs/design.md "Stuck cwnd": the stuck
 # window, made for real): every round carries 6 segments although the sender always has data
 # tcp_init_metrics applies a locked cwnd metric (snd_cwnd_clamp) only from a tcp_metrics entry for
 # the destination, so metrics saving is turned back on in the client and one warm-up connection

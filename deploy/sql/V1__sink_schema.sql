@@ -1,7 +1,7 @@
 -- flowtrace sink schema, version 1 (docs/job.md). Idempotent: the job applies it at start
 -- (--jdbc-init-schema, default true) and tests apply it to a fresh database; running it again
 -- changes nothing. Every table has the stable upsert key of docs/schemas.md as its primary key,
--- so a replay after a failure rewrites the same rows (DESIGN.md section 8).
+-- so a replay after a failure rewrites the same rows (docs/job.md).
 
 -- One row per flow instance, upserted while the flow lives (periodic updates, close) and once
 -- more when it ends (final = true). report holds exactly the 'flowtrace analyze --json' object.
@@ -123,7 +123,7 @@ CREATE TABLE IF NOT EXISTS vantage_windows (
 );
 CREATE INDEX IF NOT EXISTS vantage_windows_start ON vantage_windows (window_size_ms, window_start);
 
--- Conntrack event-size budgets per vantage and window (issue 5; created for the dashboards,
+-- Conntrack event-size budgets per vantage and window (docs/conntrack.md; created for the dashboards,
 -- filled once the job consumes flowtrace.conntrack).
 CREATE TABLE IF NOT EXISTS conntrack_budgets (
     vantage                 text             NOT NULL,

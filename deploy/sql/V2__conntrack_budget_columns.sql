@@ -1,4 +1,4 @@
--- flowtrace sink schema, version 2: the columns conntrack budgets need beyond V1 (issue 5, docs/job.md).
+-- flowtrace sink schema, version 2: the columns conntrack budgets need beyond V1 (docs/conntrack.md, docs/job.md).
 -- Idempotent (IF NOT EXISTS, DROP NOT NULL): the job applies V1 then V2 at every start.
 
 ALTER TABLE conntrack_budgets

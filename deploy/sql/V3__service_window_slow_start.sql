@@ -1,4 +1,4 @@
--- flowtrace sink schema, version 3: slow-start exits per service window (issue 6: "slow-start exit
+-- flowtrace sink schema, version 3: slow-start exits per service window (docs/metrics.md: "slow-start exit
 -- cwnd distribution and premature share"). Idempotent: the job applies V1, V2, V3 at every start.
 
 ALTER TABLE service_windows

@@ -1,4 +1,4 @@
--- flowtrace sink schema, version 5 (issue 9): indexes for the Grafana dashboards (deploy/grafana/)
+-- flowtrace sink schema, version 5: indexes for the Grafana dashboards (deploy/grafana/)
 -- and retention. Idempotent like V1-V3: the job applies every listed migration at each start.
 --
 -- Retention is a cleanup function, not time partitioning. Every upsert key (V1) lacks a time

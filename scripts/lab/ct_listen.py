@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Raw ctnetlink listener for flowtrace's conntrack tests (issue 5).
+"""Raw ctnetlink listener for flowtrace's conntrack tests (docs/conntrack.md).
 
 Opens a NETLINK_NETFILTER (12) socket bound to the conntrack event groups
 NFNLGRP_CONNTRACK_NEW|UPDATE|DESTROY (1..3, bitmask 0x7), and writes every

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Traffic for the conntrack capture cases (issue 5).
+"""Traffic for the conntrack capture cases (docs/conntrack.md).
 
 server mode (run in the server namespace): TCP echo on PORT, UDP echo on PORT.
 client mode (run in the client namespace): N TCP connections (connect, send,

@@ -1,4 +1,4 @@
--- flowtrace database roles (issue 9). Run ONCE per database by an administrator (a superuser or a
+-- flowtrace database roles (docs/operations.md). Run ONCE per database by an administrator (a superuser or a
 -- role with CREATEROLE that owns the database), before or after the job first started; running it
 -- again changes nothing. NOT a migration: it is not in migrations.list and the job never runs it.
 --

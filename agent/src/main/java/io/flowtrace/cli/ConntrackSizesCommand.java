@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code flowtrace conntrack sizes}: per event of {@code conntrack -E -o timestamp,extended,id,ktimestamp}
  * (text or XML) its exact netlink message size, the kernel's static estimate and the receive-buffer
- * charge, then the budget (issue 5, docs/conntrack.md).
+ * charge, then the budget (docs/conntrack.md).
  */
 @Command(name = "sizes", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Exact ctnetlink message size, kernel estimate and truesize of each conntrack -E event.",

@@ -23,7 +23,7 @@ import org.openjdk.jmh.infra.Blackhole;
 /**
  * Per-packet cost of the analysis core (flow table + TCP analyser) on decoded packets held in
  * memory: real captures (clean bulk, lossy bulk, many short connections) and the synthetic long
- * lossy flow at 10^4, 10^5 and 10^6 packets (seed 003: cost must stay flat as the flow grows).
+ * lossy flow at 10^4, 10^5 and 10^6 packets (docs/design.md, "tcptrace's quadratic IsRTO": cost must stay flat as the flow grows).
  * Score = ns per packet. Run: {@code java -jar bench/target/flowtrace-bench.jar AnalyzerBenchmark -prof gc}.
  */
 @State(Scope.Benchmark)

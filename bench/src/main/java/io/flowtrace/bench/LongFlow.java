@@ -16,7 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Makes one long TCP flow from a short real one (seed 003's case, at any length): the handshake,
+ * Makes one long TCP flow from a short real one (docs/design.md, "tcptrace's quadratic IsRTO", at any length): the handshake,
  * then the data phase repeated back to back until {@code PACKETS} packets, then the close. Copy k
  * has every sequence and acknowledgment number (SACK blocks included), TCP timestamp value and echo,
  * IPv4 id and capture time advanced by k times the data phase's own span in that direction, so the

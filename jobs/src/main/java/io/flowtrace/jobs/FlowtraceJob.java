@@ -13,13 +13,10 @@ import io.flowtrace.jobs.flow.FlowKeySelector;
 import io.flowtrace.jobs.flow.FlowSummary;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.CaptureTimeWatermarks;
-import io.flowtrace.jobs.source.ConntrackKafkaSource;
-import io.flowtrace.jobs.source.ConntrackTimeWatermarks;
-import io.flowtrace.jobs.source.ConntrackTriage;
 import io.flowtrace.jobs.source.EndOfInputWatermark;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.jobs.source.InputTriage;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputWatermarks;
 import io.flowtrace.jobs.window.ConntrackBudgetWindow;
 import io.flowtrace.jobs.window.FlowWindowAggregate;
 import io.flowtrace.jobs.window.WindowRecords;
@@ -59,7 +56,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class FlowtraceJob {
     private static final Logger LOG = LoggerFactory.getLogger(FlowtraceJob.class);
-    /** Window lengths of the service and vantage aggregates (DESIGN.md section 3). */
+    /** Window lengths of the service and vantage aggregates (docs/job.md). */
     static final List<Duration> WINDOW_SIZES = List.of(Duration.ofSeconds(10), Duration.ofMinutes(1));
 
     private final JobConfig config;
@@ -93,8 +90,8 @@ public final class FlowtraceJob {
             PostgresSinks.applySchema(config);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config),
-                config.getBoolean(JobOption.CONNTRACK_INPUT) ? ConntrackKafkaSource.fromConfig(config) : null,
+        new FlowtraceJob(config, InputSources.packets(config),
+                config.getBoolean(JobOption.CONNTRACK_INPUT) ? InputSources.conntrack(config) : null,
                 JobSinks.fromConfig(config)).build(env);
         if (planOnly) {
             System.out.print(plan(env));
@@ -167,12 +164,12 @@ public final class FlowtraceJob {
         // (docs/job.md, "Object reuse"): chained operators pass records on without a deep copy.
         env.getConfig().enableObjectReuse();
         DataStream<Either<DeadLetter, FlowBatch>> packetInput = endOfInputWatermark(env
-                .fromSource(packets, CaptureTimeWatermarks.strategy(
+                .fromSource(packets, InputWatermarks.packets(
                         config.getMillis(JobOption.OUT_OF_ORDERNESS_MS), config.getMillis(JobOption.IDLENESS_MS)),
                         "packets")
                 .uid("packets-source"), "packets");
         SingleOutputStreamOperator<FlowBatch> valid = packetInput
-                .process(new InputTriage())
+                .process(InputTriage.of(packetInput.getType()))
                 .name("decode-validate")
                 .uid("decode-validate");
         SingleOutputStreamOperator<FlowSummary> flows = valid
@@ -209,12 +206,13 @@ public final class FlowtraceJob {
         DataStream<DeadLetter> deadLetters = valid.getSideOutput(InputTriage.DEAD_LETTERS)
                 .union(flows.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS));
         if (conntrack != null) {
-            SingleOutputStreamOperator<ConntrackSample> samples = endOfInputWatermark(env
-                    .fromSource(conntrack, ConntrackTimeWatermarks.strategy(
+            DataStream<Either<DeadLetter, ConntrackSample>> conntrackInput = endOfInputWatermark(env
+                    .fromSource(conntrack, InputWatermarks.conntrack(
                             config.getMillis(JobOption.OUT_OF_ORDERNESS_MS), config.getMillis(JobOption.IDLENESS_MS)),
                             "conntrack")
-                    .uid("conntrack-source"), "conntrack")
-                    .process(new ConntrackTriage())
+                    .uid("conntrack-source"), "conntrack");
+            SingleOutputStreamOperator<ConntrackSample> samples = conntrackInput
+                    .process(InputTriage.of(conntrackInput.getType()))
                     .name("conntrack-decode-validate")
                     .uid("conntrack-decode-validate");
             DataStream<ConntrackSample> budgetInput = samples.map(new WithoutJoin())

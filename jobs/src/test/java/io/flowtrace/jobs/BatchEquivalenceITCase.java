@@ -15,8 +15,9 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
+import io.flowtrace.testkit.PipelineServices;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,13 +31,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.apache.avro.message.BinaryMessageDecoder;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,19 +70,9 @@ class BatchEquivalenceITCase {
     }
 
     @RegisterExtension
-    @Order(1)
-    static final KafkaBroker KAFKA = new KafkaBroker();
-
-    @RegisterExtension
-    @Order(2)
-    static final Postgres POSTGRES = new Postgres();
-
-    @RegisterExtension
-    @Order(3)
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(PARALLELISM)
-            .build());
+    static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+    static final KafkaBroker KAFKA = SERVICES.kafka();
+    static final Postgres POSTGRES = SERVICES.postgres();
 
     @Test
     void everyWayOfBatchingGivesTheSameTablesAndTopicsAsSingleEventsAndAsAnalyze(@TempDir Path checkpoints)
@@ -101,7 +89,7 @@ class BatchEquivalenceITCase {
 
         PostgresSinks.applySchema(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         env.execute("flowtrace-batch-equivalence");
 
         for (String agent : WAYS.keySet()) {

@@ -14,9 +14,9 @@ import io.flowtrace.core.conntrack.KernelFeatures;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.ConntrackKafkaSource;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
+import io.flowtrace.testkit.PipelineServices;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,13 +33,10 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,19 +70,9 @@ class ConntrackBudgetITCase {
     }
 
     @RegisterExtension
-    @Order(1)
-    static final KafkaBroker KAFKA = new KafkaBroker();
-
-    @RegisterExtension
-    @Order(2)
-    static final Postgres POSTGRES = new Postgres();
-
-    @RegisterExtension
-    @Order(3)
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(PARALLELISM)
-            .build());
+    static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+    static final KafkaBroker KAFKA = SERVICES.kafka();
+    static final Postgres POSTGRES = SERVICES.postgres();
 
     /** One expected row: what the recordings say per vantage, window size and start. */
     private static final class Expected {
@@ -112,7 +99,7 @@ class ConntrackBudgetITCase {
         PostgresSinks.applySchema(config);
         PostgresSinks.applySchema(config); // V1 + V2 are idempotent
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
                 JobSinks.fromConfig(config)).build(env);
         long started = System.nanoTime();
         env.execute("conntrack-budget-itcase");
@@ -313,10 +300,11 @@ class ConntrackBudgetITCase {
     }
 
     private static Map<String, String> jobOptions(Path checkpoints) {
-        Map<String, String> o = ItJobOptions.bounded("itct", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
-                checkpoints, PARALLELISM);
-        o.put("conntrack-drain-latency-ms", Long.toString(DRAIN_MS));
-        o.put("conntrack-kernel-features", "stock");
+        Map<String, String> o = ItJobOptions.of("itct", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
+                checkpoints, PARALLELISM)
+                .with(JobOption.CONNTRACK_DRAIN_LATENCY_MS, DRAIN_MS)
+                .with(JobOption.CONNTRACK_KERNEL_FEATURES, "stock")
+                .toMap();
         return o;
     }
 }

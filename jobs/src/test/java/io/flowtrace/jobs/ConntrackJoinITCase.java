@@ -13,9 +13,9 @@ import io.flowtrace.core.testing.TestData;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.ConntrackKafkaSource;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
+import io.flowtrace.testkit.PipelineServices;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,12 +27,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,19 +67,9 @@ class ConntrackJoinITCase {
             "conntrack_budgets", "vantage, window_size_ms, window_start");
 
     @RegisterExtension
-    @Order(1)
-    static final KafkaBroker KAFKA = new KafkaBroker();
-
-    @RegisterExtension
-    @Order(2)
-    static final Postgres POSTGRES = new Postgres();
-
-    @RegisterExtension
-    @Order(3)
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(PARALLELISM)
-            .build());
+    static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+    static final KafkaBroker KAFKA = SERVICES.kafka();
+    static final Postgres POSTGRES = SERVICES.postgres();
 
     /** The kernel's view of one connection (DESTROY message, decoded by ct_dump.py). */
     record Destroy(long id, String origSrc, String origDst, String replySrc, String replyDst, long origPackets,
@@ -99,8 +86,8 @@ class ConntrackJoinITCase {
         Map<Integer, Destroy> destroys = destroys(); // by the client's source port
         assertThat(destroys).hasSize(Integer.parseInt(facts.getProperty("connections")));
 
-        Map<String, String> base = jobOptions();
-        JobConfig common = JobConfig.of(base);
+        JobConfig common = ItJobOptions.of("itjoin", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER, tmp,
+                PARALLELISM).config();
         KAFKA.createTopics(PARALLELISM, common.get(JobOption.PACKETS_TOPIC), common.get(JobOption.CONNTRACK_TOPIC));
         // Removed on purpose from c0's capture: per "client port direction", the count (the expected loss).
         Map<String, Long> dropped = new TreeMap<>();
@@ -113,23 +100,20 @@ class ConntrackJoinITCase {
             for (String table : TABLES.keySet()) {
                 POSTGRES.execute("DROP TABLE IF EXISTS " + table);
             }
-            Map<String, String> o = new HashMap<>(base);
-            o.put("state-backend", backend);
-            o.put("group-id", "itjoin-" + backend);
-            o.put("transactional-id-prefix", "itjoin-" + backend);
-            for (String out : List.of("flows", "tcp-events", "service-windows", "vantage-windows", "dead-letters",
-                    "conntrack-budgets")) {
-                o.put(out + "-topic", "itjoin." + backend + "." + out);
-            }
+            // a job of its own per backend: its group, transactions, output topics and checkpoints
             Path checkpoints = Files.createDirectories(tmp.resolve(backend));
-            o.put("checkpoint-dir", checkpoints.toUri().toString());
-            JobConfig config = JobConfig.of(o);
+            JobConfig config = ItJobOptions.of("itjoin-" + backend, KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(),
+                            Postgres.USER, checkpoints, PARALLELISM)
+                    .with(JobOption.PACKETS_TOPIC, common.get(JobOption.PACKETS_TOPIC))
+                    .with(JobOption.CONNTRACK_TOPIC, common.get(JobOption.CONNTRACK_TOPIC))
+                    .with(JobOption.STATE_BACKEND, backend)
+                    .config();
             KAFKA.createTopics(PARALLELISM, config.get(JobOption.FLOWS_TOPIC), config.get(JobOption.TCP_EVENTS_TOPIC),
                     config.get(JobOption.SERVICE_WINDOWS_TOPIC), config.get(JobOption.VANTAGE_WINDOWS_TOPIC),
                     config.get(JobOption.DEAD_LETTERS_TOPIC), config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
             PostgresSinks.applySchema(config);
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-            new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+            new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
                     JobSinks.fromConfig(config)).build(env);
             long started = System.nanoTime();
             env.execute("conntrack-join-itcase-" + backend);
@@ -278,23 +262,5 @@ class ConntrackJoinITCase {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private static Map<String, String> jobOptions() {
-        Map<String, String> o = new HashMap<>();
-        o.put("bootstrap-servers", KAFKA.bootstrapServers());
-        o.put("packets-topic", "itjoin.packets");
-        o.put("conntrack-topic", "itjoin.conntrack");
-        o.put("start-offsets", "earliest");
-        o.put("bounded", "true");
-        o.put("transaction-timeout-ms", "60000");
-        o.put("jdbc-url", POSTGRES.jdbcUrl());
-        o.put("jdbc-user", Postgres.USER);
-        o.put("jdbc-password-env", "");
-        o.put("jdbc-batch-interval-ms", "200");
-        o.put("checkpoint-interval-ms", "500");
-        o.put("restart-attempts", "0");
-        o.put("parallelism", Integer.toString(PARALLELISM));
-        return o;
     }
 }

@@ -14,8 +14,9 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
+import io.flowtrace.testkit.PipelineServices;
 import io.flowtrace.testkit.Postgres;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -27,13 +28,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,19 +55,9 @@ class FlowtraceJobITCase {
     }
 
     @RegisterExtension
-    @Order(1)
-    static final KafkaBroker KAFKA = new KafkaBroker();
-
-    @RegisterExtension
-    @Order(2)
-    static final Postgres POSTGRES = new Postgres();
-
-    @RegisterExtension
-    @Order(3)
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(PARALLELISM)
-            .build());
+    static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+    static final KafkaBroker KAFKA = SERVICES.kafka();
+    static final Postgres POSTGRES = SERVICES.postgres();
 
     @Test
     void streamsRealCapturesIntoTheSameFlowsAsTheOfflineAnalysis(@TempDir Path checkpoints) throws Exception {
@@ -87,7 +75,7 @@ class FlowtraceJobITCase {
         PostgresSinks.applySchema(config);
         PostgresSinks.applySchema(config); // idempotent: a restarted job applies it again
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         long started = System.nanoTime();
         env.execute("flowtrace-itcase");
         LOG.info("job over {} packets + {} malformed records finished in {} ms", packets, malformedReasons.size(),
@@ -188,9 +176,8 @@ class FlowtraceJobITCase {
     }
 
     private static Map<String, String> jobOptions(Path checkpoints) {
-        Map<String, String> o = ItJobOptions.bounded("itcase", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
+        return ItJobOptions.bounded("itcase", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
                 checkpoints, PARALLELISM);
-        return o;
     }
 
     /** Every TCP packet of the captures, keyed by canonical flow key as an agent publishes them. */

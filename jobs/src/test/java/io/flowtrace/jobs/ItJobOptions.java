@@ -6,41 +6,79 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The job options an end-to-end test starts from: every topic named {@code PREFIX.<what>} (the
- * defaults with "flowtrace" replaced), a bounded replay from the earliest offsets, the exactly-once
- * Kafka sink committing on checkpoints every 500 ms (the final one at end of input commits the rest),
- * hashmap state, no restarts (any failure fails the test), PostgreSQL as the embedded server's user.
- * Tests override what they are about.
+ * The job options an end-to-end test starts from, keyed by {@link JobOption} (so a renamed option
+ * breaks the test's compilation, not its run): every topic named {@code PREFIX.<what>} (the defaults
+ * with "flowtrace" replaced), a bounded replay from the earliest offsets, the exactly-once Kafka sink
+ * committing on checkpoints every 500 ms (the final one at end of input commits the rest), hashmap
+ * state, no restarts (any failure fails the test), PostgreSQL as the embedded server's user. Tests
+ * override what they are about with {@link #with}.
  */
 public final class ItJobOptions {
     private static final List<JobOption> TOPICS = List.of(JobOption.PACKETS_TOPIC, JobOption.CONNTRACK_TOPIC,
             JobOption.FLOWS_TOPIC, JobOption.TCP_EVENTS_TOPIC, JobOption.SERVICE_WINDOWS_TOPIC,
             JobOption.VANTAGE_WINDOWS_TOPIC, JobOption.CONNTRACK_BUDGETS_TOPIC, JobOption.DEAD_LETTERS_TOPIC);
 
+    private final Map<String, String> options = new HashMap<>();
+
     private ItJobOptions() {
     }
 
+    public static ItJobOptions of(String prefix, String bootstrapServers, String jdbcUrl, String jdbcUser,
+            Path checkpoints, int parallelism) {
+        ItJobOptions o = new ItJobOptions()
+                .with(JobOption.BOOTSTRAP_SERVERS, bootstrapServers)
+                .with(JobOption.GROUP_ID, prefix)
+                .with(JobOption.TRANSACTIONAL_ID_PREFIX, prefix)
+                .with(JobOption.START_OFFSETS, "earliest")
+                .with(JobOption.BOUNDED, true)
+                .with(JobOption.TRANSACTION_TIMEOUT_MS, 60_000)
+                .with(JobOption.JDBC_URL, jdbcUrl)
+                .with(JobOption.JDBC_USER, jdbcUser)
+                .with(JobOption.JDBC_PASSWORD_ENV, "")
+                .with(JobOption.JDBC_BATCH_INTERVAL_MS, 200)
+                .with(JobOption.CHECKPOINT_INTERVAL_MS, 500)
+                .checkpoints(checkpoints)
+                .with(JobOption.STATE_BACKEND, "hashmap")
+                .with(JobOption.RESTART_ATTEMPTS, 0)
+                .with(JobOption.PARALLELISM, parallelism);
+        for (JobOption topic : TOPICS) {
+            o.with(topic, prefix + topic.defaultValue().substring("flowtrace".length()));
+        }
+        return o;
+    }
+
+    /** The options of {@link #of} as the string map {@code JobConfig.of} and a job's arguments take. */
     public static Map<String, String> bounded(String prefix, String bootstrapServers, String jdbcUrl, String jdbcUser,
             Path checkpoints, int parallelism) {
-        Map<String, String> o = new HashMap<>();
-        o.put("bootstrap-servers", bootstrapServers);
-        for (JobOption topic : TOPICS) {
-            o.put(topic.key(), prefix + topic.defaultValue().substring("flowtrace".length()));
-        }
-        o.put("group-id", prefix);
-        o.put("transactional-id-prefix", prefix);
-        o.put("start-offsets", "earliest");
-        o.put("bounded", "true");
-        o.put("transaction-timeout-ms", "60000");
-        o.put("jdbc-url", jdbcUrl);
-        o.put("jdbc-user", jdbcUser);
-        o.put("jdbc-password-env", "");
-        o.put("jdbc-batch-interval-ms", "200");
-        o.put("checkpoint-interval-ms", "500");
-        o.put("checkpoint-dir", checkpoints.toUri().toString());
-        o.put("state-backend", "hashmap");
-        o.put("restart-attempts", "0");
-        o.put("parallelism", Integer.toString(parallelism));
-        return o;
+        return of(prefix, bootstrapServers, jdbcUrl, jdbcUser, checkpoints, parallelism).toMap();
+    }
+
+    public ItJobOptions with(JobOption option, Object value) {
+        options.put(option.key(), String.valueOf(value));
+        return this;
+    }
+
+    public ItJobOptions without(JobOption option) {
+        options.remove(option.key());
+        return this;
+    }
+
+    /** A Kafka client property passed through to the job's sources and sinks ({@code kafka.<name>}). */
+    public ItJobOptions kafkaProperty(String name, String value) {
+        options.put("kafka." + name, value);
+        return this;
+    }
+
+    public ItJobOptions checkpoints(Path directory) {
+        return with(JobOption.CHECKPOINT_DIR, directory.toUri());
+    }
+
+    /** A copy. */
+    public Map<String, String> toMap() {
+        return new HashMap<>(options);
+    }
+
+    public JobConfig config() {
+        return JobConfig.of(toMap());
     }
 }

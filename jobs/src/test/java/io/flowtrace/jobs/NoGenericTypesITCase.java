@@ -12,9 +12,9 @@ import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.ConntrackKafkaSource;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
+import io.flowtrace.testkit.PipelineServices;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,12 +23,11 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,27 +49,18 @@ class NoGenericTypesITCase {
     private static final String LOSSY = "tcp/short-conns.sender.pcap.gz";
 
     @RegisterExtension
-    @Order(1)
-    static final KafkaBroker KAFKA = new KafkaBroker();
-
-    @RegisterExtension
-    @Order(2)
-    static final Postgres POSTGRES = new Postgres();
-
-    @RegisterExtension
-    @Order(3)
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(PARALLELISM)
-            .build());
+    static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+    static final KafkaBroker KAFKA = SERVICES.kafka();
+    static final Postgres POSTGRES = SERVICES.postgres();
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"hashmap", "rocksdb"})
     void theJobRunsWithGenericTypesDisabled(String backend, @TempDir Path checkpoints) throws Exception {
-        Map<String, String> o = ItJobOptions.bounded("nokryo-" + backend, KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(),
-                Postgres.USER, checkpoints, PARALLELISM);
-        o.put("state-backend", backend);
-        o.put("conntrack-input", "true");
+        Map<String, String> o = ItJobOptions.of("nokryo-" + backend, KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(),
+                Postgres.USER, checkpoints, PARALLELISM)
+                .with(JobOption.STATE_BACKEND, backend)
+                .with(JobOption.CONNTRACK_INPUT, true)
+                .toMap();
         JobConfig config = JobConfig.of(o);
         for (JobOption topic : List.of(JobOption.PACKETS_TOPIC, JobOption.CONNTRACK_TOPIC, JobOption.FLOWS_TOPIC,
                 JobOption.TCP_EVENTS_TOPIC, JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC,
@@ -86,7 +76,7 @@ class NoGenericTypesITCase {
         Configuration flink = FlowtraceJob.flinkConfiguration(config);
         flink.set(PipelineOptions.GENERIC_TYPES, false);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
-        new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
                 JobSinks.fromConfig(config)).build(env);
         assertThat(env.getConfig().getSerializerConfig().hasGenericTypesDisabled()).isTrue();
         env.execute("flowtrace-no-generic-types-" + backend);

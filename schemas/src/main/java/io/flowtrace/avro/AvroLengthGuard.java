@@ -27,9 +27,6 @@ import org.apache.avro.SchemaNormalization;
  * too. No flowtrace schema has one (their arrays hold records of longs and strings).
  */
 public final class AvroLengthGuard {
-    /** Avro single-object encoding: marker C3 01, then the 8-byte little-endian schema fingerprint. */
-    private static final int HEADER_BYTES = 10;
-
     private final Schema schema;
     private final long fingerprint;
 
@@ -50,24 +47,16 @@ public final class AvroLengthGuard {
      * @throws LengthBombException naming the field whose length or count does not fit the record
      */
     public void checkSingleObject(byte[] value) throws LengthBombException {
-        if (value.length < HEADER_BYTES || value[0] != (byte) 0xC3 || value[1] != 0x01 || littleEndianLong(value, 2) != fingerprint) {
+        if (SingleObjectCodec.fingerprintOf(value) != fingerprint) {
             return;
         }
-        checkBinary(value, HEADER_BYTES, value.length - HEADER_BYTES);
+        checkBinary(value, SingleObjectCodec.HEADER_BYTES, value.length - SingleObjectCodec.HEADER_BYTES);
     }
 
     /** Checks a plain Avro binary datum of this guard's schema in {@code buf[offset, offset + length)}. */
     public void checkBinary(byte[] buf, int offset, int length) throws LengthBombException {
         Walk w = new Walk(buf, offset, offset + length);
         w.datum(schema, schema.getName());
-    }
-
-    private static long littleEndianLong(byte[] b, int at) {
-        long v = 0;
-        for (int i = 7; i >= 0; i--) {
-            v = (v << 8) | (b[at + i] & 0xFFL);
-        }
-        return v;
     }
 
     /** A cursor over one datum; one per check (the guard itself is shared and immutable). */

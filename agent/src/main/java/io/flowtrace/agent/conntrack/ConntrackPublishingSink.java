@@ -5,6 +5,7 @@ import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.RateLimitedLog;
 import io.flowtrace.avro.ConntrackLoss;
 import io.flowtrace.avro.ConntrackSource;
+import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.ConntrackAvroMapper;
 import io.flowtrace.avro.mapping.PacketEvents;
@@ -32,7 +33,9 @@ public final class ConntrackPublishingSink implements ConntrackEventSink {
     private final Integer receiveBuffer;
     private final SpoolingPublisher out;
     private final AgentMetrics metrics;
-    private final ByteArrayOutputStream value = new ByteArrayOutputStream(512);
+    private final SingleObjectCodec<io.flowtrace.avro.ConntrackEvent> events =
+            SingleObjectCodec.of(io.flowtrace.avro.ConntrackEvent.class);
+    private final SingleObjectCodec<ConntrackLoss> losses = SingleObjectCodec.of(ConntrackLoss.class);
     private final RateLimitedLog malformedLog = new RateLimitedLog(LOG, 5_000);
     private final RateLimitedLog lossLog = new RateLimitedLog(LOG, 5_000);
 
@@ -52,9 +55,8 @@ public final class ConntrackPublishingSink implements ConntrackEventSink {
     public void event(ConntrackMessage event) {
         metrics.read.increment();
         try {
-            value.reset();
-            io.flowtrace.avro.ConntrackEvent.getEncoder().encode(ConntrackAvroMapper.toAvro(event, vantage, source), value);
-            out.publish(ConntrackAvroMapper.key(vantageName, event).getBytes(StandardCharsets.UTF_8), value.toByteArray());
+            out.publish(ConntrackAvroMapper.key(vantageName, event).getBytes(StandardCharsets.UTF_8),
+                    events.encode(ConntrackAvroMapper.toAvro(event, vantage, source)));
         } catch (IOException e) {
             throw new UncheckedIOException("publishing conntrack event id " + event.id(), e);
         }
@@ -73,10 +75,8 @@ public final class ConntrackPublishingSink implements ConntrackEventSink {
         lossLog.warn("ENOBUFS on the ctnetlink socket (receive buffer {} B): the kernel dropped events; {} so far",
                 receiveBuffer, totalSoFar);
         try {
-            value.reset();
-            ConntrackLoss.getEncoder().encode(
-                    ConntrackAvroMapper.loss(System.currentTimeMillis() * 1_000_000L, vantage, 1, receiveBuffer, source), value);
-            out.publish(vantageKey, value.toByteArray());
+            out.publish(vantageKey, losses.encode(
+                    ConntrackAvroMapper.loss(System.currentTimeMillis() * 1_000_000L, vantage, 1, receiveBuffer, source)));
         } catch (IOException e) {
             throw new UncheckedIOException("publishing a ConntrackLoss", e);
         }

@@ -7,6 +7,8 @@ import io.flowtrace.agent.batch.FlushReason;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.RateLimitedLog;
+import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.net.VantagePoint;
@@ -45,7 +47,7 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
     private final DecodedPacket packet = new DecodedPacket();
     private final CaptureRecord record = new CaptureRecord();
     private final FlowKeyCache keys = new FlowKeyCache();
-    private final PacketEventEncoder encoder = new PacketEventEncoder();
+    private final SingleObjectCodec<PacketEvent> encoder = SingleObjectCodec.of(PacketEvent.class);
     private final RateLimitedLog malformedLog = new RateLimitedLog(LOG, 5_000);
     private final FlowBatcher<PacketBatchWriter> batcher;
     private final boolean wallClock;

@@ -3,7 +3,7 @@ package io.flowtrace.agent.packets;
 import io.flowtrace.agent.batch.BatchContents;
 import io.flowtrace.agent.batch.BatchKey;
 import io.flowtrace.avro.PacketBatch;
-import io.flowtrace.avro.SingleObjectHeader;
+import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.io.IOException;
@@ -34,7 +34,7 @@ import org.apache.avro.io.EncoderFactory;
  * exactly, the choice only keeps offsets small.
  */
 final class PacketBatchWriter implements BatchContents {
-    private static final byte[] HEADER = SingleObjectHeader.of(PacketBatch.getClassSchema());
+    private static final byte[] HEADER = SingleObjectCodec.header(PacketBatch.getClassSchema());
     /** Packets waiting for a base; a SYN and its retransmissions, normally. */
     private static final int MAX_WAITING = 8;
     /**

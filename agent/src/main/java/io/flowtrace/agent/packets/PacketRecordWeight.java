@@ -2,8 +2,8 @@ package io.flowtrace.agent.packets;
 
 import io.flowtrace.agent.spool.RecordWeight;
 import io.flowtrace.avro.PacketBatch;
+import io.flowtrace.avro.SingleObjectCodec;
 import java.io.IOException;
-import org.apache.avro.SchemaNormalization;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 
@@ -15,7 +15,7 @@ import org.apache.avro.io.DecoderFactory;
  */
 public final class PacketRecordWeight implements RecordWeight {
     public static final PacketRecordWeight INSTANCE = new PacketRecordWeight();
-    private static final long BATCH_FINGERPRINT = SchemaNormalization.parsingFingerprint64(PacketBatch.getClassSchema());
+    private static final long BATCH_FINGERPRINT = SingleObjectCodec.of(PacketBatch.class).fingerprint();
 
     private BinaryDecoder decoder;
 
@@ -24,17 +24,11 @@ public final class PacketRecordWeight implements RecordWeight {
 
     @Override
     public synchronized int items(byte[] value, int offset, int length) {
-        if (length < 11 || value[offset] != (byte) 0xC3 || value[offset + 1] != 0x01) {
+        if (length <= SingleObjectCodec.HEADER_BYTES || SingleObjectCodec.fingerprintOf(value, offset, length) != BATCH_FINGERPRINT) {
             return 1;
         }
-        long fp = 0;
-        for (int i = 9; i >= 2; i--) {
-            fp = (fp << 8) | (value[offset + i] & 0xffL);
-        }
-        if (fp != BATCH_FINGERPRINT) {
-            return 1;
-        }
-        decoder = DecoderFactory.get().binaryDecoder(value, offset + 10, length - 10, decoder);
+        int datum = SingleObjectCodec.HEADER_BYTES;
+        decoder = DecoderFactory.get().binaryDecoder(value, offset + datum, length - datum, decoder);
         try {
             // PacketBatch's fields before the array (PacketBatch.avsc): vantage {agent_id, interface_name},
             // link_type, ip_version, low_addr, low_port, high_addr, high_port, base_time_ns, two seq bases.

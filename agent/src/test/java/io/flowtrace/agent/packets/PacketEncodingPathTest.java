@@ -3,6 +3,7 @@ package io.flowtrace.agent.packets;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.net.VantagePoint;
@@ -22,7 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The agent's fast paths give exactly what the contract's reference code gives, for every TCP
  * packet of real captures (IPv4, IPv6, two pcapng interfaces): the cached flow key equals
- * {@link PacketEvents#flowKey}, the reused encoder equals {@code PacketEvent.getEncoder()}.
+ * {@link PacketEvents#flowKey}, the agent's encoder (the shared single-object codec) equals {@code PacketEvent.getEncoder()}.
  */
 class PacketEncodingPathTest {
 
@@ -31,7 +32,7 @@ class PacketEncodingPathTest {
         "decoding/vlan-qinq.pcap", "tcp/short-conns.sender.pcap.gz"})
     void cachedKeysAndReusedEncoderMatchTheReferenceForEveryPacket(String capture) throws Exception {
         FlowKeyCache cache = new FlowKeyCache();
-        PacketEventEncoder encoder = new PacketEventEncoder();
+        SingleObjectCodec<PacketEvent> encoder = SingleObjectCodec.of(PacketEvent.class);
         long tcp = 0;
         try (InputStream in = Files.newInputStream(TestData.file(capture))) {
             CaptureReader reader = CaptureReader.open(in);

@@ -14,7 +14,7 @@ import io.flowtrace.jobs.FlowtraceJob;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
@@ -51,7 +51,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The job benchmark (issue 6 "Performance", docs/BENCHMARKS.md "## Job"), all in one JVM: testkit's
+ * The job benchmark (docs/BENCHMARKS.md "## Job"), all in one JVM: testkit's
  * in-process KRaft broker and embedded PostgreSQL, the job on a local MiniCluster per run.
  *
  * <ol>
@@ -439,7 +439,7 @@ public final class JobBench {
         JobConfig config = JobConfig.of(o);
         PostgresSinks.applySchema(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         long t0 = System.nanoTime();
         env.execute("bench-" + run);
         double seconds = (System.nanoTime() - t0) / 1e9;
@@ -535,7 +535,7 @@ public final class JobBench {
                 CREATE TRIGGER bench_log AFTER INSERT OR UPDATE ON flow_summary FOR EACH ROW EXECUTE FUNCTION bench_log();
                 """);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         JobClient job = env.executeAsync("bench-" + run);
         Thread.sleep(8000); // job deployed, sources polling
         long total = (long) rate * seconds;
@@ -622,7 +622,7 @@ public final class JobBench {
         o.put("kafka-output", "false");
         JobConfig config = JobConfig.of(o);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config),
+        new FlowtraceJob(config, InputSources.packets(config),
                 new JobSinks(List.of(), List.of(), List.of(), List.of(), List.of())).build(env);
         JobClient job = env.executeAsync("bench-" + run);
         waitForCommitted(topic, "bench-" + run, published);

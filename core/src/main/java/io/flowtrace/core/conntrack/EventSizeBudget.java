@@ -1,7 +1,7 @@
 package io.flowtrace.core.conntrack;
 
 /**
- * Incremental event-size budget for one vantage and one window (seed 002, DESIGN.md §7): add events
+ * Incremental event-size budget for one vantage and one window (docs/design.md, Conntrack sizing): add events
  * as they come, read {@link #report()} when the window closes. Memory is fixed (histogram, rings),
  * whatever the event rate.
  *

@@ -9,6 +9,7 @@ final class TcpOptions {
     private TcpOptions() {
     }
 
+    // LONG-METHOD: one case per option kind on the per-packet path, read like RFC 9293 §3.2's option list
     /** TCP options (RFC 9293 §3.2, RFC 7323, RFC 2018). Stops at the first impossible length. */
     static void decode(byte[] b, int p, int end, boolean cut, DecodedPacket out) {
         while (p < end) {

@@ -8,10 +8,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Connection setup per service (server ip:port), the table seed 000 compares by hand: count, mean,
+ * Connection setup per service (server ip:port), the table of the OpenVPN setup study (docs/design.md, OpenVPN setup): count, mean,
  * standard deviation and percentiles of setup time over the flows that completed their handshake,
  * with SYN retransmissions and how many of them coincided with another flow's (synchronised
- * retries: seed 000's discussion of reliable_unique_retry).
+ * retries: the study's discussion of reliable_unique_retry).
  */
 public final class ServiceSetupTable {
     /** SYN retransmissions of different flows this close together count as synchronised. */

@@ -3,7 +3,7 @@ package io.flowtrace.core.tcp;
 /**
  * Connection setup (RFC 9293 §3.5): first SYN to the ACK of the SYN-ACK, with SYN and SYN-ACK
  * retransmissions and the gaps between them, so the exponential backoff (1 s, 2 s, 4 s ... from
- * TCP_TIMEOUT_INIT in Linux) is visible (seed 000).
+ * TCP_TIMEOUT_INIT in Linux) is visible (docs/design.md, OpenVPN setup).
  */
 final class HandshakeTracker {
     private final SetupStats setup;

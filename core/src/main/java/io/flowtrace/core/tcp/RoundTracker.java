@@ -6,7 +6,7 @@ package io.flowtrace.core.tcp;
  * tcp_cubic.c); the round's largest flight is its cwnd estimate. On top of the rounds: the
  * slow-start exit (when growth stops and why, with CUBIC's HyStart tests replayed on the ACKs the
  * capture saw), the delivery rate and BDP, and rounds where the window is stuck at a few segments
- * although the sender has data (seed 004, {@link CwndStuckRule}).
+ * although the sender has data ({@link CwndStuckRule}; docs/design.md, Stuck cwnd).
  */
 final class RoundTracker {
     /**

@@ -3,7 +3,7 @@ package io.flowtrace.core.tcp;
 /**
  * The data a sender has put on the wire that the receiver has not cumulatively ACKed yet, as
  * sorted, non-overlapping segments [start, end) in 64-bit relative sequence space. This is the
- * structure tcptrace keeps as a linked list of every segment ever seen (seed 003: IsRTO walked it
+ * structure tcptrace keeps as a linked list of every segment ever seen (docs/design.md, "tcptrace's quadratic IsRTO": IsRTO walked it
  * per packet, O(n²) on long lossy flows). Here it is a ring of primitive arrays: appends at the
  * tail and cumulative-ACK pruning at the head are O(1) amortised, lookups are binary searches
  * (O(log n)), and its size is bounded by the send window, not by the flow's length. Only a hole

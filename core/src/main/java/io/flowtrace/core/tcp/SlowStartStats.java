@@ -29,7 +29,7 @@ public final class SlowStartStats {
         return minRttNanos <= 0 ? -1 : (long) (maxDeliveryRateBytesPerSecond * minRttNanos / 1e9);
     }
 
-    /** Exit cwnd below half of the later max cwnd or of the BDP (seed 001's bug). */
+    /** Exit cwnd below half of the later max cwnd or of the BDP (docs/design.md, Premature exits). */
     public boolean premature() {
         if (exitCwndBytes <= 0) {
             return false;

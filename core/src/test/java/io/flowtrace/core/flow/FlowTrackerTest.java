@@ -97,7 +97,7 @@ class FlowTrackerTest {
         assertThat(tracker.liveFlows()).isEqualTo(1);
     }
 
-    /** SYNs in the flood test; -Dflood.syns=1000000 for the full-size run (issue 10). */
+    /** SYNs in the flood test; -Dflood.syns=1000000 for the full-size run (docs/reliability.md). */
     private static final int FLOOD = Integer.getInteger("flood.syns", 200_000);
 
     /**

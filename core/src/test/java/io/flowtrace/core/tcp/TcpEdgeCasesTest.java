@@ -12,7 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hostile and odd TCP shapes of issue 10 that earlier tests did not cover (docs/reliability.md lists
+ * Hostile and odd TCP shapes (docs/reliability.md) that earlier tests did not cover (docs/reliability.md lists
  * the ones covered elsewhere). Expectations are worked out by hand from the segments written here.
  */
 class TcpEdgeCasesTest {

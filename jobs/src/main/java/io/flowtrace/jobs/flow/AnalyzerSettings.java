@@ -4,9 +4,11 @@ import io.flowtrace.core.tcp.AnalyzerConfig;
 import java.io.Serializable;
 
 /**
- * Core's {@link AnalyzerConfig} in a form Flink can ship to the task managers: operators and
- * serializers are Java-serialized, and core's record is not {@code Serializable} (core has no
- * reason to know about Java serialization). Same five values, same meaning.
+ * The five values of core's {@link AnalyzerConfig}, as the flow function and the state serializer
+ * hold them (both are Java-serialized to the task managers). {@code AnalyzerConfig} is itself
+ * {@code Serializable}, so this copy adds nothing but the conversion; it can be replaced by
+ * {@code AnalyzerConfig} wherever it is held (the serializer's snapshot writes the values, not
+ * this class).
  */
 public record AnalyzerSettings(long minRtoNanos, long defaultReorderWindowNanos, long minReorderWindowNanos,
         long idleTimeoutNanos, long halfOpenTimeoutNanos) implements Serializable {

@@ -144,15 +144,20 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             analysed++;
         }
         if (rejected > 0) {
-            rejectedPackets.inc(rejected);
-            ctx.output(DEAD_LETTERS, FlowBatchDecoder.deadLetter(record, DeadLetterStage.VALIDATE,
-                    rejected + " of " + packets + " packets rejected, the others analysed; " + firstRejection, null,
-                    rejected));
+            reject(record, rejected, packets, firstRejection, ctx);
         }
         if (analysed > 0) {
             schedule(s, ctx.timerService(), wake);
             state.update(s);
         }
+    }
+
+    /** One dead letter for the packets of a batch that failed validation; the others were analysed. */
+    private void reject(FlowBatch record, int rejected, int packets, String firstRejection, Context ctx) {
+        rejectedPackets.inc(rejected);
+        ctx.output(DEAD_LETTERS, FlowBatchDecoder.deadLetter(record, DeadLetterStage.VALIDATE,
+                rejected + " of " + packets + " packets rejected, the others analysed; " + firstRejection, null,
+                rejected));
     }
 
     @Override

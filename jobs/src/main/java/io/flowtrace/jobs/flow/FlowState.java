@@ -5,7 +5,7 @@ import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 
 /**
  * What the job keeps per flow key: the current instance's analyser and the bookkeeping that
- * {@code FlowTracker} keeps offline (instance number, last seen), plus the operator's own timer and
+ * {@code FlowTracker} keeps offline (instance id, last seen), plus the operator's own timer and
  * update schedule. Mutable: the function changes it in place and writes it back.
  */
 public final class FlowState {
@@ -19,7 +19,10 @@ public final class FlowState {
      * {@link FlowStateSerializer}); the function then takes it from the key once.
      */
     VantagePoint vantage;
-    /** The instance id: its first packet's capture time in µs ({@code FlowInstances.instanceId}). */
+    /**
+     * The instance's id: its first packet's capture time in microseconds
+     * ({@code FlowInstances.instanceId}, FlowTracker's rule), so a port reuse gets a new, later id.
+     */
     long instance;
     /** Latest capture time of the instance, nanoseconds. */
     long lastSeenNanos;

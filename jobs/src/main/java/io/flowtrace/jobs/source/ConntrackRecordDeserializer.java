@@ -1,19 +1,17 @@
 package io.flowtrace.jobs.source;
 
-import io.flowtrace.avro.AvroLengthGuard;
 import io.flowtrace.avro.ConntrackEvent;
 import io.flowtrace.avro.ConntrackLoss;
 import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
+import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.mapping.ConntrackEvents;
 import io.flowtrace.core.conntrack.KernelFeatures;
 import io.flowtrace.core.conntrack.NetlinkSizer;
 import io.flowtrace.jobs.conntrack.ConntrackSample;
 import io.flowtrace.jobs.join.CtFacts;
 import java.io.IOException;
-import org.apache.avro.SchemaNormalization;
-import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
 import org.apache.flink.api.java.typeutils.PojoTypeInfo;
@@ -34,16 +32,12 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 public final class ConntrackRecordDeserializer implements KafkaRecordDeserializationSchema<Either<DeadLetter, ConntrackSample>> {
     private static final long serialVersionUID = 1L;
-    static final long EVENT_FINGERPRINT = SchemaNormalization.parsingFingerprint64(ConntrackEvent.getClassSchema());
-    static final long LOSS_FINGERPRINT = SchemaNormalization.parsingFingerprint64(ConntrackLoss.getClassSchema());
-    private static final AvroLengthGuard EVENT_LENGTHS = AvroLengthGuard.of(ConntrackEvent.getClassSchema());
-    private static final AvroLengthGuard LOSS_LENGTHS = AvroLengthGuard.of(ConntrackLoss.getClassSchema());
 
     private final String kernelFeatures;
     private transient KernelFeatures features;
     private transient NetlinkSizer sizer;
-    private transient BinaryMessageDecoder<ConntrackEvent> events;
-    private transient BinaryMessageDecoder<ConntrackLoss> losses;
+    private transient SingleObjectCodec<ConntrackEvent> events;
+    private transient SingleObjectCodec<ConntrackLoss> losses;
 
     /** @param kernelFeatures the {@code conntrack-kernel-features} spec (checked here, so a typo fails at build time) */
     public ConntrackRecordDeserializer(String kernelFeatures) {
@@ -58,10 +52,8 @@ public final class ConntrackRecordDeserializer implements KafkaRecordDeserializa
             out.collect(Either.Left(PacketRecordDeserializer.deadLetter(record, DeadLetterStage.DECODE, "null value (tombstone)", null)));
             return;
         }
-        Long fingerprint = PacketRecordDeserializer.fingerprint(value);
         try {
-            if (fingerprint != null && fingerprint == LOSS_FINGERPRINT) {
-                LOSS_LENGTHS.checkSingleObject(value);
+            if (losses().isWriterOf(value)) {
                 ConntrackLoss loss = losses().decode(value);
                 String invalid = ConntrackEvents.invalidReason(loss);
                 if (invalid != null) {
@@ -73,8 +65,7 @@ public final class ConntrackRecordDeserializer implements KafkaRecordDeserializa
                 return;
             }
             // ConntrackEvent, or whatever else: the decoder names an unknown fingerprint or a bad header.
-            EVENT_LENGTHS.checkSingleObject(value);
-            ConntrackEvent event = eventDecoder().decode(value);
+            ConntrackEvent event = events().decode(value);
             String invalid = ConntrackEvents.invalidReason(event);
             if (invalid != null) {
                 out.collect(Either.Left(PacketRecordDeserializer.deadLetter(record, DeadLetterStage.VALIDATE, invalid, null)));
@@ -122,16 +113,16 @@ public final class ConntrackRecordDeserializer implements KafkaRecordDeserializa
         return sizer;
     }
 
-    private BinaryMessageDecoder<ConntrackEvent> eventDecoder() {
+    private SingleObjectCodec<ConntrackEvent> events() {
         if (events == null) {
-            events = ConntrackEvent.getDecoder();
+            events = SingleObjectCodec.of(ConntrackEvent.class);
         }
         return events;
     }
 
-    private BinaryMessageDecoder<ConntrackLoss> losses() {
+    private SingleObjectCodec<ConntrackLoss> losses() {
         if (losses == null) {
-            losses = ConntrackLoss.getDecoder();
+            losses = SingleObjectCodec.of(ConntrackLoss.class);
         }
         return losses;
     }

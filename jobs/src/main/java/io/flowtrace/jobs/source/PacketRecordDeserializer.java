@@ -1,9 +1,9 @@
 package io.flowtrace.jobs.source;
 
-import io.flowtrace.avro.AvroLengthGuard;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.mapping.PacketBatchHeader;
 import io.flowtrace.avro.mapping.PacketBatches;
 import io.flowtrace.avro.mapping.PacketEvents;
@@ -12,9 +12,7 @@ import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.serde.FlowBatchTypeInfo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
@@ -44,14 +42,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 public final class PacketRecordDeserializer implements KafkaRecordDeserializationSchema<Either<DeadLetter, FlowBatch>> {
     private static final long serialVersionUID = 1L;
-    /** Avro single-object encoding marker (specification, "Single-object encoding"). */
-    private static final byte MAGIC_0 = (byte) 0xC3;
-    private static final byte MAGIC_1 = 0x01;
-    private static final int HEADER_BYTES = 10;
-    private static final AvroLengthGuard LENGTHS = AvroLengthGuard.of(PacketEvent.getClassSchema());
     private static final long NANOS_PER_MS = 1_000_000L;
 
-    private transient BinaryMessageDecoder<PacketEvent> decoder;
+    private transient SingleObjectCodec<PacketEvent> events;
     private transient DecodedPacket scratch;
 
     @Override
@@ -97,8 +90,8 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
     private void event(ConsumerRecord<byte[], byte[]> record, byte[] value, Collector<Either<DeadLetter, FlowBatch>> out) {
         PacketEvent packet;
         try {
-            LENGTHS.checkSingleObject(value); // a length bomb is a dead letter, with or without Avro's -D limits
-            packet = decoder().decode(value);
+            // a length bomb is a dead letter, with or without Avro's -D limits (the codec checks lengths first)
+            packet = events().decode(value);
         } catch (IOException | RuntimeException e) {
             // The boundary of untrusted input: whatever Avro throws on these bytes is the record's
             // fault (bad header, unknown fingerprint, truncated or corrupt datum), kept with its class.
@@ -138,18 +131,10 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
                 .setRaw(ByteBuffer.wrap(value))
                 .setStage(stage)
                 .setErrorClass(e == null ? null : e.getClass().getName())
-                .setSchemaFingerprint(fingerprint(value))
+                .setSchemaFingerprint(SingleObjectCodec.fingerprintOrNull(value))
                 .setJobTimeMs(System.currentTimeMillis())
                 .setPackets(packets)
                 .build();
-    }
-
-    /** The writer-schema fingerprint of an intact single-object header (little-endian, bytes 2..9), else null. */
-    static Long fingerprint(byte[] value) {
-        if (value.length < HEADER_BYTES || value[0] != MAGIC_0 || value[1] != MAGIC_1) {
-            return null;
-        }
-        return ByteBuffer.wrap(value, 2, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
     @Override
@@ -157,10 +142,10 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
         return new EitherTypeInfo<>(new AvroTypeInfo<>(DeadLetter.class), FlowBatchTypeInfo.INSTANCE);
     }
 
-    private BinaryMessageDecoder<PacketEvent> decoder() {
-        if (decoder == null) {
-            decoder = PacketEvent.getDecoder();
+    private SingleObjectCodec<PacketEvent> events() {
+        if (events == null) {
+            events = SingleObjectCodec.of(PacketEvent.class);
         }
-        return decoder;
+        return events;
     }
 }

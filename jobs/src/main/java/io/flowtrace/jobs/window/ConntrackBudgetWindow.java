@@ -33,7 +33,7 @@ import org.apache.flink.util.Collector;
  */
 public final class ConntrackBudgetWindow extends ProcessWindowFunction<ConntrackSample, BudgetWindow, String, TimeWindow> {
     private static final long serialVersionUID = 1L;
-    /** Window lengths of the conntrack budgets (issue 5). */
+    /** Window lengths of the conntrack budgets (docs/conntrack.md). */
     public static final List<Duration> WINDOW_SIZES = List.of(Duration.ofSeconds(1), Duration.ofMinutes(1));
     static final Comparator<ConntrackSample> ORDER = Comparator.<ConntrackSample>comparingLong(s -> s.timeNs)
             .thenComparingInt(s -> s.kind).thenComparingInt(s -> s.exactBytes).thenComparingLong(s -> s.enobufs);

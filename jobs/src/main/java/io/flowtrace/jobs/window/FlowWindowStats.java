@@ -37,7 +37,7 @@ public final class FlowWindowStats {
     public Reservoir rttUs;
     /** cwnd at slow-start exit, segments, one sample per direction that left slow start. */
     public Reservoir exitCwndSegments;
-    /** Of those exits, how many were premature (seed 001). */
+    /** Of those exits, how many were premature (docs/design.md, "Premature exits"). */
     public long prematureExits;
 
     public FlowWindowStats() {

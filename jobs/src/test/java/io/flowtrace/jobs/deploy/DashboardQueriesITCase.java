@@ -13,6 +13,7 @@ import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.FlowtraceJob;
+import io.flowtrace.jobs.ItJobOptions;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
@@ -22,9 +23,9 @@ import io.flowtrace.jobs.deploy.GrafanaDashboards.Variable;
 import io.flowtrace.jobs.deploy.GrafanaSql.Value;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.ConntrackKafkaSource;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
+import io.flowtrace.testkit.PipelineServices;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,9 +45,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.MethodOrderer;
@@ -98,19 +97,9 @@ class DashboardQueriesITCase {
     }
 
     @RegisterExtension
-    @Order(1)
-    static final KafkaBroker KAFKA = new KafkaBroker();
-
-    @RegisterExtension
-    @Order(2)
-    static final Postgres POSTGRES = new Postgres();
-
-    @RegisterExtension
-    @Order(3)
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(PARALLELISM)
-            .build());
+    static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+    static final KafkaBroker KAFKA = SERVICES.kafka();
+    static final Postgres POSTGRES = SERVICES.postgres();
 
     private static boolean loaded;
     private static Instant dataFrom;
@@ -141,7 +130,7 @@ class DashboardQueriesITCase {
         PostgresSinks.applySchema(config); // what the job does at start, as the writer
         PostgresSinks.applySchema(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
                 JobSinks.fromConfig(config)).build(env);
         long started = System.nanoTime();
         env.execute("dashboard-itcase");
@@ -533,30 +522,6 @@ class DashboardQueriesITCase {
     }
 
     private static Map<String, String> jobOptions(Path checkpoints, String user) {
-        Map<String, String> o = new HashMap<>();
-        o.put("bootstrap-servers", KAFKA.bootstrapServers());
-        o.put("packets-topic", "dash.packets");
-        o.put("conntrack-topic", "dash.conntrack");
-        o.put("flows-topic", "dash.flows");
-        o.put("tcp-events-topic", "dash.tcp-events");
-        o.put("service-windows-topic", "dash.service-windows");
-        o.put("vantage-windows-topic", "dash.vantage-windows");
-        o.put("dead-letters-topic", "dash.dead-letters");
-        o.put("conntrack-budgets-topic", "dash.conntrack-budgets");
-        o.put("group-id", "dash");
-        o.put("start-offsets", "earliest");
-        o.put("bounded", "true");
-        o.put("transactional-id-prefix", "dash");
-        o.put("transaction-timeout-ms", "60000");
-        o.put("jdbc-url", url());
-        o.put("jdbc-user", user);
-        o.put("jdbc-password-env", "");
-        o.put("jdbc-batch-interval-ms", "200");
-        o.put("checkpoint-interval-ms", "500");
-        o.put("checkpoint-dir", checkpoints.toUri().toString());
-        o.put("state-backend", "hashmap");
-        o.put("restart-attempts", "0");
-        o.put("parallelism", Integer.toString(PARALLELISM));
-        return o;
+        return ItJobOptions.bounded("dash", KAFKA.bootstrapServers(), url(), user, checkpoints, PARALLELISM);
     }
 }

@@ -17,9 +17,10 @@ import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.ConntrackKafkaSource;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.conntrack.ConntrackFixtures;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
+import io.flowtrace.testkit.PipelineServices;
 import io.flowtrace.testkit.Postgres;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -27,12 +28,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,19 +57,9 @@ class HostileInputITCase {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @RegisterExtension
-    @Order(1)
-    static final KafkaBroker KAFKA = new KafkaBroker();
-
-    @RegisterExtension
-    @Order(2)
-    static final Postgres POSTGRES = new Postgres();
-
-    @RegisterExtension
-    @Order(3)
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(PARALLELISM)
-            .build());
+    static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+    static final KafkaBroker KAFKA = SERVICES.kafka();
+    static final Postgres POSTGRES = SERVICES.postgres();
 
     @Test
     void deadLettersEveryMalformedRecordWithItsReasonAndAnalysesTheRealCaptureAroundThem(@TempDir Path checkpoints)
@@ -91,7 +79,7 @@ class HostileInputITCase {
 
         PostgresSinks.applySchema(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
+        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
                 JobSinks.fromConfig(config)).build(env);
         long started = System.nanoTime();
         env.execute("flowtrace-hostile-itcase"); // restart-attempts 0: a crash of any operator fails here
@@ -204,11 +192,12 @@ class HostileInputITCase {
     }
 
     private static Map<String, String> jobOptions(Path checkpoints) {
-        Map<String, String> o = ItJobOptions.bounded("hostile", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
-                checkpoints, PARALLELISM);
-        o.put("group-id", "hostile-itcase");
-        o.put("transactional-id-prefix", "hostile-itcase");
-        o.put("checkpoint-interval-ms", "1000");
+        Map<String, String> o = ItJobOptions.of("hostile", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
+                checkpoints, PARALLELISM)
+                .with(JobOption.GROUP_ID, "hostile-itcase")
+                .with(JobOption.TRANSACTIONAL_ID_PREFIX, "hostile-itcase")
+                .with(JobOption.CHECKPOINT_INTERVAL_MS, 1000)
+                .toMap();
         return o;
     }
 }

@@ -12,10 +12,11 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.FlowtraceJob;
+import io.flowtrace.jobs.ItJobOptions;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.sink.JobSinks;
-import io.flowtrace.jobs.source.PacketSource;
+import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -99,7 +100,7 @@ class KafkaSaslSslITCase {
 
     private static void runJob(JobConfig config) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, PacketSource.fromConfig(config), JobSinks.fromConfig(config)).build(env);
+        new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         env.execute("flowtrace-sasl-ssl-itcase");
     }
 
@@ -123,31 +124,17 @@ class KafkaSaslSslITCase {
     }
 
     private static Map<String, String> options(String name, Path checkpoints, String password) {
-        Map<String, String> o = new HashMap<>();
-        o.put("bootstrap-servers", KAFKA.bootstrapServers());
-        KAFKA.securityProperties(KafkaBroker.Secured.USER, password).forEach((k, v) -> o.put("kafka." + k, v));
-        o.put("kafka.request.timeout.ms", "10000");
-        o.put("kafka.default.api.timeout.ms", "20000");
-        o.put("packets-topic", name + ".packets");
-        o.put("conntrack-input", "false");
-        o.put("flows-topic", name + ".flows");
-        o.put("tcp-events-topic", name + ".tcp-events");
-        o.put("service-windows-topic", name + ".service-windows");
-        o.put("vantage-windows-topic", name + ".vantage-windows");
-        o.put("dead-letters-topic", name + ".dead-letters");
-        o.put("group-id", name + "-itcase");
-        o.put("start-offsets", "earliest");
-        o.put("bounded", "true");
-        o.put("postgres-output", "false");
-        o.put("transactional-id-prefix", name + "-itcase");
-        o.put("transaction-timeout-ms", "60000");
-        o.put("checkpoint-interval-ms", "500");
-        o.put("checkpoint-dir", checkpoints.toUri().toString());
-        o.put("state-backend", "hashmap");
-        o.put("restart-attempts", "0");
-        o.put("parallelism", "2");
-        o.put("jdbc-password-env", "");
-        return o;
+        ItJobOptions o = ItJobOptions.of(name, KAFKA.bootstrapServers(), "", "", checkpoints, 2)
+                .without(JobOption.JDBC_URL)
+                .without(JobOption.JDBC_USER)
+                .with(JobOption.GROUP_ID, name + "-itcase")
+                .with(JobOption.TRANSACTIONAL_ID_PREFIX, name + "-itcase")
+                .with(JobOption.CONNTRACK_INPUT, false)
+                .with(JobOption.POSTGRES_OUTPUT, false)
+                .kafkaProperty("request.timeout.ms", "10000")
+                .kafkaProperty("default.api.timeout.ms", "20000");
+        KAFKA.securityProperties(KafkaBroker.Secured.USER, password).forEach(o::kafkaProperty);
+        return o.toMap();
     }
 
 }

@@ -36,7 +36,7 @@ import org.apache.kafka.common.TopicPartition;
  * One failure scenario's own resources: input and output topics named {@code <name>.<role>}, a
  * PostgreSQL database {@code rel_<name>} with the sink schema, a consumer group, a transactional id
  * prefix, and the job built on them. The job is the production pipeline ({@link FlowtraceJob} with
- * {@link JobSinks#fromConfig}); only the Kafka sources differ from {@code PacketSource.fromConfig}:
+ * {@link JobSinks#fromConfig}); only the Kafka sources differ from {@code InputSources.packets}:
  * they stop at the known end offsets of the whole input (option {@code bounded} stops at the offsets
  * latest at start), so a job can run while the input is still being published.
  */

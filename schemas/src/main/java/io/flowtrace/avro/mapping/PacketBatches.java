@@ -5,6 +5,7 @@ import io.flowtrace.avro.BatchedSackBlock;
 import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.SackBlock;
+import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.FlowKey;
@@ -45,19 +46,12 @@ public final class PacketBatches {
     }
 
     /**
-     * The fingerprint in a single-object encoded value's header, or 0 when the value is too short
+     * The fingerprint in a single-object encoded value's header ({@link SingleObjectCodec#fingerprintOf}), or 0 when the value is too short
      * or has no single-object marker: tells a PacketBatch ({@link #FINGERPRINT}) from a PacketEvent
      * ({@link #EVENT_FINGERPRINT}) on one topic without decoding.
      */
     public static long fingerprintOf(byte[] value) {
-        if (value == null || value.length < 10 || value[0] != (byte) 0xC3 || value[1] != 0x01) {
-            return 0;
-        }
-        long f = 0;
-        for (int i = 9; i >= 2; i--) {
-            f = (f << 8) | (value[i] & 0xffL);
-        }
-        return f;
+        return SingleObjectCodec.fingerprintOf(value);
     }
 
     /** A batch of the given packets, which must all belong to one flow, in capture order. */

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Absurd values the first validation let through (found while building the hostile-input test of
- * issue 10): each was analysed as a packet, or would have failed the PostgreSQL sink and the job.
+ * docs/reliability.md): each was analysed as a packet, or would have failed the PostgreSQL sink and the job.
  */
 class PacketEventsHostileTest {
     /** 2026-11-29T08:53:20Z. */

@@ -1,9 +1,8 @@
 package io.flowtrace.jobs.serde;
 
+import io.flowtrace.avro.SingleObjectCodec;
 import java.io.IOException;
 import java.util.Objects;
-import org.apache.avro.message.BinaryMessageDecoder;
-import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -11,16 +10,16 @@ import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 
 /**
  * Decodes Kafka values written in Avro single-object encoding (docs/schemas.md) into the generated
- * SpecificRecord class. A value with a bad header or an unknown writer fingerprint throws
- * (BadHeaderException / MissingSchemaException, both AvroRuntimeException): sources that must
- * survive bad input read raw bytes and dead-letter them instead of using this schema directly.
+ * SpecificRecord class, for tests that read a topic with a plain KafkaSource. A value with a bad
+ * header or an unknown writer fingerprint throws: the job's own sources read raw bytes and
+ * dead-letter them instead (PacketRecordDeserializer, ConntrackRecordDeserializer).
  */
 public final class AvroSingleObjectDeserializationSchema<T extends SpecificRecordBase> implements DeserializationSchema<T> {
 
     private static final long serialVersionUID = 1L;
 
     private final Class<T> type;
-    private transient BinaryMessageDecoder<T> decoder;
+    private transient SingleObjectCodec<T> codec;
 
     private AvroSingleObjectDeserializationSchema(Class<T> type) {
         this.type = Objects.requireNonNull(type, "type");
@@ -31,13 +30,11 @@ public final class AvroSingleObjectDeserializationSchema<T extends SpecificRecor
     }
 
     @Override
-    public void open(InitializationContext context) {
-        decoder();
-    }
-
-    @Override
     public T deserialize(byte[] message) throws IOException {
-        return decoder().decode(message);
+        if (codec == null) {
+            codec = SingleObjectCodec.of(type);
+        }
+        return codec.decode(message);
     }
 
     @Override
@@ -48,13 +45,5 @@ public final class AvroSingleObjectDeserializationSchema<T extends SpecificRecor
     @Override
     public TypeInformation<T> getProducedType() {
         return new AvroTypeInfo<>(type);
-    }
-
-    private BinaryMessageDecoder<T> decoder() {
-        if (decoder == null) {
-            SpecificData model = SpecificData.getForClass(type);
-            decoder = new BinaryMessageDecoder<>(model, model.getSchema(type));
-        }
-        return decoder;
     }
 }
