@@ -27,8 +27,6 @@ public enum JobOption {
             "prefix of the exactly-once KafkaSink transactional ids (unique per job on a cluster)"),
     TRANSACTION_TIMEOUT_MS("transaction-timeout-ms", "900000",
             "Kafka transaction timeout; must not exceed the broker's transaction.max.timeout.ms (default 15 min)"),
-    TRANSACTION_NAMING("transaction-naming", "pooling",
-            "KafkaSink transactional ids: pooling (reused ids, needs Kafka 3.0+ and Describe on the output topics) or incrementing (a new id per checkpoint)"),
     POSTGRES_OUTPUT("postgres-output", "true", "write the output records to PostgreSQL"),
     JDBC_URL("jdbc-url", "jdbc:postgresql://localhost:5432/flowtrace", "PostgreSQL JDBC URL"),
     JDBC_USER("jdbc-user", "flowtrace", "PostgreSQL user"),

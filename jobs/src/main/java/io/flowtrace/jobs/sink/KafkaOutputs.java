@@ -21,17 +21,12 @@ import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
-import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * Exactly-once KafkaSinks of the output topics: Avro single-object values, keys as in
  * docs/schemas.md (so compaction keeps the latest version of each flow and window). Each sink has
- * its own transactional id prefix: two sinks sharing one would fence each other's producers. With
- * the default {@code --transaction-naming pooling} a sink subtask reuses its transactional ids: the
- * connector's {@code incrementing} naming starts every checkpoint's transaction with a new id and
- * so a blocking {@code InitProducerId} round trip in the task thread, per sink and checkpoint, which
- * the job's profile showed (docs/BENCHMARKS.md, "Job").
+ * its own transactional id prefix: two sinks sharing one would fence each other's producers.
  */
 public final class KafkaOutputs {
     private final JobConfig config;
@@ -73,7 +68,6 @@ public final class KafkaOutputs {
         return KafkaSink.<T>builder()
                 .setBootstrapServers(config.get(JobOption.BOOTSTRAP_SERVERS))
                 .setKafkaProducerConfig(producerProperties())
-                .setTransactionNamingStrategy(transactionNaming())
                 .setRecordSerializer(KafkaRecordSerializationSchema.<T>builder()
                         .setTopic(config.get(topic))
                         .setKeySerializationSchema(key)
@@ -98,15 +92,6 @@ public final class KafkaOutputs {
         p.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
         p.putAll(config.kafkaProperties());
         return p;
-    }
-
-    private TransactionNamingStrategy transactionNaming() {
-        String naming = config.get(JobOption.TRANSACTION_NAMING).strip();
-        return switch (naming) {
-            case "pooling" -> TransactionNamingStrategy.POOLING;
-            case "incrementing" -> TransactionNamingStrategy.INCREMENTING;
-            default -> throw new IllegalArgumentException("--transaction-naming must be pooling or incrementing, got '" + naming + "'");
-        };
     }
 
     // Named classes, not lambdas: KafkaSink extracts the element type of its serialization schemas.
