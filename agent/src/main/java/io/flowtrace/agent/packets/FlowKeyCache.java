@@ -52,7 +52,8 @@ final class FlowKeyCache {
     /** The key with its hash, one instance per cached flow (the batcher's map key). */
     BatchKey flow(int interfaceId, String vantage, DecodedPacket p) {
         int n = p.addrLength;
-        boolean srcLow = p.sourceIsLow();
+        int c = compareUnsigned(p.srcAddr, p.dstAddr, n);
+        boolean srcLow = c < 0 || c == 0 && p.srcPort <= p.dstPort;
         byte[] lo = srcLow ? p.srcAddr : p.dstAddr;
         byte[] hi = srcLow ? p.dstAddr : p.srcAddr;
         int ports = srcLow ? p.srcPort << 16 | p.dstPort : p.dstPort << 16 | p.srcPort;
@@ -72,6 +73,22 @@ final class FlowKeyCache {
         BatchKey key = new BatchKey(PacketEvents.flowKey(vantage, p).getBytes(StandardCharsets.UTF_8), interfaceId);
         slots[slot] = new Entry(interfaceId, ports, n, lo0, lo1, hi0, hi1, key);
         return key;
+    }
+
+    /*
+     * A plain loop over 4 or 16 bytes: Arrays.compareUnsigned on ranges this short costs more in its
+     * set-up than the comparison (a fifth of the batch path's samples in a JFR profile of
+     * AgentThroughput, docs/agent.md).
+     */
+    private static int compareUnsigned(byte[] a, byte[] b, int n) {
+        for (int i = 0; i < n; i++) {
+            int x = a[i] & 0xff;
+            int y = b[i] & 0xff;
+            if (x != y) {
+                return x - y;
+            }
+        }
+        return 0;
     }
 
     /** Bytes {@code from} .. min(from + 8, n) of an address as one big-endian long (0 when none). */
