@@ -26,7 +26,6 @@ import io.flowtrace.jobs.join.ConntrackJoin;
 import io.flowtrace.jobs.join.ConntrackJoinFunction;
 import io.flowtrace.jobs.join.CtFacts;
 import io.flowtrace.jobs.join.FlowConntrack;
-import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.util.Collector;
@@ -178,7 +177,7 @@ public final class FlowtraceJob {
                         config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000))
                 .name("flow-analysis")
                 .uid("flow-analysis");
-        DataStream<FlowSummary> ended = flows.filter(new FinalRecords()).name("ended-flows").uid("ended-flows");
+        DataStream<FlowSummary> ended = flows.flatMap(new FinalRecords()).name("ended-flows").uid("ended-flows");
 
         DataStream<ServiceWindow> services = null;
         DataStream<VantageWindow> vantages = null;
@@ -248,13 +247,19 @@ public final class FlowtraceJob {
         }
     }
 
-    /** The windows aggregate flows once, when they end. */
-    static final class FinalRecords implements FilterFunction<FlowSummary> {
+    /**
+     * The windows aggregate flows once, when they end, from the flow record alone: the copy they get
+     * leaves out the {@code analyze --json} text (only the flow_summary row needs it), which each of
+     * the four window shuffles would otherwise serialize again.
+     */
+    static final class FinalRecords implements FlatMapFunction<FlowSummary, FlowSummary> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public boolean filter(FlowSummary summary) {
-            return summary.finalRecord;
+        public void flatMap(FlowSummary summary, Collector<FlowSummary> out) {
+            if (summary.finalRecord) {
+                out.collect(new FlowSummary(summary.record, null, summary.latePackets, true));
+            }
         }
     }
 

@@ -10,6 +10,11 @@ public final class BatchKey {
     private final byte[] bytes;
     private final int interfaceId;
     private final int hash;
+    /**
+     * The batcher's open batch of this flow, if it was opened with this instance: the batcher
+     * checks it before its map, so a packet of a cached flow costs no hash lookup.
+     */
+    Object batch;
 
     public BatchKey(byte[] bytes, int interfaceId) {
         this.bytes = bytes;

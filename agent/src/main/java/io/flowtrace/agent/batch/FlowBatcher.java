@@ -33,6 +33,8 @@ public final class FlowBatcher<C extends BatchContents> {
 
     private static final class Open<C> {
         final C contents;
+        /** The batcher this batch belongs to: a key's pointer may be from another batcher's run. */
+        final Object owner;
         BatchKey key;
         int packets;
         int bytes;
@@ -40,8 +42,9 @@ public final class FlowBatcher<C extends BatchContents> {
         Open<C> prev;
         Open<C> next;
 
-        Open(C contents) {
+        Open(C contents, Object owner) {
             this.contents = contents;
+            this.owner = owner;
         }
     }
 
@@ -53,8 +56,6 @@ public final class FlowBatcher<C extends BatchContents> {
     /** Open batches, oldest first. */
     private Open<C> head;
     private Open<C> tail;
-    /** The batch the previous packet went to: consecutive packets of one flow skip the map. */
-    private Open<C> last;
     private long clock = Long.MIN_VALUE;
     private long openPackets;
 
@@ -68,7 +69,7 @@ public final class FlowBatcher<C extends BatchContents> {
     /** Adds a packet of flow {@code key} at time {@code now}, first flushing what {@code now} expires. */
     public void add(BatchKey key, DecodedPacket packet, long now) throws IOException {
         expire(now);
-        Open<C> b = last != null && last.key.equals(key) ? last : byKey.get(key);
+        Open<C> b = openBatchOf(key);
         if (b != null && !b.contents.fits(packet)) {
             flush(b, FlushReason.HEADER_CHANGE);
             b = null;
@@ -76,7 +77,6 @@ public final class FlowBatcher<C extends BatchContents> {
         if (b == null) {
             b = open(key, packet);
         }
-        last = b;
         b.bytes = b.contents.add(packet);
         b.packets++;
         openPackets++;
@@ -121,13 +121,27 @@ public final class FlowBatcher<C extends BatchContents> {
         return openPackets;
     }
 
+    /**
+     * The open batch of {@code key}'s flow, or null: through the key's own pointer when the batch
+     * was opened with this key instance and has not left since (a recycled batch has another key),
+     * else by the key's bytes (another instance of the same flow's key, after a key cache collision).
+     */
+    @SuppressWarnings("unchecked")
+    private Open<C> openBatchOf(BatchKey key) {
+        Object o = key.batch;
+        if (o instanceof Open<?> b && b.owner == this && b.key == key) {
+            return (Open<C>) o;
+        }
+        return byKey.get(key);
+    }
+
     private Open<C> open(BatchKey key, DecodedPacket first) throws IOException {
         if (byKey.size() >= limits.maxOpenBatches()) {
             flush(head, FlushReason.EVICTED);
         }
         Open<C> b = free.poll();
         if (b == null) {
-            b = new Open<>(newContents.get());
+            b = new Open<>(newContents.get(), this);
         }
         b.key = key;
         b.packets = 0;
@@ -135,6 +149,7 @@ public final class FlowBatcher<C extends BatchContents> {
         b.deadline = clock + limits.lingerNanos();
         b.contents.open(key, first);
         byKey.put(key, b);
+        key.batch = b;
         b.prev = tail;
         b.next = null;
         if (tail != null) {
@@ -160,9 +175,6 @@ public final class FlowBatcher<C extends BatchContents> {
         b.prev = null;
         b.next = null;
         byKey.remove(b.key);
-        if (last == b) {
-            last = null;
-        }
         openPackets -= b.packets;
         try {
             sink.flush(b.key, b.contents, b.packets, reason);

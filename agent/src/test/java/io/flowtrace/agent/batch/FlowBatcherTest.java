@@ -59,6 +59,35 @@ class FlowBatcherTest {
     }
 
     @Test
+    void findsAFlowsOpenBatchThroughAnotherInstanceOfItsKey() throws Exception {
+        // the agent's key cache hands out a new key instance for a flow after a slot collision
+        FlowBatcher<Recorded> b = batcher(16, 64 * 1024, 100 * MS, 16);
+        BatchKey first = key("d");
+        BatchKey again = key("d");
+        b.add(first, packet(1, 0), 0);
+        b.add(again, packet(2, 0), MS);
+        b.add(first, packet(3, 0), 2 * MS);
+        assertThat(b.openBatches()).isEqualTo(1);
+        b.flushAll(FlushReason.SHUTDOWN);
+        assertThat(flushed).containsExactly(new Flushed("d", List.of(1L, 2L, 3L), FlushReason.SHUTDOWN));
+    }
+
+    @Test
+    void keepsTwoBatchersOpenBatchesOfOneKeyInstanceApart() throws Exception {
+        FlowBatcher<Recorded> one = batcher(16, 64 * 1024, 100 * MS, 16);
+        FlowBatcher<Recorded> two = batcher(16, 64 * 1024, 100 * MS, 16);
+        BatchKey k = key("e");
+        one.add(k, packet(1, 0), 0);
+        two.add(k, packet(2, 0), 0);
+        one.add(k, packet(3, 0), MS);
+        two.flushAll(FlushReason.SHUTDOWN);
+        one.flushAll(FlushReason.SHUTDOWN);
+        assertThat(flushed).containsExactly(
+                new Flushed("e", List.of(2L), FlushReason.SHUTDOWN),
+                new Flushed("e", List.of(1L, 3L), FlushReason.SHUTDOWN));
+    }
+
+    @Test
     void flushesAFlowAtThePacketLimitKeepingCaptureOrder() throws Exception {
         FlowBatcher<Recorded> b = batcher(3, 64 * 1024, 100 * MS, 16);
         for (int i = 1; i <= 7; i++) {

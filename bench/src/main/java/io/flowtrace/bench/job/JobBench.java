@@ -55,6 +55,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * in-process KRaft broker and embedded PostgreSQL, the job on a local MiniCluster per run.
  *
  * <ol>
+ *   <li>(0) optionally, {@code flowtrace analyze --json} on the same capture replicated the same way;
  *   <li>fill a topic with N packets (rounded up to whole copies) of a real capture replicated with
  *       shifted addresses and times, as per-flow PacketBatches ({@code --batch} packets at most,
  *       {@code --linger-ms} of capture time, flushed at FIN/RST; {@code --batch 0}: PacketEvents);
@@ -68,7 +69,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Usage: {@code bench/job-bench.sh [--packets N] [--runs R] [--rate PPS] [--latency-seconds S]
  * [--latency-runs R] [--idle-copies C] [--parallelism 1,2] [--capture testdata/...] [--batch 512] [--linger-ms 20]
- * [--outputs all|kafka|postgres]}
+ * [--outputs all|kafka|postgres] [--analyze-command ./flowtrace]}; phases
+ * {@code analyze,consume,job,latency,state} ({@code analyze} is not in the default list)
  */
 public final class JobBench {
     private static final Vantage VANTAGE = new Vantage("bench", "eth0");
@@ -105,6 +107,7 @@ public final class JobBench {
         a.put("batch", "512");
         a.put("linger-ms", "20");
         a.put("outputs", "all");
+        a.put("analyze-command", "./flowtrace");
         for (int i = 0; i < argv.length; i += 2) {
             if (!argv[i].startsWith("--") || i + 1 >= argv.length || !a.containsKey(argv[i].substring(2))) {
                 System.err.println("usage: JobBench " + a.keySet().stream().map(k -> "[--" + k + " " + a.get(k) + "]")
@@ -138,6 +141,9 @@ public final class JobBench {
                 long records = fill(topic, n);
                 report("filled %s with %,d packets in %,d records (%s; %,d copies, times shifted per copy) in %.1f s",
                         topic, n, records, batching(), n / packets.size(), (System.nanoTime() - t0) / 1e9);
+            }
+            if (phases.contains("analyze")) {
+                analyzePhase(n, runs);
             }
             if (phases.contains("consume")) {
                 List<Double> rates = new ArrayList<>();
@@ -176,8 +182,8 @@ public final class JobBench {
                     p99.add(l[1]);
                     max.add(l[2]);
                 }
-                report("(3) event -> PostgreSQL latency at %,d packets/s, ms: p50 %s, p99 %s, max %s", rate, stats(p50),
-                        stats(p99), stats(max));
+                report("(3) event -> PostgreSQL latency at %,d packets/s offered (%s, linger on the wall clock), ms: "
+                        + "p50 %s, p99 %s, max %s", rate, batching(), stats(p50), stats(p99), stats(max));
             }
             if (phases.contains("state")) {
                 int copies = Integer.parseInt(args.get("idle-copies"));
@@ -189,6 +195,49 @@ public final class JobBench {
             postgres.close();
             kafka.close();
         }
+    }
+
+    // ---------------------------------------------------------------- (0) flowtrace analyze
+
+    /**
+     * (0) {@code flowtrace analyze --json} as a whole process (JVM start included) on the same
+     * capture replicated to the same number of copies ({@link io.flowtrace.bench.ScaleUp}: its
+     * copies shift other address octets, so the flows differ in address only); packets/s counts
+     * the TCP packets, as the job's rates do. One run first to warm the launcher's class-data
+     * archive, not reported.
+     */
+    private void analyzePhase(long n, int runs) throws Exception {
+        long copies = n / packets.size();
+        Path pcap = work.resolve("analyze-input.pcap");
+        io.flowtrace.bench.ScaleUp.main(new String[] {Packets.testdata(args.get("capture")).toString(), pcap.toString(),
+                Long.toString(copies)});
+        try {
+            analyzeSeconds(pcap);
+            List<Double> rates = new ArrayList<>();
+            for (int r = 0; r < runs; r++) {
+                double seconds = analyzeSeconds(pcap);
+                report("  analyze run: %.2f s, %.0f packets/s", seconds, n / seconds);
+                rates.add(n / seconds);
+            }
+            report("(0) flowtrace analyze --json, whole process, %,d copies = %,d TCP packets, %,d bytes: %s packets/s",
+                    copies, n, Files.size(pcap), stats(rates));
+        } finally {
+            Files.deleteIfExists(pcap);
+        }
+    }
+
+    private double analyzeSeconds(Path pcap) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(args.get("analyze-command").split(" ")));
+        command.addAll(List.of("analyze", "-q", "--json", pcap.toString()));
+        long t0 = System.nanoTime();
+        Process p = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        int exit = p.waitFor();
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        if (exit != 0) {
+            throw new IllegalStateException(command + " exited with " + exit);
+        }
+        return seconds;
     }
 
     // ---------------------------------------------------------------- fill and (1)
@@ -270,7 +319,6 @@ public final class JobBench {
         time10Ns = packets.get(n / 10, true).getCaptureTimeNs();
         time90Ns = packets.get(n * 9 / 10, true).getCaptureTimeNs();
         DecodedPacket scratch = new DecodedPacket();
-        long records = 0;
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
             if (batch <= 0) {
                 for (long i = 0; i < n; i++) {
@@ -280,46 +328,78 @@ public final class JobBench {
                 producer.flush();
                 return n;
             }
-            // open batches in opening order: the linger check looks at the oldest only
-            LinkedHashMap<String, OpenBatch> open = new LinkedHashMap<>();
+            Batches batches = new Batches(producer, topic, batch, lingerNs);
             for (long i = 0; i < n; i++) {
                 PacketEvent p = packets.get(i, true);
-                long now = p.getCaptureTimeNs();
-                while (!open.isEmpty()) {
-                    Map.Entry<String, OpenBatch> oldest = open.entrySet().iterator().next();
-                    if (now - oldest.getValue().firstNs < lingerNs) {
-                        break;
-                    }
-                    send(producer, topic, oldest.getKey(), open.remove(oldest.getKey()));
-                    records++;
-                }
-                byte[] keyBytes = key(p, scratch); // also fills scratch
-                String key = new String(keyBytes, UTF_8);
-                OpenBatch b = open.get(key);
-                if (b == null) {
-                    b = new OpenBatch(new PacketBatches.Builder(VANTAGE), now);
-                    open.put(key, b);
-                }
-                b.builder.add(scratch);
-                if (b.builder.size() >= batch || (scratch.flags & (DecodedPacket.FIN | DecodedPacket.RST)) != 0) {
-                    send(producer, topic, key, open.remove(key));
-                    records++;
-                }
+                batches.add(p, scratch, p.getCaptureTimeNs());
             }
-            for (Map.Entry<String, OpenBatch> e : open.entrySet()) {
-                send(producer, topic, e.getKey(), e.getValue());
-                records++;
-            }
+            batches.flushAll();
             producer.flush();
+            return batches.records;
         }
-        return records;
+    }
+
+    /**
+     * Per-flow PacketBatches as the agent makes them: at most {@code max} packets, sent at FIN/RST
+     * and once the linger clock ({@code now}: capture time for a file, the wall clock for a live
+     * capture) is {@code lingerNs} past the batch's first packet, and at the end.
+     */
+    private static final class Batches {
+        private final KafkaProducer<byte[], byte[]> producer;
+        private final String topic;
+        private final int max;
+        private final long lingerNs;
+        /** Open batches in opening order: the linger check looks at the oldest only. */
+        private final LinkedHashMap<String, OpenBatch> open = new LinkedHashMap<>();
+        long records;
+
+        Batches(KafkaProducer<byte[], byte[]> producer, String topic, int max, long lingerNs) {
+            this.producer = producer;
+            this.topic = topic;
+            this.max = max;
+            this.lingerNs = lingerNs;
+        }
+
+        /** Sends what {@code now} expires, then adds {@code p} ({@code scratch} is overwritten). */
+        void add(PacketEvent p, DecodedPacket scratch, long now) throws IOException {
+            expire(now);
+            byte[] keyBytes = key(p, scratch); // also fills scratch
+            String key = new String(keyBytes, UTF_8);
+            OpenBatch b = open.get(key);
+            if (b == null) {
+                b = new OpenBatch(new PacketBatches.Builder(VANTAGE), now);
+                open.put(key, b);
+            }
+            b.builder.add(scratch);
+            if (b.builder.size() >= max || (scratch.flags & (DecodedPacket.FIN | DecodedPacket.RST)) != 0) {
+                send(open.remove(key), key);
+            }
+        }
+
+        void expire(long now) throws IOException {
+            while (!open.isEmpty()) {
+                Map.Entry<String, OpenBatch> oldest = open.entrySet().iterator().next();
+                if (now - oldest.getValue().firstNs < lingerNs) {
+                    return;
+                }
+                send(open.remove(oldest.getKey()), oldest.getKey());
+            }
+        }
+
+        void flushAll() throws IOException {
+            for (Map.Entry<String, OpenBatch> e : open.entrySet()) {
+                send(e.getValue(), e.getKey());
+            }
+            open.clear();
+        }
+
+        private void send(OpenBatch b, String key) throws IOException {
+            producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), b.builder.build().toByteBuffer().array()));
+            records++;
+        }
     }
 
     private record OpenBatch(PacketBatches.Builder builder, long firstNs) {
-    }
-
-    private static void send(KafkaProducer<byte[], byte[]> producer, String topic, String key, OpenBatch b) throws IOException {
-        producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), b.builder.build().toByteBuffer().array()));
     }
 
     /**
@@ -504,7 +584,9 @@ public final class JobBench {
     /**
      * (3) The job runs (unbounded, parallelism 2, heap) on an empty topic; a producer thread then
      * publishes the replicated capture at {@code rate} packets/s for {@code seconds}, each packet's
-     * capture time set to the wall-clock time just before it is handed to the producer. A trigger on
+     * capture time set to the wall-clock time just before it is handed to the producer, batched per
+     * flow as a live agent does ({@code --batch}, {@code --linger-ms} on the wall clock, flushed at
+     * FIN/RST; {@code --batch 0}: PacketEvents). A trigger on
      * flow_summary logs clock_timestamp() of every row write (inside the JDBC batch's statement). A
      * flow's latency is: first write whose end_state is fin or rst minus that row's last_seen (the
      * capture = publish time of the packet that closed the flow: the job writes that version as
@@ -544,17 +626,31 @@ public final class JobBench {
         long wallOffsetNs = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
         long t0 = System.nanoTime();
         long behindMax = 0;
+        int batch = Integer.parseInt(args.get("batch"));
         try (KafkaProducer<byte[], byte[]> producer = producer(5)) { // the topic is 8 s old: leaders settled
+            // as a live agent batches: per flow, the linger on the wall clock (here System.nanoTime)
+            Batches batches = batch <= 0 ? null
+                    : new Batches(producer, topic, batch, Long.parseLong(args.get("linger-ms")) * 1_000_000L);
             for (long i = 0; i < total; i++) {
                 long due = t0 + i * intervalNs;
                 long now;
                 while ((now = System.nanoTime()) < due) {
+                    if (batches != null) {
+                        batches.expire(now);
+                    }
                     Thread.onSpinWait();
                 }
                 behindMax = Math.max(behindMax, now - due);
                 PacketEvent p = packets.get(i, false);
                 p.setCaptureTimeNs(now + wallOffsetNs);
-                producer.send(new ProducerRecord<>(topic, key(p, scratch), p.toByteBuffer().array()));
+                if (batches != null) {
+                    batches.add(p, scratch, now);
+                } else {
+                    producer.send(new ProducerRecord<>(topic, key(p, scratch), p.toByteBuffer().array()));
+                }
+            }
+            if (batches != null) {
+                batches.flushAll();
             }
             producer.flush();
         }

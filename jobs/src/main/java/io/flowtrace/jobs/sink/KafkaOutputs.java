@@ -16,10 +16,12 @@ import io.flowtrace.jobs.conntrack.BudgetWindow;
 import io.flowtrace.jobs.flow.FlowSummary;
 import io.flowtrace.jobs.serde.AvroSingleObjectSerializationSchema;
 import java.nio.ByteBuffer;
+import java.util.Properties;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * Exactly-once KafkaSinks of the output topics: Avro single-object values, keys as in
@@ -65,7 +67,7 @@ public final class KafkaOutputs {
             SerializationSchema<T> value) {
         return KafkaSink.<T>builder()
                 .setBootstrapServers(config.get(JobOption.BOOTSTRAP_SERVERS))
-                .setKafkaProducerConfig(config.kafkaProperties())
+                .setKafkaProducerConfig(producerProperties())
                 .setRecordSerializer(KafkaRecordSerializationSchema.<T>builder()
                         .setTopic(config.get(topic))
                         .setKeySerializationSchema(key)
@@ -76,6 +78,20 @@ public final class KafkaOutputs {
                 // The sink's default (1 h) exceeds the broker's default transaction.max.timeout.ms (15 min).
                 .setProperty("transaction.timeout.ms", config.get(JobOption.TRANSACTION_TIMEOUT_MS))
                 .build();
+    }
+
+    /**
+     * The output producers' defaults, then any {@code --kafka.*} property. An exactly-once output is
+     * visible only when its transaction commits at a checkpoint (every 30 s by default), so waiting
+     * up to 50 ms to fill a batch of up to 256 KiB adds no latency a reader can see, and sends far
+     * fewer, larger produce requests than Kafka's defaults (5 ms, 16 KiB) for the same records.
+     */
+    Properties producerProperties() {
+        Properties p = new Properties();
+        p.setProperty(ProducerConfig.LINGER_MS_CONFIG, "50");
+        p.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
+        p.putAll(config.kafkaProperties());
+        return p;
     }
 
     // Named classes, not lambdas: KafkaSink extracts the element type of its serialization schemas.

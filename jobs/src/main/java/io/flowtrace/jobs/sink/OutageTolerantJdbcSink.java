@@ -59,8 +59,81 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
     @Override
     public SinkWriter<T> createWriter(WriterInitContext context) throws IOException {
         Writer<T> w = new Writer<>(table, backoff, flushIntervalMs, context.getProcessingTimeService());
-        w.open(() -> jdbc.createWriter(context));
+        WriterInitContext withoutCopies = new WithoutInputCopies(context);
+        w.open(() -> jdbc.createWriter(withoutCopies));
         return w;
+    }
+
+    /**
+     * The connector's writer deep-copies every record it buffers when object reuse is on
+     * ({@code JdbcOutputSerializer}), in case an upstream operator changes a record after emitting
+     * it. None of ours does (docs/job.md, "Object reuse and types": every operator emits a new
+     * record, and records from the network are fresh), so the copy, a full Avro deep copy per flow
+     * version in the job's profile (docs/BENCHMARKS.md, "Job"), is skipped: the writer is told
+     * object reuse is off.
+     */
+    private static final class WithoutInputCopies implements WriterInitContext {
+        private final WriterInitContext context;
+
+        WithoutInputCopies(WriterInitContext context) {
+            this.context = context;
+        }
+
+        @Override
+        public boolean isObjectReuseEnabled() {
+            return false;
+        }
+
+        @Override
+        public org.apache.flink.util.UserCodeClassLoader getUserCodeClassLoader() {
+            return context.getUserCodeClassLoader();
+        }
+
+        @Override
+        public org.apache.flink.api.common.operators.MailboxExecutor getMailboxExecutor() {
+            return context.getMailboxExecutor();
+        }
+
+        @Override
+        public ProcessingTimeService getProcessingTimeService() {
+            return context.getProcessingTimeService();
+        }
+
+        @Override
+        public org.apache.flink.metrics.groups.SinkWriterMetricGroup metricGroup() {
+            return context.metricGroup();
+        }
+
+        @Override
+        public org.apache.flink.api.common.serialization.SerializationSchema.InitializationContext
+                asSerializationSchemaInitializationContext() {
+            return context.asSerializationSchemaInitializationContext();
+        }
+
+        @Override
+        public <IN> org.apache.flink.api.common.typeutils.TypeSerializer<IN> createInputSerializer() {
+            return context.createInputSerializer();
+        }
+
+        @Override
+        public <M> java.util.Optional<java.util.function.Consumer<M>> metadataConsumer() {
+            return context.metadataConsumer();
+        }
+
+        @Override
+        public java.util.OptionalLong getRestoredCheckpointId() {
+            return context.getRestoredCheckpointId();
+        }
+
+        @Override
+        public org.apache.flink.api.common.JobInfo getJobInfo() {
+            return context.getJobInfo();
+        }
+
+        @Override
+        public org.apache.flink.api.common.TaskInfo getTaskInfo() {
+            return context.getTaskInfo();
+        }
     }
 
     private static final class Guarded<T> implements JdbcStatementBuilder<T> {
