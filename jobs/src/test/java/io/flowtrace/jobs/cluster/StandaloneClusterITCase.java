@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
  * The job jar as built, on a standalone Flink cluster of separate processes (one JobManager, two
  * TaskManagers with one slot each), a Kafka broker process and PostgreSQL, fed by the agent process
  * replaying committed captures; submitted with {@code flink run -d} and ended with
- * {@code flink stop --drain} as docs/operations.md describes. The truth is {@code flowtrace analyze
- * --json} of the same captures; the fault runs must also equal the failure-free run's windows.
+ * {@code flink stop --drain} as docs/operations.md describes. The cluster runs with ZooKeeper high
+ * availability (a ZooKeeper server process), so a killed JobManager can be succeeded. The truth is
+ * {@code flowtrace analyze --json} of the same captures; the fault runs must also equal the
+ * failure-free run's windows.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class StandaloneClusterITCase {
@@ -32,7 +34,7 @@ class StandaloneClusterITCase {
     static final double PACE = 5;
 
     @RegisterExtension
-    static final StandaloneStack STACK = new StandaloneStack(2, 1);
+    static final StandaloneStack STACK = StandaloneStack.withZooKeeperHa(2, 1);
 
     /** The failure-free run's window rows, the reference of the fault runs. */
     private static Map<String, Object> reference;
@@ -130,5 +132,53 @@ class StandaloneClusterITCase {
         run.assertFlowRowsEqualTheOfflineAnalysis(offline);
         run.assertWindowsAddUp(offline.size());
         run.assertCommittedFlowRecords(offline);
+    }
+
+    /**
+     * {@code kill -9} of the JobManager mid-stream and a new JobManager process started on the same
+     * configuration (a standalone cluster does not restart it; systemd or an operator does): with
+     * ZooKeeper HA it takes the leadership once the dead one's session expires, recovers the job
+     * from ZooKeeper and restores its latest completed checkpoint; the TaskManagers stay and
+     * register with it. The output must equal the failure-free run's.
+     */
+    @Test
+    @Order(4)
+    void jobManagerKilledMidStreamIsSucceededAndTheJobResumesFromItsLastCheckpoint() throws Exception {
+        ClusterRun run = new ClusterRun(STACK, "jmkill", Map.of()).capture(CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.offline();
+        run.createTopics();
+        run.submit();
+        List<JavaProcess> agents = run.startAgents(PACE);
+        FlinkCluster flink = STACK.flink();
+        FlinkCluster.await("a completed checkpoint and flow rows", Duration.ofMinutes(2),
+                () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
+        long lastCheckpoint = flink.latestCompletedCheckpoint(run.jobId);
+        assertThat(agents.get(0).isAlive()).as("the agent is still publishing at the kill").isTrue();
+        List<JavaProcess> taskManagers = List.copyOf(flink.taskManagers().values());
+        JavaProcess dead = flink.jobManager();
+        long killed = System.nanoTime();
+        dead.kill();
+        flink.startJobManager();
+        FlinkCluster.await("the job recovered by the new JobManager", Duration.ofMinutes(4), () -> flink.allTasksRunning(run.jobId));
+        long recoveredMs = (System.nanoTime() - killed) / 1_000_000;
+        JsonNode restored = flink.restoredFrom(run.jobId);
+        LOG.info("JobManager {} killed; job {} running again under {} {} ms later, restored from {}", dead.name(), run.jobId,
+                flink.jobManager().name(), recoveredMs, restored);
+        assertThat(restored).as("the checkpoint the recovered job restored").isNotNull();
+        assertThat(restored.get("is_savepoint").asBoolean()).as("restored from a savepoint").isFalse();
+        assertThat(restored.get("id").asLong()).as("restored checkpoint id vs the last completed before the kill")
+                .isGreaterThanOrEqualTo(lastCheckpoint);
+        assertThat(taskManagers).as("TaskManager processes after the JobManager kill").allMatch(JavaProcess::isAlive);
+
+        ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
+        run.awaitConsumed(Duration.ofMinutes(3));
+        run.drain();
+
+        run.assertFlowRowsEqualTheOfflineAnalysis(offline);
+        run.assertWindowsAddUp(offline.size());
+        run.assertCommittedFlowRecords(offline);
+        if (reference != null) {
+            assertThat(run.windowTotals()).as("window rows of the run with a JobManager kill vs the failure-free run").isEqualTo(reference);
+        }
     }
 }
