@@ -66,7 +66,7 @@ public final class ZooKeeperServer implements AutoCloseable {
                 "org.apache.flink.runtime.zookeeper.FlinkZooKeeperQuorumPeer",
                 List.of("--zkConfigFile", home.resolve("zoo.cfg").toString(), "--peerId", "1"), Map.of(),
                 home.resolve("zookeeper-" + (++starts) + ".log"));
-        FlinkCluster.await("ZooKeeper at " + quorum(), Duration.ofMinutes(2), () -> {
+        FlinkCluster.await("ZooKeeper at " + quorum(), Duration.ofMinutes(5), () -> {
             if (!process.isAlive()) {
                 throw new IllegalStateException("ZooKeeper exited; see " + process.log());
             }
