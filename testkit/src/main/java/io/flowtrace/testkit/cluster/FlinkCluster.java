@@ -104,8 +104,6 @@ public final class FlinkCluster implements AutoCloseable {
         // A dead TaskManager is noticed within seconds, not the default 50 s heartbeat timeout.
         c.put("heartbeat.interval", "2000");
         c.put("heartbeat.timeout", "10000");
-        // The RPC actor system's start (default 10 s) timed out in a TaskManager at load 44 on 2 cores.
-        c.put("pekko.startup-timeout", "60 s");
         c.put("execution.checkpointing.dir", this.home.resolve("checkpoints").toUri().toString());
         c.put("execution.checkpointing.savepoint-dir", this.home.resolve("savepoints").toUri().toString());
         c.put("env.java.opts.all", String.join(" ", JAVA_17_OPTIONS));
