@@ -2,10 +2,12 @@
 # A real multi-process pipeline on this machine (docs/operations.md, "Run the pipeline on a real
 # cluster locally"): a Kafka KRaft broker, PostgreSQL and a Flink 2.2 standalone session cluster
 # (JobManager + TaskManagers, each its own JVM, from Flink's jars on Maven Central), all on 127.0.0.1.
-#   scripts/cluster.sh up [TASKMANAGERS] [SLOTS]   start (default 2 TaskManagers, 1 slot each)
-#   scripts/cluster.sh status                      addresses, PIDs, registered TaskManagers
-#   scripts/cluster.sh flink ARGS...               Flink's CLI against it (run -d, list, stop --drain ...)
-#   scripts/cluster.sh down                        stop every process it started, by PID
+#   scripts/cluster.sh up [--ha] [TASKMANAGERS] [SLOTS]   start (default 2 TaskManagers, 1 slot each);
+#                                   --ha: a ZooKeeper server too, Flink with ZooKeeper high availability,
+#                                   and a JobManager that dies is replaced (it recovers the running jobs)
+#   scripts/cluster.sh status       addresses, PIDs, registered TaskManagers
+#   scripts/cluster.sh flink ARGS...  Flink's CLI against it (run -d, list, stop --drain ...)
+#   scripts/cluster.sh down         stop every process it started, by PID
 # State and logs: ${FLOWTRACE_CLUSTER_HOME:-target/cluster} under the repository.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,6 +38,12 @@ up)
         echo "cluster: already up ($env_file)" >&2
         exit 0
     fi
+    shift
+    ha=""
+    if [[ "${1:-}" == "--ha" ]]; then
+        ha="ha"
+        shift
+    fi
     mkdir -p "$home"
     rm -f "$env_file"
     build
@@ -43,7 +51,7 @@ up)
     nohup java -Xmx256m -Dflowtrace.flinkLib="$here/cluster/target/flink-lib" \
         -Dflowtrace.jobJar="$here/jobs/target/flowtrace-job.jar" \
         -cp "$testkit_jar:$(cat "$home/testkit.classpath")" io.flowtrace.testkit.cluster.LocalCluster \
-        "$home" "${2:-2}" "${3:-1}" >"$home/supervisor.log" 2>&1 &
+        "$home" "${1:-2}" "${2:-1}" $ha >"$home/supervisor.log" 2>&1 &
     echo $! >"$home/supervisor.pid"
     for _ in $(seq 1 300); do
         [[ -f "$env_file" ]] && break
@@ -55,7 +63,8 @@ up)
     ;;
 status)
     load_env
-    for p in SUPERVISOR_PID KAFKA_PID JOBMANAGER_PID; do
+    for p in SUPERVISOR_PID KAFKA_PID ZOOKEEPER_PID JOBMANAGER_PID; do
+        [[ -n "${!p:-}" ]] || continue   # ZOOKEEPER_PID only with --ha
         if alive "${!p}"; then echo "$p=${!p} alive"; else echo "$p=${!p} DEAD"; fi
     done
     for p in $TASKMANAGER_PIDS; do
@@ -83,7 +92,7 @@ down)
     echo "cluster: stopped"
     ;;
 *)
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

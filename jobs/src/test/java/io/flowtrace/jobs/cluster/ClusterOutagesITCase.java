@@ -19,14 +19,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Outages of the job's dependencies while it runs on the standalone cluster, fed by the agent
- * process: PostgreSQL stopped for {@value #PG_OUTAGE_S} s, and a rescale 2 → 3 from a savepoint. No
- * TaskManager process may die, and afterwards the output equals {@code flowtrace analyze --json}
- * of the input (docs/reliability.md, "Real cluster").
+ * process: PostgreSQL stopped for {@value #PG_OUTAGE_S} s, the Kafka broker stopped for
+ * {@value #BROKER_DOWN_S} s, and a rescale 2 → 3 from a savepoint. No TaskManager process may die,
+ * and afterwards the output equals {@code flowtrace analyze --json} of the input
+ * (docs/reliability.md, "Real cluster").
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterOutagesITCase {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterOutagesITCase.class);
     static final int PG_OUTAGE_S = 60;
+    static final int BROKER_DOWN_S = 20;
 
     @RegisterExtension
     static final StandaloneStack STACK = new StandaloneStack(2, 1);
@@ -68,7 +70,7 @@ class ClusterOutagesITCase {
      * keyed flow state is redistributed over three subtasks and the result must not change.
      */
     @Test
-    @Order(2)
+    @Order(3)
     void rescaleFromTwoToThreeFromASavepointGivesTheSameResult() throws Exception {
         ClusterRun run = new ClusterRun(STACK, "rescale", Map.of()).capture(StandaloneClusterITCase.CAPTURE, "cl");
         Map<String, JsonNode> offline = run.offline();
@@ -92,6 +94,48 @@ class ClusterOutagesITCase {
         ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
         run.awaitConsumed(Duration.ofMinutes(3));
         run.drain();
+        run.assertFlowRowsEqualTheOfflineAnalysis(offline);
+        run.assertWindowsAddUp(offline.size());
+        run.assertCommittedFlowRecords(offline);
+    }
+
+    /**
+     * The Kafka broker process stopped (SIGTERM, as bin/kafka-server-stop.sh) for {@value #BROKER_DOWN_S}
+     * s while the agent publishes, then started again on the same port and log directory. The agent
+     * spools meanwhile and replays its spool afterwards (docs/agent.md); the job's sources and
+     * transactional sinks reconnect; nothing may be lost or committed twice.
+     */
+    @Test
+    @Order(2)
+    void brokerRestartedMidStreamLosesNothing() throws Exception {
+        ClusterRun run = new ClusterRun(STACK, "brokerrestart", Map.of()).capture(StandaloneClusterITCase.CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.offline();
+        run.createTopics();
+        run.submit();
+        List<JavaProcess> agents = run.startAgents(2); // ≈ 49 s of replay: the outage falls mid-stream
+        FlinkCluster flink = STACK.flink();
+        FlinkCluster.await("a completed checkpoint and flow rows", Duration.ofMinutes(2),
+                () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
+        assertThat(agents.get(0).isAlive()).as("the agent is still publishing when the broker stops").isTrue();
+        List<JavaProcess> taskManagers = List.copyOf(flink.taskManagers().values());
+        STACK.kafka().stop();
+        Thread.sleep(BROKER_DOWN_S * 1000L);
+        long restarted = System.nanoTime();
+        STACK.kafka().start();
+        long brokerUpMs = (System.nanoTime() - restarted) / 1_000_000;
+        FlinkCluster.await("the job running after the broker restart", Duration.ofMinutes(3), () -> flink.allTasksRunning(run.jobId));
+        long checkpointAfter = flink.latestCompletedCheckpoint(run.jobId);
+        FlinkCluster.await("a checkpoint completed after the broker restart", Duration.ofMinutes(3),
+                () -> flink.latestCompletedCheckpoint(run.jobId) > checkpointAfter);
+        LOG.info("broker down {} s, answering {} ms after its start; a checkpoint completed {} ms after its start; {} job restarts",
+                BROKER_DOWN_S, brokerUpMs, (System.nanoTime() - restarted) / 1_000_000, flink.restarts(run.jobId));
+
+        ClusterRun.awaitAgents(agents, Duration.ofMinutes(4));
+        run.awaitConsumed(Duration.ofMinutes(4));
+        LOG.info("broker restart: every packet consumed and committed {} ms after the broker's start",
+                (System.nanoTime() - restarted) / 1_000_000);
+        run.drain();
+        assertThat(taskManagers).as("TaskManager processes after the broker restart").allMatch(JavaProcess::isAlive);
         run.assertFlowRowsEqualTheOfflineAnalysis(offline);
         run.assertWindowsAddUp(offline.size());
         run.assertCommittedFlowRecords(offline);

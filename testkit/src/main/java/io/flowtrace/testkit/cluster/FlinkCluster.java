@@ -123,6 +123,27 @@ public final class FlinkCluster implements AutoCloseable {
                 """);
     }
 
+    /**
+     * Flink's ZooKeeper high availability on {@code quorum}: the leaders (ResourceManager, Dispatcher,
+     * JobMasters, REST) elected in ZooKeeper, the submitted jobs and the pointers to their completed
+     * checkpoints kept there, the files those point to (job graphs, jars, checkpoint metadata) in
+     * {@code storageDir}. A JobManager started after the leader died recovers every job from its
+     * latest completed checkpoint. The ZooKeeper session of a killed JobManager keeps its leader
+     * nodes until the session times out, so the session timeout bounds how soon a successor can
+     * lead: 10 s, as the TaskManager heartbeat timeout above, instead of Flink's default 60 s (and
+     * a connection timeout below it, as Curator expects).
+     */
+    public static Map<String, String> zooKeeperHa(String quorum, Path storageDir) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("high-availability.type", "zookeeper");
+        c.put("high-availability.zookeeper.quorum", quorum);
+        c.put("high-availability.storageDir", storageDir.toAbsolutePath().toUri().toString());
+        c.put("high-availability.cluster-id", "/flowtrace");
+        c.put("high-availability.zookeeper.client.session-timeout", "10000");
+        c.put("high-availability.zookeeper.client.connection-timeout", "5000");
+        return c;
+    }
+
     public Path home() {
         return home;
     }
@@ -159,9 +180,10 @@ public final class FlinkCluster implements AutoCloseable {
         jvm.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
         List<String> args = new ArrayList<>(List.of("--configDir", conf.toString()));
         args.addAll(params[1]);
-        jobManager = JavaProcess.start("jobmanager", jvm, flink.classpath(),
+        String name = "jobmanager-" + (++started);
+        jobManager = JavaProcess.start(name, jvm, flink.classpath(),
                 "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint", args, Map.of(),
-                home.resolve("log/jobmanager-" + (++started) + ".log"));
+                home.resolve("log/" + name + ".log"));
     }
 
     /** Starts one more TaskManager process (a replacement after a kill, or one more for a rescale); returns its name. */
@@ -294,6 +316,18 @@ public final class FlinkCluster implements AutoCloseable {
     public long restarts(String jobId) throws IOException, InterruptedException {
         JsonNode m = rest("/jobs/" + jobId + "/metrics?get=numRestarts");
         return m.isArray() && m.size() > 0 ? m.get(0).get("value").asLong() : 0;
+    }
+
+    /** The id of the job's latest completed checkpoint, or -1 before the first. */
+    public long latestCompletedCheckpoint(String jobId) throws IOException, InterruptedException {
+        JsonNode c = rest("/jobs/" + jobId + "/checkpoints").get("latest").get("completed");
+        return c == null || c.isNull() ? -1 : c.get("id").asLong();
+    }
+
+    /** The checkpoint or savepoint the job's current attempt was restored from (REST "latest.restored"), or null. */
+    public JsonNode restoredFrom(String jobId) throws IOException, InterruptedException {
+        JsonNode r = rest("/jobs/" + jobId + "/checkpoints").get("latest").get("restored");
+        return r == null || r.isNull() ? null : r;
     }
 
     /** Completed checkpoints of the job so far. */

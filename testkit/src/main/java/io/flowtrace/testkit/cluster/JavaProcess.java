@@ -89,6 +89,11 @@ public final class JavaProcess implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** Waits until the process has exited. */
+    public void waitFor() throws InterruptedException {
+        process.waitFor();
+    }
+
     /** The exit code, or -1 while it runs. */
     public int exitCode() {
         return process.isAlive() ? -1 : process.exitValue();

@@ -89,7 +89,7 @@ public final class KafkaServer implements AutoCloseable {
         }
         process = JavaProcess.start("kafka-broker", jvm, classpath, "kafka.Kafka", List.of(config.toString()), Map.of(),
                 home.resolve("broker-" + (++starts) + ".log"));
-        FlinkCluster.await("the Kafka broker at " + bootstrapServers(), Duration.ofMinutes(2), () -> {
+        FlinkCluster.await("the Kafka broker at " + bootstrapServers(), Duration.ofMinutes(5), () -> {
             if (!process.isAlive()) {
                 throw new IllegalStateException("the broker exited; see " + process.log());
             }

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code scripts/cluster.sh up}: the pipeline's infrastructure on this machine, as separate
@@ -14,7 +15,13 @@ import java.util.concurrent.CountDownLatch;
  * foreground until it gets SIGTERM ({@code scripts/cluster.sh down}); then it stops every process it
  * started, by PID.
  *
- * <p>Arguments: {@code HOME TASKMANAGERS SLOTS}; system properties {@code flowtrace.flinkLib},
+ * <p>With {@code ha} it also starts a ZooKeeper server process ({@link ZooKeeperServer}) and runs
+ * Flink with ZooKeeper high availability; it then acts as the JobManager's supervisor (what systemd's
+ * {@code Restart=always} or Kubernetes would be): when the JobManager process dies it starts a new
+ * one, which recovers the running jobs from their latest checkpoints, and rewrites
+ * {@code JOBMANAGER_PID} in cluster.env.
+ *
+ * <p>Arguments: {@code HOME TASKMANAGERS SLOTS [ha]}; system properties {@code flowtrace.flinkLib},
  * {@code flowtrace.jobJar}; the broker runs on this JVM's classpath.
  */
 public final class LocalCluster {
@@ -25,14 +32,22 @@ public final class LocalCluster {
         Path home = Path.of(args[0]).toAbsolutePath();
         int taskManagers = Integer.parseInt(args[1]);
         int slots = Integer.parseInt(args[2]);
+        boolean ha = args.length > 3 && args[3].equals("ha");
         Files.createDirectories(home);
         KafkaServer kafka = new KafkaServer(home.resolve("kafka"), System.getProperty("java.class.path"));
         Postgres postgres = new Postgres();
-        FlinkCluster flink = new FlinkCluster(FlinkDistribution.fromSystemProperties(), home.resolve("flink"), slots, Map.of());
+        ZooKeeperServer zooKeeper = ha ? new ZooKeeperServer(FlinkDistribution.fromSystemProperties(), home.resolve("zookeeper")) : null;
+        FlinkCluster flink = new FlinkCluster(FlinkDistribution.fromSystemProperties(), home.resolve("flink"), slots,
+                ha ? FlinkCluster.zooKeeperHa(zooKeeper.quorum(), home.resolve("flink/ha")) : Map.of());
         CountDownLatch stopped = new CountDownLatch(1);
+        AtomicBoolean stopping = new AtomicBoolean();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stopping.set(true);
             try {
                 flink.close();
+                if (zooKeeper != null) {
+                    zooKeeper.close();
+                }
                 kafka.close();
                 postgres.close();
             } catch (Exception e) {
@@ -46,7 +61,41 @@ public final class LocalCluster {
         kafka.createTopics(2, "flowtrace.packets", "flowtrace.conntrack", "flowtrace.flows", "flowtrace.tcp-events",
                 "flowtrace.service-windows", "flowtrace.vantage-windows", "flowtrace.conntrack-budgets", "flowtrace.dead-letters");
         postgres.start();
+        if (zooKeeper != null) {
+            zooKeeper.start();
+        }
         flink.start(taskManagers);
+        writeEnv(home, kafka, postgres, zooKeeper, flink);
+        if (ha) {
+            superviseJobManager(home, kafka, postgres, zooKeeper, flink, stopping);
+        }
+        stopped.await();
+    }
+
+    /** Starts a new JobManager whenever the current one has died (HA: it takes over the running jobs). */
+    private static void superviseJobManager(Path home, KafkaServer kafka, Postgres postgres, ZooKeeperServer zooKeeper,
+            FlinkCluster flink, AtomicBoolean stopping) {
+        Thread watchdog = new Thread(() -> {
+            try {
+                while (!stopping.get()) {
+                    flink.jobManager().waitFor();
+                    if (stopping.get()) {
+                        return;
+                    }
+                    System.out.println("cluster: JobManager pid " + flink.jobManager().pid() + " died; starting a new one");
+                    flink.startJobManager();
+                    writeEnv(home, kafka, postgres, zooKeeper, flink);
+                }
+            } catch (Exception e) {
+                System.err.println("cluster: restarting the JobManager failed: " + e);
+            }
+        }, "jobmanager-supervisor");
+        watchdog.setDaemon(true);
+        watchdog.start();
+    }
+
+    private static void writeEnv(Path home, KafkaServer kafka, Postgres postgres, ZooKeeperServer zooKeeper, FlinkCluster flink)
+            throws java.io.IOException {
         StringBuilder env = new StringBuilder();
         env.append("KAFKA_BOOTSTRAP=").append(kafka.bootstrapServers()).append('\n');
         env.append("JDBC_URL=").append("jdbc:postgresql://localhost:").append(postgres.port()).append("/postgres\n");
@@ -56,6 +105,10 @@ public final class LocalCluster {
         env.append("FLINK_JAVA_OPTS=\"").append(String.join(" ", FlinkCluster.JAVA_17_OPTIONS)).append("\"\n");
         env.append("FLINK_LIB=").append(FlinkDistribution.fromSystemProperties().lib()).append('\n');
         env.append("KAFKA_PID=").append(kafka.process().pid()).append('\n');
+        if (zooKeeper != null) {
+            env.append("ZOOKEEPER_QUORUM=").append(zooKeeper.quorum()).append('\n');
+            env.append("ZOOKEEPER_PID=").append(zooKeeper.process().pid()).append('\n');
+        }
         env.append("JOBMANAGER_PID=").append(flink.jobManager().pid()).append('\n');
         StringBuilder tms = new StringBuilder();
         flink.taskManagers().values().forEach(p -> tms.append(tms.length() == 0 ? "" : " ").append(p.pid()));
@@ -65,6 +118,5 @@ public final class LocalCluster {
         Files.writeString(home.resolve("cluster.env.tmp"), env.toString());
         Files.move(home.resolve("cluster.env.tmp"), file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         System.out.print(env);
-        stopped.await();
     }
 }

@@ -5,6 +5,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -19,8 +20,10 @@ import org.slf4j.LoggerFactory;
  * process ({@link KafkaServer}), PostgreSQL ({@link Postgres}: zonky's server process under
  * {@code unshare -U}) and a Flink standalone session cluster ({@link FlinkCluster}) of one JobManager
  * and {@code taskManagers} TaskManagers. Register with {@code @RegisterExtension static final
- * StandaloneStack STACK = new StandaloneStack(2, 1);}. Everything is stopped by PID after the class,
- * whether its tests passed or not, and by a shutdown hook if the test JVM itself is stopped.
+ * StandaloneStack STACK = new StandaloneStack(2, 1);}. {@link #withZooKeeperHa} adds a ZooKeeper
+ * server process ({@link ZooKeeperServer}) and runs the cluster with ZooKeeper high availability, so
+ * a JobManager killed and started again recovers its jobs. Everything is stopped by PID after the
+ * class, whether its tests passed or not, and by a shutdown hook if the test JVM itself is stopped.
  */
 public final class StandaloneStack implements BeforeAllCallback, AfterAllCallback {
     private static final Logger LOG = LoggerFactory.getLogger(StandaloneStack.class);
@@ -28,9 +31,11 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
     private final int taskManagers;
     private final int slotsPerTaskManager;
     private final Map<String, String> flinkConfig;
+    private final boolean zooKeeperHa;
     private final Postgres postgres = new Postgres();
     private Path home;
     private KafkaServer kafka;
+    private ZooKeeperServer zooKeeper;
     private FlinkCluster flink;
     private Thread hook;
 
@@ -39,9 +44,19 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
     }
 
     public StandaloneStack(int taskManagers, int slotsPerTaskManager, Map<String, String> flinkConfig) {
+        this(taskManagers, slotsPerTaskManager, flinkConfig, false);
+    }
+
+    private StandaloneStack(int taskManagers, int slotsPerTaskManager, Map<String, String> flinkConfig, boolean zooKeeperHa) {
         this.taskManagers = taskManagers;
         this.slotsPerTaskManager = slotsPerTaskManager;
         this.flinkConfig = flinkConfig;
+        this.zooKeeperHa = zooKeeperHa;
+    }
+
+    /** The same stack with a ZooKeeper server process and Flink's ZooKeeper high availability on it. */
+    public static StandaloneStack withZooKeeperHa(int taskManagers, int slotsPerTaskManager) {
+        return new StandaloneStack(taskManagers, slotsPerTaskManager, Map.of(), true);
     }
 
     @Override
@@ -52,16 +67,25 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
         long started = System.nanoTime();
         // The broker runs on the kafka_2.13 jars of this JVM's classpath (testkit's dependencies), in its own JVM.
         kafka = new KafkaServer(home.resolve("kafka"), System.getProperty("java.class.path"));
-        flink = new FlinkCluster(FlinkDistribution.fromSystemProperties(), home.resolve("flink"), slotsPerTaskManager, flinkConfig);
-        // The three start at once (each waits for itself): on a loaded 2-core machine that halves the wait.
+        Map<String, String> config = new LinkedHashMap<>();
+        if (zooKeeperHa) {
+            zooKeeper = new ZooKeeperServer(FlinkDistribution.fromSystemProperties(), home.resolve("zookeeper"));
+            config.putAll(FlinkCluster.zooKeeperHa(zooKeeper.quorum(), home.resolve("flink/ha")));
+        }
+        config.putAll(flinkConfig);
+        flink = new FlinkCluster(FlinkDistribution.fromSystemProperties(), home.resolve("flink"), slotsPerTaskManager, config);
+        // They start at once (each waits for itself): on a loaded 2-core machine that halves the wait.
         CompletableFuture<Void> broker = CompletableFuture.runAsync(() -> unchecked(kafka::start));
         CompletableFuture<Void> database = CompletableFuture.runAsync(() -> unchecked(postgres::start));
+        if (zooKeeper != null) {
+            zooKeeper.start(); // before the JobManager, which elects itself leader there
+        }
         flink.start(taskManagers);
         broker.join();
         database.join();
-        LOG.info("standalone stack up in {} ms: Kafka {}, PostgreSQL port {}, Flink {} ({} TaskManagers), home {}",
+        LOG.info("standalone stack up in {} ms: Kafka {}, PostgreSQL port {}, Flink {} ({} TaskManagers{}), home {}",
                 (System.nanoTime() - started) / 1_000_000, kafka.bootstrapServers(), postgres.port(), flink.restUrl(),
-                taskManagers, home);
+                taskManagers, zooKeeper == null ? "" : ", ZooKeeper HA at " + zooKeeper.quorum(), home);
     }
 
     @Override
@@ -81,6 +105,13 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
             }
         } catch (Exception e) {
             LOG.warn("stopping Flink: {}", e.toString());
+        }
+        try {
+            if (zooKeeper != null) {
+                zooKeeper.close();
+            }
+        } catch (Exception e) {
+            LOG.warn("stopping ZooKeeper: {}", e.toString());
         }
         try {
             if (kafka != null) {
@@ -111,6 +142,11 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
 
     public KafkaServer kafka() {
         return kafka;
+    }
+
+    /** The ZooKeeper server of a {@link #withZooKeeperHa} stack, else null. */
+    public ZooKeeperServer zooKeeper() {
+        return zooKeeper;
     }
 
     public Postgres postgres() {
