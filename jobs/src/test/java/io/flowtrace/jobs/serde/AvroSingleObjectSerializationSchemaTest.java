@@ -6,6 +6,7 @@ import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.avro.mapping.FlowRecords;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSinkFactory;
@@ -29,9 +30,9 @@ class AvroSingleObjectSerializationSchemaTest {
         List<FlowRecord> records = new ArrayList<>();
         for (String capture : List.of("tcp/cubic-loss.sender.pcap.gz", "tcp/short-conns.sender.pcap.gz", "join/client.pcap")) {
             try (InputStream in = Files.newInputStream(TestData.file(capture))) {
-                new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> "agent-1/eth0").run(in,
+                new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("agent-1", "eth0")).run(in,
                         (key, instance, flow) -> records.add(
-                                FlowRecords.of(FlowRecords.vantageOf("agent-1/eth0"), key, instance, flow, 1_700_000_000_000_000L)),
+                                FlowRecords.of(key, instance, flow, 1_700_000_000_000_000L)),
                         TcpEventSinkFactory.NONE, error -> { }, n -> { });
             }
         }
