@@ -1,6 +1,7 @@
 package io.flowtrace.agent.packets;
 
 import io.flowtrace.agent.spool.RecordWeight;
+import io.flowtrace.avro.OpenVpnBatch;
 import io.flowtrace.avro.PacketBatch;
 import java.io.IOException;
 import org.apache.avro.SchemaNormalization;
@@ -10,12 +11,14 @@ import org.apache.avro.io.DecoderFactory;
 /**
  * Packets in a record of the packet topic, for the spool's counts: a {@code PacketBatch}'s packet
  * count, read from its header and the count of its packets array without decoding the packets; 1
- * for anything else (a PacketEvent). The agent's own {@link PacketBatchWriter} writes the array as
- * one block, so the first block's count is the batch's; a value that does not parse counts 1.
+ * for anything else (a PacketEvent); an {@code OpenVpnBatch}'s likewise. The agent's own writers
+ * write the array as one block, so the first block's count is the batch's; a value that does not
+ * parse counts 1.
  */
 public final class PacketRecordWeight implements RecordWeight {
     public static final PacketRecordWeight INSTANCE = new PacketRecordWeight();
     private static final long BATCH_FINGERPRINT = SchemaNormalization.parsingFingerprint64(PacketBatch.getClassSchema());
+    private static final long OPENVPN_FINGERPRINT = SchemaNormalization.parsingFingerprint64(OpenVpnBatch.getClassSchema());
 
     private BinaryDecoder decoder;
 
@@ -31,11 +34,14 @@ public final class PacketRecordWeight implements RecordWeight {
         for (int i = 9; i >= 2; i--) {
             fp = (fp << 8) | (value[offset + i] & 0xffL);
         }
-        if (fp != BATCH_FINGERPRINT) {
+        if (fp != BATCH_FINGERPRINT && fp != OPENVPN_FINGERPRINT) {
             return 1;
         }
         decoder = DecoderFactory.get().binaryDecoder(value, offset + 10, length - 10, decoder);
         try {
+            if (fp == OPENVPN_FINGERPRINT) {
+                return openVpnPackets();
+            }
             // PacketBatch's fields before the array (PacketBatch.avsc): vantage {agent_id, interface_name},
             // link_type, ip_version, low_addr, low_port, high_addr, high_port, base_time_ns, two seq bases.
             decoder.skipString();
@@ -54,5 +60,26 @@ public final class PacketRecordWeight implements RecordWeight {
         } catch (IOException | RuntimeException e) {
             return 1;
         }
+    }
+
+    /** OpenVpnBatch.avsc's fields before its packets: vantage, ip_version, endpoints, base time, ports, tls-auth, tls-crypt. */
+    private int openVpnPackets() throws IOException {
+        decoder.skipString();
+        decoder.skipString();
+        decoder.readInt();
+        decoder.skipBytes();
+        decoder.readInt();
+        decoder.skipBytes();
+        decoder.readInt();
+        decoder.readLong();
+        for (long block = decoder.readArrayStart(); block != 0; block = decoder.arrayNext()) {
+            for (long i = 0; i < block; i++) {
+                decoder.readInt();
+            }
+        }
+        decoder.readInt();
+        decoder.readBoolean();
+        long n = decoder.readArrayStart();
+        return n > 0 && n <= Integer.MAX_VALUE ? (int) n : 1;
     }
 }
