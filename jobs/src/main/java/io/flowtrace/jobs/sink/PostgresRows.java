@@ -418,7 +418,7 @@ public final class PostgresRows {
         }
     }
 
-    private static OffsetDateTime fromMicros(long micros) {
+    static OffsetDateTime fromMicros(long micros) {
         return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L).atOffset(ZoneOffset.UTC);
     }
 
@@ -427,7 +427,7 @@ public final class PostgresRows {
                 .atOffset(ZoneOffset.UTC);
     }
 
-    private static OffsetDateTime fromMillis(long millis) {
+    static OffsetDateTime fromMillis(long millis) {
         return Instant.ofEpochMilli(millis).atOffset(ZoneOffset.UTC);
     }
 
@@ -438,7 +438,7 @@ public final class PostgresRows {
         return out;
     }
 
-    private static void setNullableDouble(PreparedStatement st, int i, Double v) throws SQLException {
+    static void setNullableDouble(PreparedStatement st, int i, Double v) throws SQLException {
         if (v == null) {
             st.setNull(i, Types.DOUBLE);
         } else {
@@ -446,7 +446,7 @@ public final class PostgresRows {
         }
     }
 
-    private static void setNullableLong(PreparedStatement st, int i, Long v) throws SQLException {
+    static void setNullableLong(PreparedStatement st, int i, Long v) throws SQLException {
         if (v == null) {
             st.setNull(i, Types.BIGINT);
         } else {

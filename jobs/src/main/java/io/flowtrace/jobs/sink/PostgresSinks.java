@@ -71,7 +71,7 @@ public final class PostgresSinks {
      * The connector's sink without its own flush thread (batch interval 0), wrapped so that a
      * database outage backs off and retries instead of failing the TaskManager ({@link OutageTolerantJdbcSink}).
      */
-    private <T> Sink<T> sink(String table, String sql, JdbcStatementBuilder<T> row) {
+    <T> Sink<T> sink(String table, String sql, JdbcStatementBuilder<T> row) {
         JdbcSink<T> jdbc = JdbcSink.<T>builder()
                 .withQueryStatement(sql, OutageTolerantJdbcSink.guarded(row))
                 .withExecutionOptions(JdbcExecutionOptions.builder()
