@@ -130,7 +130,8 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
             if (flow == null) {
                 flow = OpenVpnFlow.open(wire, vantage, src, packet.srcPort,
                         endpoint(packet.dstAddr, packet.addrLength, packet.dstPort), packet.dstPort, header);
-                vantageState.update(batch.getVantage());
+                // a copy: the reader reuses the batch (and its vantage) for the next record
+                vantageState.update(Vantage.newBuilder(batch.getVantage()).build());
             }
             Vantage v = vantageState.value();
             if (!flow.onPacket(header, src.equals(flow.client()), packet.timestampNanos, s -> emit(s, v, out))) {
@@ -154,8 +155,8 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
 
     /**
      * The flow's deadline: a later packet moved it without re-arming the timer, so the timer
-     * re-checks and re-arms; idle (or the end of a bounded input) reports every session and clears
-     * the key.
+     * re-checks and re-arms; idle reports every session, with the deadline (last packet + 300 s) as
+     * its event time, and clears the key.
      */
     @Override
     public void onTimer(long timestampMs, OnTimerContext ctx, Collector<OpenVpnSessionRecord> out) throws Exception {
@@ -166,7 +167,9 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
         }
         OpenVpnFlow flow = OpenVpnFlowCodec.fromBytes(stored);
         long deadline = Math.floorDiv(flow.lastSeenNanos(), NANOS_PER_MS) + IDLE_MS;
-        if (ctx.timerService().currentWatermark() != Long.MAX_VALUE && deadline > timestampMs) {
+        // Also at the end of a bounded input (watermark MAX): the re-armed timer fires in the same
+        // advance, so a session is always reported at its flow's own deadline, whatever the batching.
+        if (deadline > timestampMs) {
             ctx.timerService().registerEventTimeTimer(deadline);
             timerState.update(deadline);
             return;
