@@ -89,7 +89,67 @@ CREATE TABLE IF NOT EXISTS openvpn_server_windows (
     PRIMARY KEY (vantage, server, window_size_ms, window_start)
 );
 CREATE INDEX IF NOT EXISTS openvpn_server_windows_server_start ON openvpn_server_windows (server, window_size_ms, window_start);
+-- flowtrace_purge (below) visits window tables by (window_size_ms, window_start), as V1 indexes the others.
+CREATE INDEX IF NOT EXISTS openvpn_server_windows_size_start ON openvpn_server_windows (window_size_ms, window_start);
 
 -- deploy/sql/admin/roles.sql hands every table with this comment to the writer, the reader reads it.
 COMMENT ON TABLE openvpn_sessions IS 'flowtrace sink table: one row per OpenVPN session (V8)';
 COMMENT ON TABLE openvpn_server_windows IS 'flowtrace sink table: per-OpenVPN-server windows, 10 s and 1 min (V8)';
+
+-- Retention covers the two tables above: flowtrace_purge (V5) again, with openvpn_sessions (by
+-- last_seen) and openvpn_server_windows (by window end) added; everything else as in V5. CREATE OR
+-- REPLACE resets the function's attributes, so V6's SECURITY DEFINER, search_path and EXECUTE
+-- rules are applied again below.
+CREATE OR REPLACE FUNCTION flowtrace_purge(cutoff timestamptz)
+RETURNS TABLE (table_name text, deleted bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    n bigint;
+    size_ms bigint;
+    window_table text;
+BEGIN
+    IF cutoff IS NULL THEN
+        RAISE EXCEPTION 'flowtrace_purge: cutoff must not be null';
+    END IF;
+
+    DELETE FROM tcp_events WHERE event_time < cutoff;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    table_name := 'tcp_events'; deleted := n; RETURN NEXT;
+
+    DELETE FROM flow_summary WHERE last_seen < cutoff;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    table_name := 'flow_summary'; deleted := n; RETURN NEXT;
+
+    DELETE FROM openvpn_sessions WHERE last_seen < cutoff;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    table_name := 'openvpn_sessions'; deleted := n; RETURN NEXT;
+
+    DELETE FROM flow_conntrack WHERE join_time_us < floor(extract(epoch FROM cutoff) * 1000000)::bigint;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    table_name := 'flow_conntrack'; deleted := n; RETURN NEXT;
+
+    -- The window indexes lead with window_size_ms: visit each size (a handful) through the index
+    -- (min() over a leading column is an index probe) instead of scanning the table.
+    FOREACH window_table IN ARRAY ARRAY['service_windows', 'vantage_windows', 'conntrack_budgets',
+            'openvpn_server_windows'] LOOP
+        deleted := 0;
+        EXECUTE format('SELECT min(window_size_ms) FROM %I', window_table) INTO size_ms;
+        WHILE size_ms IS NOT NULL LOOP
+            EXECUTE format('DELETE FROM %I WHERE window_size_ms = $1 AND window_start < $2 - make_interval(secs => $1 / 1000.0)',
+                    window_table) USING size_ms, cutoff;
+            GET DIAGNOSTICS n = ROW_COUNT;
+            deleted := deleted + n;
+            EXECUTE format('SELECT min(window_size_ms) FROM %I WHERE window_size_ms > $1', window_table)
+                    INTO size_ms USING size_ms;
+        END LOOP;
+        table_name := window_table; RETURN NEXT;
+    END LOOP;
+
+    DELETE FROM dead_letters WHERE job_time < cutoff;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    table_name := 'dead_letters'; deleted := n; RETURN NEXT;
+END;
+$$;
+
+ALTER FUNCTION flowtrace_purge(timestamptz) SECURITY DEFINER SET search_path = public, pg_temp;
+REVOKE ALL ON FUNCTION flowtrace_purge(timestamptz) FROM PUBLIC;

@@ -94,7 +94,8 @@ final class DemoJob {
         Configuration flink = flinkConfiguration(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         new FlowtraceJob(config, PacketSource.fromConfig(config), ConntrackKafkaSource.fromConfig(config),
-                JobSinks.fromConfig(config)).build(env);
+                JobSinks.fromConfig(config)).withOpenVpnSinks(io.flowtrace.jobs.sink.OpenVpnSinks.fromConfig(config))
+                .build(env);
         long started = System.nanoTime();
         JobClient job = env.executeAsync("flowtrace-demo");
         CompletableFuture<?> result = job.getJobExecutionResult();

@@ -343,7 +343,7 @@ class DashboardQueriesITCase {
                 .get(0).get("t")).toInstant();
         Map<String, String> ageColumn = Map.of("flow_summary", "last_seen", "tcp_events", "event_time",
                 "service_windows", "window_end", "vantage_windows", "window_end", "conntrack_budgets", "window_end",
-                "dead_letters", "job_time");
+                "dead_letters", "job_time", "openvpn_sessions", "last_seen", "openvpn_server_windows", "window_end");
         Map<String, Long> older = new HashMap<>();
         Map<String, Long> total = new HashMap<>();
         for (String table : TABLES) {
