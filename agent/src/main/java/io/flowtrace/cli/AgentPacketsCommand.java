@@ -26,7 +26,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code flowtrace agent packets}: a capture (file, stdin or live tcpdump) to Kafka as per-flow PacketBatches (or PacketEvents). */
 @Command(name = "packets", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Publish the TCP segments of a capture to Kafka (Avro PacketBatch per flow, or PacketEvent; key = flow).",
+        description = {"Publish the TCP segments of a capture to Kafka (Avro PacketBatch per flow, or PacketEvent; key = flow),",
+            "and the OpenVPN headers of UDP on --openvpn-port (OpenVpnBatch per flow, same topic).",
             "  flowtrace agent packets --bootstrap-servers k:9092 capture.pcapng",
             "  tcpdump -i eth0 -s 128 -w - | flowtrace agent packets --bootstrap-servers k:9092 -",
             "  flowtrace agent packets --bootstrap-servers k:9092 --iface eth0 --filter 'tcp'"})
@@ -69,6 +70,9 @@ final class AgentPacketsCommand implements Callable<Integer> {
 
     @Mixin
     BatchingOptions batching;
+
+    @Mixin
+    OpenVpnWireOptions openvpn;
 
     private volatile boolean stop;
     private volatile TcpdumpSupervisor supervisor;
@@ -116,8 +120,10 @@ final class AgentPacketsCommand implements Callable<Integer> {
         AgentMetrics metrics = new AgentMetrics();
         SpoolingPublisher publisher;
         BatchOptions batches;
+        io.flowtrace.core.openvpn.OpenVpnWire openVpnWire;
         try {
             batches = batching.resolve(live);
+            openVpnWire = openvpn.wire();
             publisher = publish.openPublisher(topic, metrics, live, PacketRecordWeight.INSTANCE,
                     batches != null ? batches.limits().maxBytes() : 0);
         } catch (SpoolCorruptedException | IllegalArgumentException e) {
@@ -126,7 +132,7 @@ final class AgentPacketsCommand implements Callable<Integer> {
         }
         MetricsEndpoint endpoint = publish.startMetrics(topic, metrics, publisher);
         CapturePublisher capture = new CapturePublisher(publish.agentId(), iface != null ? iface : interfaceName,
-                publisher, metrics, batches);
+                publisher, metrics, batches, openVpnWire);
         TcpdumpSupervisor tcpdumpRun = iface != null
                 ? new TcpdumpSupervisor(tcpdump, iface, snaplen, filter, metrics, tcpdumpStatsInterval * 1000L) : null;
         supervisor = tcpdumpRun;

@@ -3,12 +3,11 @@ package io.flowtrace.cli;
 import io.flowtrace.core.openvpn.OpenVpnCaptureAnalysis;
 import io.flowtrace.core.openvpn.OpenVpnServerTable;
 import io.flowtrace.core.openvpn.OpenVpnSession;
-import io.flowtrace.core.openvpn.OpenVpnWire;
 import io.flowtrace.core.pcap.CaptureRecordFilter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 /**
  * The OpenVPN part of {@code flowtrace analyze} (a picocli mixin): after the TCP pass over a file,
@@ -18,16 +17,8 @@ import picocli.CommandLine.Option;
  * once on stderr.
  */
 final class OpenVpnAnalysis {
-    @Option(names = "--openvpn-port", paramLabel = "PORT", split = ",", defaultValue = "1194",
-            description = "UDP port(s) whose packets are decoded as OpenVPN (default: ${DEFAULT-VALUE}); 0 turns it off")
-    int[] ports;
-
-    @Option(names = "--openvpn-tls-auth", paramLabel = "BYTES", defaultValue = "0",
-            description = "tls-auth HMAC size to skip in control packets: 20 (SHA1), 32 (SHA256); 0 = no tls-auth")
-    int tlsAuthDigestBytes;
-
-    @Option(names = "--openvpn-tls-crypt", description = "control packets are tls-crypt wrapped (counted as opaque)")
-    boolean tlsCrypt;
+    @Mixin
+    OpenVpnWireOptions wire;
 
     private final OpenVpnServerTable servers = new OpenVpnServerTable();
 
@@ -37,7 +28,7 @@ final class OpenVpnAnalysis {
      */
     void analyze(String file, CaptureRecordFilter filter, boolean udpSeen, boolean json, boolean services, boolean quiet,
             String agentId, PrintStream out) throws IOException {
-        if (!udpSeen || ports.length == 0 || (ports.length == 1 && ports[0] == 0)) {
+        if (!udpSeen || !wire.enabled()) {
             return;
         }
         if (file.equals("-")) {
@@ -50,7 +41,7 @@ final class OpenVpnAnalysis {
         // Opened as the TCP pass opens it, so a cut .gz ends this pass where it ended that one (whose
         // report already said so), instead of an "Unexpected end of ZLIB input stream".
         try (CaptureInput in = CaptureInput.open(file)) {
-            summary = new OpenVpnCaptureAnalysis(new OpenVpnWire(ports, tlsAuthDigestBytes, tlsCrypt),
+            summary = new OpenVpnCaptureAnalysis(wire.wire(),
                     iface -> agentId + "/if" + iface).run(in.stream(), filter);
         } catch (CaptureInput.UnreadableInputException e) {
             return; // the TCP pass read it a moment ago and has reported why it no longer can

@@ -46,6 +46,64 @@ class AnalyzeOpenVpnTest {
         }
     }
 
+    /**
+     * The job writes sessions as OpenVpnSessionRecord (schemas' OpenVpnSessions mapping): every JSON
+     * line of analyze must be that record path for path (flow.client → client, session.client_id →
+     * client_id; the record's extra timeout_retransmit_times_ns aside), so the job's rows, checked
+     * against the record in OpenVpnJobITCase, equal analyze --json.
+     */
+    @Test
+    void jsonLinesAreTheSessionRecordsTheJobWrites() throws Exception {
+        for (String c : new String[] {"push-1k", "push-100k"}) {
+            String file = testdata("openvpn/" + c + ".client.pcap.gz");
+            List<String> lines = analyze("--json", "--agent-id", "pin", file);
+            io.flowtrace.core.openvpn.OpenVpnCaptureAnalysis.Summary summary;
+            try (java.io.InputStream in = new java.util.zip.GZIPInputStream(Files.newInputStream(Path.of(file)))) {
+                summary = new io.flowtrace.core.openvpn.OpenVpnCaptureAnalysis(
+                        io.flowtrace.core.openvpn.OpenVpnWire.defaults(), i -> "pin/if" + i).run(in);
+            }
+            assertThat(lines).hasSameSizeAs(summary.sessions).hasSize(20);
+            for (int i = 0; i < lines.size(); i++) {
+                com.fasterxml.jackson.databind.node.ObjectNode record = (com.fasterxml.jackson.databind.node.ObjectNode)
+                        JSON.readTree(io.flowtrace.avro.mapping.OpenVpnSessions.toAvro(summary.sessions.get(i),
+                                new io.flowtrace.avro.Vantage("pin", "if0")).toString());
+                com.fasterxml.jackson.databind.node.ObjectNode line = (com.fasterxml.jackson.databind.node.ObjectNode)
+                        JSON.readTree(lines.get(i));
+                assertThat(line.remove("protocol").asText()).isEqualTo("openvpn");
+                assertThat(line.remove("vantage").asText()).isEqualTo("pin/if0");
+                JsonNode v = record.remove("vantage");
+                assertThat(v.get("agent_id").asText() + "/" + v.get("interface_name").asText()).isEqualTo("pin/if0");
+                JsonNode flow = line.remove("flow");
+                JsonNode session = line.remove("session");
+                line.set("client", flow.get("client"));
+                line.set("server", flow.get("server"));
+                line.set("client_id", session.get("client_id"));
+                line.set("server_id", session.get("server_id"));
+                ((com.fasterxml.jackson.databind.node.ObjectNode) record.get("c2s")).remove("timeout_retransmit_times_ns");
+                ((com.fasterxml.jackson.databind.node.ObjectNode) record.get("s2c")).remove("timeout_retransmit_times_ns");
+                assertThat(decimals(line)).as("%s session %d", c, i).isEqualTo(decimals(record));
+            }
+        }
+    }
+
+    /** The tree with every number as a BigDecimal without trailing zeros (2.0 and 2 compare equal). */
+    private static Object decimals(JsonNode n) {
+        if (n.isNumber()) {
+            return n.decimalValue().stripTrailingZeros();
+        }
+        if (n.isObject()) {
+            java.util.Map<String, Object> m = new java.util.TreeMap<>();
+            n.fields().forEachRemaining(e -> m.put(e.getKey(), decimals(e.getValue())));
+            return m;
+        }
+        if (n.isArray()) {
+            List<Object> l = new ArrayList<>();
+            n.forEach(e -> l.add(decimals(e)));
+            return l;
+        }
+        return n.isNull() ? "null" : n.asText();
+    }
+
     @Test
     void servicesShowTheSetupTablePerOpenVpnServer() {
         List<String> lines = analyze("--services", testdata("openvpn/push-1k.client.pcap.gz"));

@@ -60,9 +60,11 @@ final class AgentReplay {
         String label = "agent packets  " + capture.file().getFileName();
         long started = System.nanoTime();
         try (SpoolingPublisher publisher = open(topic, capture.agentId(), metrics)) {
-            // as `flowtrace agent packets FILE` runs by default: per-flow batches, linger in capture time
+            // as `flowtrace agent packets FILE` runs by default: per-flow batches, linger in capture time,
+            // OpenVPN on UDP 1194 as OpenVpnBatches
             CapturePublisher agent = new CapturePublisher(capture.agentId(), null, publisher, metrics,
-                    new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME));
+                    new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME),
+                    io.flowtrace.core.openvpn.OpenVpnWire.defaults());
             try (InputStream in = counting(Files.newInputStream(capture.file()), bytesRead, () ->
                     status.update(label + " " + StatusLine.bar((double) bytesRead.get() / size)
                             + String.format("  %,d frames read, %,d published", metrics.read.sum(), metrics.published.sum())))) {

@@ -93,7 +93,8 @@ final class DemoJob {
         Configuration flink = flinkConfiguration(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
-                JobSinks.fromConfig(config)).build(env);
+                JobSinks.fromConfig(config)).withOpenVpnSinks(io.flowtrace.jobs.sink.OpenVpnSinks.fromConfig(config))
+                .build(env);
         long started = System.nanoTime();
         JobClient job = env.executeAsync("flowtrace-demo");
         CompletableFuture<?> result = job.getJobExecutionResult();

@@ -1,6 +1,8 @@
 package io.flowtrace.jobs;
 
 import io.flowtrace.avro.DeadLetter;
+import io.flowtrace.avro.OpenVpnServerWindow;
+import io.flowtrace.avro.OpenVpnSessionRecord;
 import io.flowtrace.avro.ServiceWindow;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
@@ -11,7 +13,11 @@ import io.flowtrace.jobs.flow.FlowAnalysisFunction;
 import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.flow.FlowKeySelector;
 import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.openvpn.OpenVpnRouting;
+import io.flowtrace.jobs.openvpn.OpenVpnServerWindows;
+import io.flowtrace.jobs.openvpn.OpenVpnSessionFunction;
 import io.flowtrace.jobs.sink.JobSinks;
+import io.flowtrace.jobs.sink.OpenVpnSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
 import io.flowtrace.jobs.source.EndOfInputWatermark;
 import io.flowtrace.jobs.source.InputSources;
@@ -62,6 +68,7 @@ public final class FlowtraceJob {
     private final Source<Either<DeadLetter, FlowBatch>, ?, ?> packets;
     private final Source<Either<DeadLetter, ConntrackSample>, ?, ?> conntrack;
     private final JobSinks sinks;
+    private OpenVpnSinks openVpnSinks = OpenVpnSinks.NONE;
 
     /** Packets only: no conntrack budgets. */
     public FlowtraceJob(JobConfig config, Source<Either<DeadLetter, FlowBatch>, ?, ?> packets, JobSinks sinks) {
@@ -75,6 +82,12 @@ public final class FlowtraceJob {
         this.packets = packets;
         this.conntrack = conntrack;
         this.sinks = sinks;
+    }
+
+    /** Where the OpenVPN sessions and server windows go (none by default: the analysis still runs). */
+    public FlowtraceJob withOpenVpnSinks(OpenVpnSinks sinks) {
+        this.openVpnSinks = sinks;
+        return this;
     }
 
     public static void main(String[] args) throws Exception {
@@ -91,7 +104,7 @@ public final class FlowtraceJob {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
         new FlowtraceJob(config, InputSources.packets(config),
                 config.getBoolean(JobOption.CONNTRACK_INPUT) ? InputSources.conntrack(config) : null,
-                JobSinks.fromConfig(config)).build(env);
+                JobSinks.fromConfig(config)).withOpenVpnSinks(OpenVpnSinks.fromConfig(config)).build(env);
         if (planOnly) {
             System.out.print(plan(env));
             return;
@@ -171,7 +184,11 @@ public final class FlowtraceJob {
                 .process(InputTriage.of(packetInput.getType()))
                 .name("decode-validate")
                 .uid("decode-validate");
-        SingleOutputStreamOperator<FlowSummary> flows = valid
+        SingleOutputStreamOperator<FlowBatch> tcp = valid
+                .process(new OpenVpnRouting())
+                .name("openvpn-routing")
+                .uid("openvpn-routing");
+        SingleOutputStreamOperator<FlowSummary> flows = tcp
                 .keyBy(new FlowKeySelector())
                 .process(new FlowAnalysisFunction(config.analyzerConfig(),
                         config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000))
@@ -202,8 +219,10 @@ public final class FlowtraceJob {
         sinkAll(flows.getSideOutput(FlowAnalysisFunction.TCP_EVENTS), sinks.tcpEvents(), "tcp-events");
         sinkAll(services, sinks.serviceWindows(), "service-windows");
         sinkAll(vantages, sinks.vantageWindows(), "vantage-windows");
+        SingleOutputStreamOperator<OpenVpnSessionRecord> openVpnSessions = openVpn(tcp, reservoir);
         DataStream<DeadLetter> deadLetters = valid.getSideOutput(InputTriage.DEAD_LETTERS)
-                .union(flows.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS));
+                .union(flows.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS),
+                        openVpnSessions.getSideOutput(OpenVpnSessionFunction.DEAD_LETTERS));
         if (conntrack != null) {
             DataStream<Either<DeadLetter, ConntrackSample>> conntrackInput = endOfInputWatermark(env
                     .fromSource(conntrack, InputWatermarks.conntrack(
@@ -232,6 +251,32 @@ public final class FlowtraceJob {
             }
         }
         sinkAll(deadLetters, sinks.deadLetters(), "dead-letters");
+    }
+
+    /**
+     * OpenVPN: the routed OpenVpnBatches keyed by UDP flow → sessions → per-server windows (10 s,
+     * 1 min) → the OpenVPN sinks. Returns the sessions (their side output holds the dead letters).
+     */
+    private SingleOutputStreamOperator<OpenVpnSessionRecord> openVpn(SingleOutputStreamOperator<FlowBatch> routed,
+            int reservoir) {
+        SingleOutputStreamOperator<OpenVpnSessionRecord> sessions = routed.getSideOutput(OpenVpnRouting.OPENVPN)
+                .keyBy(new FlowKeySelector())
+                .process(new OpenVpnSessionFunction())
+                .name("openvpn-sessions")
+                .uid("openvpn-sessions");
+        DataStream<OpenVpnServerWindow> windows = null;
+        for (Duration size : WINDOW_SIZES) {
+            String suffix = "-" + size.toSeconds() + "s";
+            DataStream<OpenVpnServerWindow> w = sessions.keyBy(new OpenVpnServerWindows.ServerKey())
+                    .window(TumblingEventTimeWindows.of(size))
+                    .process(new OpenVpnServerWindows())
+                    .name("openvpn-server-windows" + suffix)
+                    .uid("openvpn-server-windows" + suffix);
+            windows = windows == null ? w : windows.union(w);
+        }
+        sinkAll(sessions, openVpnSinks.sessions(), "openvpn-sessions");
+        sinkAll(windows, openVpnSinks.serverWindows(), "openvpn-server-windows");
+        return sessions;
     }
 
     /** The final watermark at end of input, even from a source that was idle then ({@link EndOfInputWatermark}). */

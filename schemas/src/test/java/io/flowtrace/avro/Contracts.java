@@ -18,7 +18,10 @@ final class Contracts {
             ServiceWindow.class,
             VantageWindow.class,
             ConntrackBudget.class,
-            DeadLetter.class);
+            DeadLetter.class,
+            OpenVpnBatch.class,
+            OpenVpnSessionRecord.class,
+            OpenVpnServerWindow.class);
 
     private Contracts() {}
 

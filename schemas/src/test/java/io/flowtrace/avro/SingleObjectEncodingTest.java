@@ -53,7 +53,21 @@ class SingleObjectEncodingTest {
                         .setTopic("flowtrace.packets").setPartition(1).setOffset(42).setTimestampMs(1_732_924_800_000L)
                         .setReason("Cannot resolve schema for fingerprint: 0").setRaw(ByteBuffer.wrap(new byte[] {1, 2, 3}))
                         .setStage(DeadLetterStage.DECODE)
-                        .build());
+                        .build(),
+                OpenVpnBatch.newBuilder()
+                        .setVantage(SampleRecords.vantage()).setBaseTimeNs(1_732_924_800_000_000_000L)
+                        .setLowAddr(ByteBuffer.wrap(new byte[] {10, 0, 0, 1})).setLowPort(1194)
+                        .setHighAddr(ByteBuffer.wrap(new byte[] {10, 0, 0, 2})).setHighPort(40_000)
+                        .setPackets(java.util.List.of(BatchedOpenVpnPacket.newBuilder().setPayloadLength(54)
+                                .setCapturedPayloadLength(54).setHeader(ByteBuffer.wrap(new byte[] {0x38, 1, 2, 3, 4, 5, 6, 7, 8, 0}))
+                                .setWireLength(96).build()))
+                        .build(),
+                OpenVpnSessionRecord.newBuilder().setVantage(SampleRecords.vantage()).setClient("10.0.0.2:40000")
+                        .setServer("10.0.0.1:1194").setClientId("0123456789abcdef").setFirstSeenUs(1_732_924_800_000_000L)
+                        .build(),
+                OpenVpnServerWindow.newBuilder().setVantage(SampleRecords.vantage()).setServer("10.0.0.1:1194")
+                        .setWindowStartMs(1_732_924_800_000L).setWindowEndMs(1_732_924_810_000L).setWindowSizeMs(10_000L)
+                        .setSessions(3).setCompleted(2).build());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.flowtrace.agent.packets;
 
 import io.flowtrace.agent.batch.BatchKey;
+import io.flowtrace.agent.batch.BatchLimits;
 import io.flowtrace.agent.batch.BatchOptions;
 import io.flowtrace.agent.batch.FlowBatcher;
 import io.flowtrace.agent.batch.FlushReason;
@@ -12,6 +13,7 @@ import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.net.VantagePoint;
+import io.flowtrace.core.openvpn.OpenVpnWire;
 import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
@@ -32,24 +34,30 @@ import org.slf4j.LoggerFactory;
  * Capture records in, Kafka records out: decodes each frame with core's decoder, publishes TCP
  * segments keyed by their canonical flow key, counts everything else by reason. Malformed frames
  * are never fatal. With {@link BatchOptions} the segments go out as per-flow {@code PacketBatch}es
- * ({@link FlowBatcher}); without, as one {@code PacketEvent} each. One instance per capture thread
+ * ({@link FlowBatcher}); without, as one {@code PacketEvent} each. With an {@link OpenVpnWire}, UDP
+ * datagrams on its ports go out as per-flow {@code OpenVpnBatch}es ({@link OpenVpnBatching}) on the
+ * same topic; other UDP is skipped as before. One instance per capture thread
  * (it reuses its buffers); {@link #close()} (or the end of {@link #publishAll}) flushes what is open.
  */
 public final class CapturePublisher implements CaptureErrorListener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CapturePublisher.class);
     private static final long MIN_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** OpenVPN batches when TCP batching is off: each packet leaves at once, as a PacketEvent would. */
+    private static final BatchLimits SINGLE_PACKET_BATCHES = new BatchLimits(1, BatchLimits.DEFAULT_MAX_BYTES, 0, 1);
 
     private final String agentId;
     private final String interfaceName;
     private final SpoolingPublisher out;
     private final AgentMetrics metrics;
-    private final PacketDecoder decoder = new PacketDecoder();
+    private final PacketDecoder decoder;
     private final DecodedPacket packet = new DecodedPacket();
     private final CaptureRecord record = new CaptureRecord();
     private final FlowKeyCache keys = new FlowKeyCache();
     private final SingleObjectCodec<PacketEvent> encoder = SingleObjectCodec.of(PacketEvent.class);
     private final RateLimitedLog malformedLog = new RateLimitedLog(LOG, 5_000);
     private final FlowBatcher<PacketBatchWriter> batcher;
+    /** UDP on the OpenVPN ports, or null when OpenVPN is off. */
+    private final OpenVpnBatching openvpn;
     private final boolean wallClock;
     private final Thread lingerTimer;
     private Vantage[] vantages = new Vantage[1];
@@ -72,10 +80,24 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
      */
     public CapturePublisher(String agentId, String interfaceName, SpoolingPublisher out, AgentMetrics metrics,
             BatchOptions batching) {
+        this(agentId, interfaceName, out, metrics, batching, null);
+    }
+
+    /**
+     * @param openVpnWire the OpenVPN ports and control-channel wrapping, or null to skip UDP; its
+     *     batches follow {@code batching}'s limits (one packet per batch when batching is off)
+     */
+    public CapturePublisher(String agentId, String interfaceName, SpoolingPublisher out, AgentMetrics metrics,
+            BatchOptions batching, OpenVpnWire openVpnWire) {
         this.agentId = agentId;
         this.interfaceName = interfaceName;
         this.out = out;
         this.metrics = metrics;
+        // The UDP test of withUdp() sits after the TCP test: TCP frames decode as before (docs/decoding.md).
+        this.decoder = openVpnWire != null ? PacketDecoder.withUdp() : new PacketDecoder();
+        this.openvpn = openVpnWire == null ? null
+                : new OpenVpnBatching(openVpnWire, batching != null ? batching.limits() : SINGLE_PACKET_BATCHES,
+                        this::vantage, (key, w, packets, reason) -> sent(key, w.finish(), packets, reason), metrics);
         if (batching == null) {
             batcher = null;
             wallClock = false;
@@ -104,7 +126,7 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
             throws IOException, CaptureFormatException {
         try {
             while (!stop.getAsBoolean() && reader.next(record)) {
-                if (batcher != null && !wallClock) {
+                if ((batcher != null || openvpn != null) && !wallClock) {
                     // Before a paced wait: what this record's time expires leaves now, not after the wait.
                     expire(record.timestampNanos);
                 }
@@ -129,6 +151,13 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
                     batch(keys.flow(rec.interfaceId, vantagePoint(rec.interfaceId), packet), rec.timestampNanos);
                 }
             }
+            case UDP -> {
+                if (openvpn != null && openvpn.accepts(packet)) {
+                    openVpn(rec);
+                } else {
+                    metrics.skipped(reasonName(DecodeStatus.NOT_TCP));
+                }
+            }
             case NOT_IP, NOT_TCP, NON_FIRST_FRAGMENT -> metrics.skipped(reasonName(status));
             case TRUNCATED, MALFORMED, UNSUPPORTED_LINK -> {
                 metrics.malformed(reasonName(status));
@@ -140,11 +169,16 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
 
     /** Publishes every open batch (end of input, SIGTERM). */
     public void flush() throws IOException {
-        if (batcher == null) {
+        if (batcher == null && openvpn == null) {
             return;
         }
         synchronized (this) {
-            batcher.flushAll(FlushReason.SHUTDOWN);
+            if (batcher != null) {
+                batcher.flushAll(FlushReason.SHUTDOWN);
+            }
+            if (openvpn != null) {
+                openvpn.flushAll(FlushReason.SHUTDOWN);
+            }
             spoolFlushDue = false;
         }
         rethrowTimerFailure();
@@ -184,17 +218,36 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
         }
     }
 
+    private void openVpn(CaptureRecord rec) throws IOException {
+        rethrowTimerFailure();
+        BatchKey key = keys.flow(rec.interfaceId, vantagePoint(rec.interfaceId), packet);
+        synchronized (this) {
+            openvpn.add(key, rec, packet, wallClock ? System.nanoTime() : rec.timestampNanos);
+            followSpooling();
+        }
+    }
+
     private void expire(long now) throws IOException {
         synchronized (this) {
-            batcher.expire(now);
+            if (batcher != null) {
+                batcher.expire(now);
+            }
+            if (openvpn != null) {
+                openvpn.expire(now);
+            }
             followSpooling();
         }
     }
 
     /** The batcher's sink: one Kafka record per batch, key = the flow key, value = single-object PacketBatch. */
     private void publishBatch(BatchKey key, PacketBatchWriter batch, int packets, FlushReason reason) throws IOException {
+        sent(key, batch.finish(), packets, reason);
+    }
+
+    /** One Kafka record per batch (PacketBatch or OpenVpnBatch), key = the flow key. */
+    private void sent(BatchKey key, byte[] value, int packets, FlushReason reason) throws IOException {
         metrics.batchFlushed(reason.label());
-        out.publish(key.bytes(), batch.finish(), packets);
+        out.publish(key.bytes(), value, packets);
         boolean spooling = out.spooling();
         if (spooling && !spoolingSeen) {
             spoolFlushDue = true;
@@ -209,7 +262,12 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
     private void followSpooling() throws IOException {
         if (spoolFlushDue) {
             spoolFlushDue = false;
-            batcher.flushAll(FlushReason.SPOOLING);
+            if (batcher != null) {
+                batcher.flushAll(FlushReason.SPOOLING);
+            }
+            if (openvpn != null) {
+                openvpn.flushAll(FlushReason.SPOOLING);
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.flowtrace.agent.packets;
 
 import io.flowtrace.agent.spool.RecordWeight;
+import io.flowtrace.avro.OpenVpnBatch;
 import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.SingleObjectCodec;
 import java.io.IOException;
@@ -10,12 +11,14 @@ import org.apache.avro.io.DecoderFactory;
 /**
  * Packets in a record of the packet topic, for the spool's counts: a {@code PacketBatch}'s packet
  * count, read from its header and the count of its packets array without decoding the packets; 1
- * for anything else (a PacketEvent). The agent's own {@link PacketBatchWriter} writes the array as
- * one block, so the first block's count is the batch's; a value that does not parse counts 1.
+ * for anything else (a PacketEvent); an {@code OpenVpnBatch}'s likewise. The agent's own writers
+ * write the array as one block, so the first block's count is the batch's; a value that does not
+ * parse counts 1.
  */
 public final class PacketRecordWeight implements RecordWeight {
     public static final PacketRecordWeight INSTANCE = new PacketRecordWeight();
     private static final long BATCH_FINGERPRINT = SingleObjectCodec.of(PacketBatch.class).fingerprint();
+    private static final long OPENVPN_FINGERPRINT = SingleObjectCodec.of(OpenVpnBatch.class).fingerprint();
 
     private BinaryDecoder decoder;
 
@@ -24,12 +27,18 @@ public final class PacketRecordWeight implements RecordWeight {
 
     @Override
     public synchronized int items(byte[] value, int offset, int length) {
-        if (length <= SingleObjectCodec.HEADER_BYTES || SingleObjectCodec.fingerprintOf(value, offset, length) != BATCH_FINGERPRINT) {
+        if (length <= SingleObjectCodec.HEADER_BYTES) {
             return 1;
         }
-        int datum = SingleObjectCodec.HEADER_BYTES;
-        decoder = DecoderFactory.get().binaryDecoder(value, offset + datum, length - datum, decoder);
+        long fp = SingleObjectCodec.fingerprintOf(value, offset, length);
+        if (fp != BATCH_FINGERPRINT && fp != OPENVPN_FINGERPRINT) {
+            return 1;
+        }
+        decoder = DecoderFactory.get().binaryDecoder(value, offset + SingleObjectCodec.HEADER_BYTES, length - SingleObjectCodec.HEADER_BYTES, decoder);
         try {
+            if (fp == OPENVPN_FINGERPRINT) {
+                return openVpnPackets();
+            }
             // PacketBatch's fields before the array (PacketBatch.avsc): vantage {agent_id, interface_name},
             // link_type, ip_version, low_addr, low_port, high_addr, high_port, base_time_ns, two seq bases.
             decoder.skipString();
@@ -48,5 +57,26 @@ public final class PacketRecordWeight implements RecordWeight {
         } catch (IOException | RuntimeException e) {
             return 1;
         }
+    }
+
+    /** OpenVpnBatch.avsc's fields before its packets: vantage, ip_version, endpoints, base time, ports, tls-auth, tls-crypt. */
+    private int openVpnPackets() throws IOException {
+        decoder.skipString();
+        decoder.skipString();
+        decoder.readInt();
+        decoder.skipBytes();
+        decoder.readInt();
+        decoder.skipBytes();
+        decoder.readInt();
+        decoder.readLong();
+        for (long block = decoder.readArrayStart(); block != 0; block = decoder.arrayNext()) {
+            for (long i = 0; i < block; i++) {
+                decoder.readInt();
+            }
+        }
+        decoder.readInt();
+        decoder.readBoolean();
+        long n = decoder.readArrayStart();
+        return n > 0 && n <= Integer.MAX_VALUE ? (int) n : 1;
     }
 }

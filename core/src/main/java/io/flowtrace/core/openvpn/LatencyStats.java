@@ -2,10 +2,10 @@ package io.flowtrace.core.openvpn;
 
 /** Count, min, mean and max of microsecond samples, in O(1) memory. */
 public final class LatencyStats {
-    private long samples;
-    private long min = Long.MAX_VALUE;
-    private long max = Long.MIN_VALUE;
-    private double sum;
+    long samples;
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    double sum;
 
     public void add(long us) {
         samples++;

@@ -19,7 +19,7 @@ public final class OpenVpnDirectionStats {
     static final int MAX_LISTED = 512;
 
     /** A sent message packet-id. */
-    private static final class Sent {
+    static final class Sent {
         final long firstNanos;
         long lastNanos;
         int copies;
@@ -39,7 +39,8 @@ public final class OpenVpnDirectionStats {
         }
     }
 
-    private final Map<Long, Sent> sent = new LinkedHashMap<>(16, 0.75f, false) {
+    /** In first-send order: the eldest is forgotten first ({@link OpenVpnFlowCodec} keeps the order). */
+    final Map<Long, Sent> sent = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Long, Sent> eldest) {
             return size() > MAX_TRACKED_IDS;
@@ -69,7 +70,7 @@ public final class OpenVpnDirectionStats {
     final List<RetransmitCause> retransmitCauses = new ArrayList<>();
     /** First copies of a packet-id seen after a higher one: the original was lost before this capture point. */
     long lateFirstCopies;
-    private long highestId = -1;
+    long highestId = -1;
     long lastControlWithPayloadNanos = -1;
     long lastControlWithPayloadId = -1;
 

@@ -37,22 +37,45 @@ public final class OpenVpnServerTable {
     private final Map<String, Server> servers = new TreeMap<>();
 
     public void add(OpenVpnSession session) {
-        Server s = servers.computeIfAbsent(session.server(), k -> new Server());
+        add(session.server(), session.setupNanos(), session.s2c().retransmits(), session.c2s().retransmits(),
+                timerRetryTimes(session));
+    }
+
+    /**
+     * One session of {@code server} given by its summary: setup time (-1 if not completed), the
+     * retransmissions of each side and the times of the server's timer-driven ones (ns), as a
+     * streaming job keeps them per session.
+     */
+    public void add(String server, long setupNanos, long serverRetransmits, long clientRetransmits,
+            long[] serverTimerRetryNanos) {
+        Server s = servers.computeIfAbsent(server, k -> new Server());
         long index = s.sessions++;
-        long setup = session.setupNanos();
-        if (setup >= 0) {
+        if (setupNanos >= 0) {
             s.completed++;
-            s.setup.add(setup);
+            s.setup.add(setupNanos);
         }
-        s.serverRetransmits += session.s2c().retransmits();
-        s.clientRetransmits += session.c2s().retransmits();
+        s.serverRetransmits += serverRetransmits;
+        s.clientRetransmits += clientRetransmits;
+        for (long t : serverTimerRetryNanos) {
+            s.retries.add(t, index);
+        }
+    }
+
+    /** The times (ns) of the server's timer-driven retransmissions in {@code session} (of the first listed ones). */
+    public static long[] timerRetryTimes(OpenVpnSession session) {
         List<Long> times = session.s2c().retransmitTimesNanos();
         List<RetransmitCause> causes = session.s2c().retransmitCauses();
-        for (int i = 0; i < times.size(); i++) {
+        int n = 0;
+        for (RetransmitCause c : causes) {
+            n += c == RetransmitCause.TIMEOUT ? 1 : 0;
+        }
+        long[] out = new long[n];
+        for (int i = 0, j = 0; i < times.size(); i++) {
             if (causes.get(i) == RetransmitCause.TIMEOUT) {
-                s.retries.add(times.get(i), index);
+                out[j++] = times.get(i);
             }
         }
+        return out;
     }
 
     public List<Row> rows() {

@@ -29,28 +29,15 @@ public final class OpenVpnSessionTracker {
     }
 
     /** A session silent this long is over (OpenVPN's default --ping-restart for clients is 120 s). */
-    static final long IDLE_NANOS = 300_000_000_000L;
+    public static final long IDLE_NANOS = 300_000_000_000L;
     private static final long SWEEP_NANOS = 1_000_000_000L;
     /** Sessions kept per UDP flow; a flow that cycles through more reports the oldest early. */
-    static final int MAX_SESSIONS_PER_FLOW = 16;
-
-    private static final class Flow {
-        final String client;
-        final String server;
-        final List<OpenVpnSession> sessions = new ArrayList<>(1);
-        OpenVpnSession current;
-        long lastSeenNanos;
-
-        Flow(String client, String server) {
-            this.client = client;
-            this.server = server;
-        }
-    }
+    static final int MAX_SESSIONS_PER_FLOW = OpenVpnFlow.MAX_SESSIONS;
 
     private final OpenVpnWire wire;
     private final IntFunction<String> vantageOfInterface;
     private final SessionListener listener;
-    private final Map<String, Flow> flows = new HashMap<>();
+    private final Map<String, OpenVpnFlow> flows = new HashMap<>();
     private long lastSweepNanos = Long.MIN_VALUE;
     private long sessionsStarted;
     private long dataWithoutSession;
@@ -71,22 +58,16 @@ public final class OpenVpnSessionTracker {
         String dst = new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort).toString();
         String vantage = vantageOfInterface.apply(p.interfaceId);
         String key = vantage + '|' + (src.compareTo(dst) < 0 ? src + '|' + dst : dst + '|' + src);
-        Flow flow = flows.get(key);
+        OpenVpnFlow flow = flows.get(key);
         if (flow == null) {
-            boolean srcIsServer = wire.isOpenVpnPort(p.srcPort) && !wire.isOpenVpnPort(p.dstPort)
-                    || (wire.isOpenVpnPort(p.srcPort) == wire.isOpenVpnPort(p.dstPort)
-                            && OpenVpnOpcode.isServerReset(h.opcode));
-            flow = srcIsServer ? new Flow(dst, src) : new Flow(src, dst);
+            flow = OpenVpnFlow.open(wire, vantage, src, p.srcPort, dst, p.dstPort, h);
             flows.put(key, flow);
         }
-        flow.lastSeenNanos = Math.max(flow.lastSeenNanos, t);
-        boolean fromClient = src.equals(flow.client);
-        OpenVpnSession s = sessionOf(flow, h, fromClient, vantage, t);
-        if (s == null) {
+        long before = flow.sessionsStarted;
+        if (!flow.onPacket(h, src.equals(flow.client), t, listener)) {
             dataWithoutSession++;
-        } else {
-            s.onPacket(h, fromClient, t);
         }
+        sessionsStarted += flow.sessionsStarted - before;
         if (lastSweepNanos == Long.MIN_VALUE) {
             lastSweepNanos = t;
         } else if (t - lastSweepNanos >= SWEEP_NANOS) {
@@ -95,58 +76,9 @@ public final class OpenVpnSessionTracker {
         }
     }
 
-    private OpenVpnSession sessionOf(Flow flow, OpenVpnHeader h, boolean fromClient, String vantage, long t) {
-        if (h.kind == OpenVpnHeader.Kind.DATA) {
-            return flow.current;
-        }
-        long sid = h.sessionId;
-        if (fromClient) {
-            for (OpenVpnSession s : flow.sessions) {
-                if (s.clientSessionKnown && s.clientSessionId == sid) {
-                    return s;
-                }
-            }
-            // a new client session id: a new session (or a capture that began mid-session)
-            OpenVpnSession s = start(flow, vantage, t);
-            s.clientSessionId = sid;
-            s.clientSessionKnown = true;
-            return s;
-        }
-        for (OpenVpnSession s : flow.sessions) {
-            if (s.serverSessionKnown && s.serverSessionId == sid) {
-                return s;
-            }
-        }
-        OpenVpnSession s = null;
-        if (h.ackCount > 0) {
-            for (OpenVpnSession c : flow.sessions) {
-                if (c.clientSessionKnown && c.clientSessionId == h.remoteSessionId && !c.serverSessionKnown) {
-                    s = c;
-                }
-            }
-        }
-        if (s == null) {
-            s = start(flow, vantage, t);
-        }
-        s.serverSessionId = sid;
-        s.serverSessionKnown = true;
-        return s;
-    }
-
-    private OpenVpnSession start(Flow flow, String vantage, long t) {
-        if (flow.sessions.size() == MAX_SESSIONS_PER_FLOW) {
-            listener.onSession(flow.sessions.remove(0));
-        }
-        OpenVpnSession s = new OpenVpnSession(vantage, flow.client, flow.server, t);
-        flow.sessions.add(s);
-        flow.current = s;
-        sessionsStarted++;
-        return s;
-    }
-
     private void sweep(long now) {
-        for (Iterator<Flow> it = flows.values().iterator(); it.hasNext();) {
-            Flow f = it.next();
+        for (Iterator<OpenVpnFlow> it = flows.values().iterator(); it.hasNext();) {
+            OpenVpnFlow f = it.next();
             if (now - f.lastSeenNanos >= IDLE_NANOS) {
                 f.sessions.forEach(listener::onSession);
                 it.remove();
@@ -157,7 +89,7 @@ public final class OpenVpnSessionTracker {
     /** Reports every live session (at the end of a capture), oldest first. */
     public void flush() {
         List<OpenVpnSession> all = new ArrayList<>();
-        for (Flow f : flows.values()) {
+        for (OpenVpnFlow f : flows.values()) {
             all.addAll(f.sessions);
         }
         flows.clear();

@@ -63,7 +63,7 @@ public final class KafkaOutputs {
         return sink(JobOption.CONNTRACK_BUDGETS_TOPIC, "conntrack-budgets", new BudgetKey(), new BudgetValue());
     }
 
-    private <T> KafkaSink<T> sink(JobOption topic, String output, SerializationSchema<T> key,
+    <T> KafkaSink<T> sink(JobOption topic, String output, SerializationSchema<T> key,
             SerializationSchema<T> value) {
         return KafkaSink.<T>builder()
                 .setBootstrapServers(config.get(JobOption.BOOTSTRAP_SERVERS))

@@ -20,6 +20,7 @@ import java.util.List;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
+import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 
 /**
@@ -71,15 +72,20 @@ public final class PostgresSinks {
      * database outage backs off and retries instead of failing the TaskManager ({@link OutageTolerantJdbcSink}).
      */
     private <T> Sink<T> sink(Upsert<T> upsert) {
+        return sink(upsert.table(), upsert.sql(), upsert);
+    }
+
+    /** A sink for a table whose statement is not (yet) built by {@link Upsert}: the OpenVPN tables. */
+    <T> Sink<T> sink(String table, String sql, JdbcStatementBuilder<T> row) {
         JdbcSink<T> jdbc = JdbcSink.<T>builder()
-                .withQueryStatement(upsert.sql(), OutageTolerantJdbcSink.guarded(upsert))
+                .withQueryStatement(sql, OutageTolerantJdbcSink.guarded(row))
                 .withExecutionOptions(JdbcExecutionOptions.builder()
                         .withBatchSize(config.getInt(JobOption.JDBC_BATCH_SIZE))
                         .withBatchIntervalMs(0)
                         .withMaxRetries(config.getInt(JobOption.JDBC_MAX_RETRIES))
                         .build())
                 .buildAtLeastOnce(connection());
-        return new OutageTolerantJdbcSink<>(upsert.table(), jdbc, new OutageBackoff(config.getLong(JobOption.JDBC_RETRY_INITIAL_MS),
+        return new OutageTolerantJdbcSink<>(table, jdbc, new OutageBackoff(config.getLong(JobOption.JDBC_RETRY_INITIAL_MS),
                 config.getLong(JobOption.JDBC_RETRY_MAX_MS), config.getLong(JobOption.JDBC_OUTAGE_TOLERANCE_MS)),
                 config.getLong(JobOption.JDBC_BATCH_INTERVAL_MS));
     }

@@ -2,8 +2,10 @@ package io.flowtrace.jobs.source;
 
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
+import io.flowtrace.avro.OpenVpnBatch;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.SingleObjectCodec;
+import io.flowtrace.avro.mapping.OpenVpnBatches;
 import io.flowtrace.avro.mapping.PacketBatchHeader;
 import io.flowtrace.avro.mapping.PacketBatches;
 import io.flowtrace.avro.mapping.PacketEvents;
@@ -33,6 +35,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *       record whose Kafka key is not the flow key of its header is refused. The packets are
  *       decoded and validated once, in the flow function, which drops a bad packet alone.
  *   <li>{@code PacketEvent}: decoded and validated as a whole, as before batches existed.
+ *   <li>{@code OpenVpnBatch}: decoded and its header validated ({@link OpenVpnBatches#invalidReason});
+ *       the job routes it to the OpenVPN analysis, which validates its packets.
  * </ul>
  *
  * <p>Decoding and validation happen here, in the source, rather than in a downstream function:
@@ -45,6 +49,7 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
     private static final long NANOS_PER_MS = 1_000_000L;
 
     private transient SingleObjectCodec<PacketEvent> events;
+    private transient SingleObjectCodec<OpenVpnBatch> openVpnBatches;
     private transient DecodedPacket scratch;
 
     @Override
@@ -54,8 +59,11 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
             out.collect(Either.Left(deadLetter(record, DeadLetterStage.DECODE, "null value (tombstone)", null, null)));
             return;
         }
-        if (PacketBatches.fingerprintOf(value) == PacketBatches.FINGERPRINT) {
+        long fingerprint = PacketBatches.fingerprintOf(value);
+        if (fingerprint == PacketBatches.FINGERPRINT) {
             batch(record, value, out);
+        } else if (fingerprint == OpenVpnBatches.FINGERPRINT) {
+            openVpn(record, value, out);
         } else {
             event(record, value, out);
         }
@@ -84,6 +92,31 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
             return;
         }
         out.collect(Either.Right(new FlowBatch(key, Math.floorDiv(header.baseTimeNs, NANOS_PER_MS), claimed,
+                record.topic(), record.partition(), record.offset(), record.timestamp(), record.key(), value)));
+    }
+
+    private void openVpn(ConsumerRecord<byte[], byte[]> record, byte[] value, Collector<Either<DeadLetter, FlowBatch>> out) {
+        OpenVpnBatch batch;
+        try {
+            batch = openVpnBatches().decode(value); // lengths checked first, as for PacketEvent
+        } catch (IOException | RuntimeException e) {
+            out.collect(Either.Left(deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e, null)));
+            return;
+        }
+        int packets = batch.getPackets().size();
+        String invalid = OpenVpnBatches.invalidReason(batch, System.currentTimeMillis() * NANOS_PER_MS);
+        String key = invalid == null ? OpenVpnBatches.flowKey(batch) : null;
+        if (invalid == null && record.key() != null) {
+            String recordKey = new String(record.key(), StandardCharsets.UTF_8);
+            if (!recordKey.equals(key)) {
+                invalid = "Kafka key '" + recordKey + "' is not the flow of the batch's endpoints '" + key + "'";
+            }
+        }
+        if (invalid != null) {
+            out.collect(Either.Left(deadLetter(record, DeadLetterStage.VALIDATE, invalid, null, packets)));
+            return;
+        }
+        out.collect(Either.Right(new FlowBatch(key, Math.floorDiv(batch.getBaseTimeNs(), NANOS_PER_MS), packets,
                 record.topic(), record.partition(), record.offset(), record.timestamp(), record.key(), value)));
     }
 
@@ -140,6 +173,13 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
     @Override
     public TypeInformation<Either<DeadLetter, FlowBatch>> getProducedType() {
         return new EitherTypeInfo<>(new AvroTypeInfo<>(DeadLetter.class), FlowBatchTypeInfo.INSTANCE);
+    }
+
+    private SingleObjectCodec<OpenVpnBatch> openVpnBatches() {
+        if (openVpnBatches == null) {
+            openVpnBatches = SingleObjectCodec.of(OpenVpnBatch.class);
+        }
+        return openVpnBatches;
     }
 
     private SingleObjectCodec<PacketEvent> events() {

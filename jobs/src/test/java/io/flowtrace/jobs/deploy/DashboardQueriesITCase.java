@@ -77,7 +77,10 @@ class DashboardQueriesITCase {
     private static final String WRITER = "flowtrace_writer";
     private static final String READER = "flowtrace_reader";
     private static final List<String> TABLES = List.of("flow_summary", "tcp_events", "service_windows", "vantage_windows",
-            "conntrack_budgets", "dead_letters");
+            "conntrack_budgets", "dead_letters", "openvpn_sessions", "openvpn_server_windows");
+    /** Recorded OpenVPN setups (testdata/openvpn), a day after the TCP captures: published after them. */
+    private static final String OPENVPN_CAPTURE = "openvpn/push-1k.client.pcap.gz";
+    private static final Vantage OPENVPN_VANTAGE = new Vantage("dash-ovpn", "if0");
     private static final Map<String, Vantage> CAPTURES = new LinkedHashMap<>();
     private static final Map<String, Vantage> CONNTRACK = new LinkedHashMap<>();
     /** The datasource's minimum interval (deploy/grafana/provisioning/datasources/flowtrace.yaml timeInterval). */
@@ -131,7 +134,7 @@ class DashboardQueriesITCase {
         PostgresSinks.applySchema(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
         new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
-                JobSinks.fromConfig(config)).build(env);
+                JobSinks.fromConfig(config)).withOpenVpnSinks(io.flowtrace.jobs.sink.OpenVpnSinks.fromConfig(config)).build(env);
         long started = System.nanoTime();
         env.execute("dashboard-itcase");
         LOG.info("job finished in {} ms", (System.nanoTime() - started) / 1_000_000);
@@ -170,7 +173,7 @@ class DashboardQueriesITCase {
         load();
         List<Dashboard> dashboards = GrafanaDashboards.all();
         assertThat(dashboards).extracting(Dashboard::uid).containsExactlyInAnyOrder("flowtrace-overview",
-                "flowtrace-services", "flowtrace-slow-start", "flowtrace-flow", "flowtrace-conntrack");
+                "flowtrace-services", "flowtrace-slow-start", "flowtrace-flow", "flowtrace-conntrack", "flowtrace-openvpn");
         int queries = 0;
         try (Connection reader = connect(READER)) {
             for (Dashboard d : dashboards) {
@@ -329,7 +332,7 @@ class DashboardQueriesITCase {
                 .get(0).get("t")).toInstant();
         Map<String, String> ageColumn = Map.of("flow_summary", "last_seen", "tcp_events", "event_time",
                 "service_windows", "window_end", "vantage_windows", "window_end", "conntrack_budgets", "window_end",
-                "dead_letters", "job_time");
+                "dead_letters", "job_time", "openvpn_sessions", "last_seen", "openvpn_server_windows", "window_end");
         Map<String, Long> older = new HashMap<>();
         Map<String, Long> total = new HashMap<>();
         for (String table : TABLES) {
@@ -475,6 +478,17 @@ class DashboardQueriesITCase {
                     last = Math.max(last, p.getCaptureTimeNs());
                     sent++;
                 }
+            }
+            // OpenVPN batches as an agent sends them (not counted in `sent`: the TCP totals compare with it)
+            for (io.flowtrace.avro.OpenVpnBatch b : io.flowtrace.jobs.openvpn.OpenVpnFixtures.batches(OPENVPN_CAPTURE,
+                    OPENVPN_VANTAGE, 64, r -> { })) {
+                java.nio.ByteBuffer value = b.toByteBuffer();
+                byte[] bytes = new byte[value.remaining()];
+                value.get(bytes);
+                producer.send(new ProducerRecord<>(topic,
+                        io.flowtrace.avro.mapping.OpenVpnBatches.flowKey(b).getBytes(UTF_8), bytes));
+                first = Math.min(first, b.getBaseTimeNs());
+                last = Math.max(last, b.getBaseTimeNs());
             }
             producer.flush();
         } catch (IOException e) {

@@ -88,6 +88,20 @@ class PostgresRolesITCase {
         }
     }
 
+    /** V8's tables carry the sink-table comment, so roles.sql hands them to the writer and the reader only reads them. */
+    @Test
+    void theOpenVpnTablesBelongToTheWriterAndTheReaderOnlyReadsThem() throws Exception {
+        for (String table : List.of("openvpn_sessions", "openvpn_server_windows")) {
+            assertThat(POSTGRES.query("SELECT tableowner FROM pg_tables WHERE tablename = ?", table))
+                    .extracting(r -> r.get("tableowner")).as(table).containsExactly(WRITER);
+            try (Connection reader = connect(READER); Statement st = reader.createStatement()) {
+                st.executeQuery("SELECT count(*) FROM " + table).close();
+                assertThatThrownBy(() -> st.execute("DELETE FROM " + table)).as(table)
+                        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isIn("42501", "25006"));
+            }
+        }
+    }
+
     @Test
     void purgeFunctionsRunAsTheWriterWithAFixedSearchPath() {
         List<Map<String, Object>> rows = POSTGRES.query("SELECT p.proname, p.prosecdef, array_to_string(p.proconfig, ';') AS config, "

@@ -1,0 +1,103 @@
+package io.flowtrace.agent.packets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowtrace.agent.batch.BatchKey;
+import io.flowtrace.agent.batch.BatchLimits;
+import io.flowtrace.agent.metrics.AgentMetrics;
+import io.flowtrace.avro.OpenVpnBatch;
+import io.flowtrace.avro.Vantage;
+import io.flowtrace.avro.mapping.OpenVpnBatches;
+import io.flowtrace.core.net.VantagePoint;
+import io.flowtrace.core.openvpn.OpenVpnHeader;
+import io.flowtrace.core.openvpn.OpenVpnHeaderDecoder;
+import io.flowtrace.core.openvpn.OpenVpnWire;
+import io.flowtrace.core.pcap.CaptureReader;
+import io.flowtrace.core.pcap.CaptureRecord;
+import io.flowtrace.core.pcap.DecodeStatus;
+import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.core.pcap.PacketDecoder;
+import io.flowtrace.core.testing.TestData;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.GZIPInputStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The agent's OpenVPN batches of a real capture: every Kafka value decodes as an OpenVpnBatch of one
+ * flow under that flow's key, the spool counts its packets, and its packets expand to the headers
+ * core decodes straight from the frames. A header the snap length cut is counted and still sent,
+ * so the job reaches the same verdict.
+ */
+class OpenVpnBatchingTest {
+    private static final Vantage VANTAGE = new Vantage("vpn-host", "if0");
+
+    record Sent(String key, byte[] value, int packets) {
+    }
+
+    @Test
+    void batchesEveryOpenVpnPacketOfACaptureAsItsHeaderBytes() throws Exception {
+        OpenVpnWire wire = OpenVpnWire.defaults();
+        AgentMetrics metrics = new AgentMetrics();
+        List<Sent> sent = new ArrayList<>();
+        OpenVpnBatching batching = new OpenVpnBatching(wire,
+                new BatchLimits(64, 32 * 1024, TimeUnit.MILLISECONDS.toNanos(20), 1024), i -> VANTAGE,
+                (key, w, packets, reason) -> sent.add(new Sent(key.toString(), w.finish(), packets)), metrics);
+        FlowKeyCache keys = new FlowKeyCache();
+        PacketDecoder decoder = PacketDecoder.withUdp();
+        OpenVpnHeaderDecoder direct = new OpenVpnHeaderDecoder(wire);
+        DecodedPacket p = new DecodedPacket();
+        OpenVpnHeader h = new OpenVpnHeader();
+        List<String> expected = new ArrayList<>();
+        long truncatedSent = 0;
+        try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file("openvpn/push-100k.client.pcap.gz")));
+                CaptureReader reader = CaptureReader.open(in, e -> { })) {
+            CaptureRecord rec = new CaptureRecord();
+            while (reader.next(rec)) {
+                if (rec.recordNumber % 500 == 7) {
+                    // eth 14 + IPv4 20 + UDP 8 + 5 bytes: the session id is cut
+                    rec.capturedLength = 47;
+                    truncatedSent++;
+                }
+                assertThat(decoder.decode(rec, p)).isEqualTo(DecodeStatus.UDP);
+                assertThat(batching.accepts(p)).isTrue();
+                direct.decode(rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, h);
+                expected.add(p.timestampNanos + " " + p.srcPort + ">" + p.dstPort + " " + header(h));
+                BatchKey key = keys.flow(rec.interfaceId, new VantagePoint("vpn-host", "if0"), p);
+                batching.add(key, rec, p, rec.timestampNanos);
+            }
+        }
+        batching.flushAll(io.flowtrace.agent.batch.FlushReason.SHUTDOWN);
+
+        assertThat(metrics.malformed()).containsEntry("openvpn-truncated", truncatedSent);
+        List<String> expanded = new ArrayList<>();
+        byte[] header = new byte[OpenVpnBatches.MAX_HEADER_BYTES];
+        long truncatedSeen = 0;
+        for (Sent s : sent) {
+            OpenVpnBatch b = OpenVpnBatch.getDecoder().decode(s.value());
+            assertThat(s.key()).isEqualTo(OpenVpnBatches.flowKey(b));
+            assertThat(s.packets()).isEqualTo(b.getPackets().size()).isLessThanOrEqualTo(64);
+            assertThat(PacketRecordWeight.INSTANCE.items(s.value(), 0, s.value().length)).isEqualTo(s.packets());
+            assertThat(OpenVpnBatches.wire(b)).isEqualTo(wire);
+            OpenVpnHeaderDecoder job = new OpenVpnHeaderDecoder(OpenVpnBatches.wire(b));
+            for (int i = 0; i < b.getPackets().size(); i++) {
+                int n = OpenVpnBatches.fromAvro(b, i, p, header);
+                job.decode(header, 0, n, p.payloadLength, h);
+                truncatedSeen += h.kind == OpenVpnHeader.Kind.TRUNCATED ? 1 : 0;
+                expanded.add(p.timestampNanos + " " + p.srcPort + ">" + p.dstPort + " " + header(h));
+            }
+        }
+        assertThat(expanded).isEqualTo(expected);
+        assertThat(truncatedSeen).isEqualTo(truncatedSent).isPositive();
+    }
+
+    private static String header(OpenVpnHeader h) {
+        return h.kind + " op" + h.opcode + " k" + h.keyId + " sid" + h.sessionId + " acks"
+                + Arrays.toString(Arrays.copyOf(h.ackIds, h.ackCount)) + " rsid" + h.remoteSessionId + " mpid"
+                + h.messagePacketId + " payload" + h.payloadLength + " " + h.reason;
+    }
+}

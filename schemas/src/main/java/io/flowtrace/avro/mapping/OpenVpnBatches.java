@@ -1,0 +1,267 @@
+package io.flowtrace.avro.mapping;
+
+import io.flowtrace.avro.BatchedOpenVpnPacket;
+import io.flowtrace.avro.OpenVpnBatch;
+import io.flowtrace.avro.SingleObjectCodec;
+import io.flowtrace.avro.Vantage;
+import io.flowtrace.core.net.Endpoint;
+import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.openvpn.OpenVpnHeader;
+import io.flowtrace.core.openvpn.OpenVpnWire;
+import io.flowtrace.core.pcap.DecodeStatus;
+import io.flowtrace.core.pcap.DecodedPacket;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The one mapping between captured OpenVPN packets and {@link OpenVpnBatch} (docs/schemas.md,
+ * "OpenVpnBatch"): the agent builds batches with {@link Builder}, the job expands packet {@code i}
+ * with {@link #fromAvro} into the {@link DecodedPacket} and header bytes that core's
+ * {@code OpenVpnHeaderDecoder} and {@code OpenVpnSessionTracker} read offline, so streaming and
+ * {@code flowtrace analyze} see the same packets.
+ */
+public final class OpenVpnBatches {
+    /** Packets per batch the job accepts, as for PacketBatch. */
+    public static final int MAX_PACKETS = PacketBatches.MAX_PACKETS;
+    /**
+     * Header bytes kept of a packet whose header did not decode: more than the longest OpenVPN
+     * header (1 + 8 session id + 64 HMAC + 8 replay + 1 + 8 × 4 ACK ids + 8 remote id + 4 = 126).
+     */
+    public static final int MAX_HEADER_BYTES = 128;
+    public static final long FINGERPRINT = SingleObjectCodec.of(OpenVpnBatch.class).fingerprint();
+
+    private OpenVpnBatches() {
+    }
+
+    /** The canonical flow key of a batch: the Kafka key, as {@link PacketEvents#flowKey} of any of its packets. */
+    public static String flowKey(OpenVpnBatch b) {
+        return FlowKey.of(PacketEvents.vantagePoint(b.getVantage()), new Endpoint(bytes(b.getLowAddr()), b.getLowPort()),
+                new Endpoint(bytes(b.getHighAddr()), b.getHighPort())).canonical();
+    }
+
+    /** How the agent that wrote the batch was told its OpenVPN packets look. */
+    public static OpenVpnWire wire(OpenVpnBatch b) {
+        List<Integer> ports = b.getOpenvpnPorts();
+        int[] p = new int[ports.size()];
+        for (int i = 0; i < p.length; i++) {
+            p[i] = ports.get(i);
+        }
+        return new OpenVpnWire(p, b.getTlsAuthDigestBytes(), b.getTlsCrypt());
+    }
+
+    /**
+     * How many of a packet's payload bytes carry its OpenVPN header: what {@link Builder#add} keeps.
+     * {@code h} is the agent's decode of the captured payload.
+     */
+    public static int headerBytes(DecodedPacket p, OpenVpnHeader h) {
+        int captured = Math.min(p.payloadCaptured, p.payloadLength);
+        return switch (h.kind) {
+            case TRUNCATED, MALFORMED -> Math.min(captured, MAX_HEADER_BYTES);
+            default -> Math.min(captured, p.payloadLength - h.payloadLength);
+        };
+    }
+
+    /**
+     * Why the batch cannot be analysed at all, or null: its vantage, endpoints (canonical order,
+     * address lengths of its IP version), wire settings and packet count. A packet's own problems
+     * are {@link #invalidPacketReason}'s.
+     */
+    public static String invalidReason(OpenVpnBatch b, long nowNanos) {
+        String vantage = PacketEvents.vantageProblem(b.getVantage());
+        if (vantage != null) {
+            return vantage;
+        }
+        int len = b.getIpVersion() == 4 ? 4 : b.getIpVersion() == 6 ? 16 : -1;
+        if (len < 0) {
+            return "IP version " + b.getIpVersion();
+        }
+        if (b.getLowAddr().remaining() != len || b.getHighAddr().remaining() != len) {
+            return "endpoint addresses of " + b.getLowAddr().remaining() + " and " + b.getHighAddr().remaining()
+                    + " bytes for IPv" + b.getIpVersion();
+        }
+        if (!port(b.getLowPort()) || !port(b.getHighPort())) {
+            return "port out of range: " + b.getLowPort() + ", " + b.getHighPort();
+        }
+        int order = Arrays.compareUnsigned(bytes(b.getLowAddr()), bytes(b.getHighAddr()));
+        if (order > 0 || order == 0 && b.getLowPort() > b.getHighPort()) {
+            return "endpoints not in canonical order (low endpoint is the higher one)";
+        }
+        int n = b.getPackets().size();
+        if (n < 1 || n > MAX_PACKETS) {
+            return n + " packets (1 to " + MAX_PACKETS + ")";
+        }
+        if (b.getOpenvpnPorts().size() > 64) {
+            return b.getOpenvpnPorts().size() + " OpenVPN ports (at most 64)";
+        }
+        for (int p : b.getOpenvpnPorts()) {
+            if (!port(p)) {
+                return "OpenVPN port out of range: " + p;
+            }
+        }
+        try {
+            wire(b);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+        return PacketEvents.captureTimeProblem(b.getBaseTimeNs(), nowNanos);
+    }
+
+    /** Why packet {@code i} of a valid batch cannot be read, or null. */
+    public static String invalidPacketReason(OpenVpnBatch b, int i, long nowNanos) {
+        BatchedOpenVpnPacket p = b.getPackets().get(i);
+        if (p.getPayloadLength() < 0 || p.getPayloadLength() > 65_527) {
+            return "UDP payload length " + p.getPayloadLength();
+        }
+        if (p.getCapturedPayloadLength() < 0 || p.getCapturedPayloadLength() > p.getPayloadLength()) {
+            return "captured payload length " + p.getCapturedPayloadLength() + " of " + p.getPayloadLength();
+        }
+        int header = p.getHeader().remaining();
+        if (header > MAX_HEADER_BYTES || header > p.getCapturedPayloadLength()) {
+            return header + " header bytes (captured " + p.getCapturedPayloadLength() + ", at most " + MAX_HEADER_BYTES + ")";
+        }
+        long base = b.getBaseTimeNs();
+        long offset = p.getTimeOffsetNs();
+        long time = base + offset;
+        if (((base ^ time) & (offset ^ time)) < 0) {
+            return "time offset " + offset + " ns overflows the base time " + base + " ns";
+        }
+        return PacketEvents.captureTimeProblem(time, nowNanos);
+    }
+
+    /**
+     * Fills {@code out} with packet {@code i} of a valid batch as core's decoder filled it from the
+     * frame (status UDP, addresses, ports, time, lengths; the payload is {@code header[0, n)} with
+     * n the return value), and copies its header bytes into {@code header} (at least
+     * {@link #MAX_HEADER_BYTES} long).
+     */
+    public static int fromAvro(OpenVpnBatch b, int i, DecodedPacket out, byte[] header) {
+        BatchedOpenVpnPacket p = b.getPackets().get(i);
+        boolean fromHigh = p.getFromHigh();
+        out.status = DecodeStatus.UDP;
+        out.reason = null;
+        out.timestampNanos = b.getBaseTimeNs() + p.getTimeOffsetNs();
+        out.interfaceId = 0;
+        out.wireLength = p.getWireLength();
+        out.ipVersion = b.getIpVersion();
+        ByteBuffer src = fromHigh ? b.getHighAddr() : b.getLowAddr();
+        ByteBuffer dst = fromHigh ? b.getLowAddr() : b.getHighAddr();
+        out.addrLength = src.remaining();
+        src.duplicate().get(out.srcAddr, 0, out.addrLength);
+        dst.duplicate().get(out.dstAddr, 0, out.addrLength);
+        out.srcPort = fromHigh ? b.getHighPort() : b.getLowPort();
+        out.dstPort = fromHigh ? b.getLowPort() : b.getHighPort();
+        out.payloadLength = p.getPayloadLength();
+        out.payloadOffset = 0;
+        ByteBuffer h = p.getHeader();
+        int n = h.remaining();
+        h.duplicate().get(header, 0, n);
+        out.payloadCaptured = n;
+        return n;
+    }
+
+    private static boolean port(int p) {
+        return p >= 0 && p <= 65_535;
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] a = new byte[b.remaining()];
+        b.duplicate().get(a);
+        return a;
+    }
+
+    /**
+     * Collects one UDP flow's OpenVPN packets into a batch. Reusable: {@link #build()} starts the
+     * next batch. Allocates a small record per packet: OpenVPN control traffic is a few hundred
+     * packets per session, far from the TCP path's rates.
+     */
+    public static final class Builder {
+        private final Vantage vantage;
+        private final OpenVpnWire wire;
+        private final List<Integer> ports = new ArrayList<>();
+        private final List<BatchedOpenVpnPacket> packets = new ArrayList<>();
+        private int ipVersion;
+        private byte[] lowAddr;
+        private int lowPort;
+        private byte[] highAddr;
+        private int highPort;
+        private long baseTimeNs;
+        private int encodedBytes;
+
+        public Builder(Vantage vantage, OpenVpnWire wire) {
+            this.vantage = vantage;
+            this.wire = wire;
+            for (int p : wire.ports()) {
+                ports.add(p);
+            }
+        }
+
+        /** Whether {@code p} belongs to the open batch's flow (always true when none is open). */
+        public boolean accepts(DecodedPacket p) {
+            if (packets.isEmpty()) {
+                return true;
+            }
+            boolean low = p.sourceIsLow();
+            return p.ipVersion == ipVersion && Arrays.equals(low ? p.srcAddr : p.dstAddr, 0, p.addrLength, lowAddr, 0,
+                    lowAddr.length) && (low ? p.srcPort : p.dstPort) == lowPort
+                    && Arrays.equals(low ? p.dstAddr : p.srcAddr, 0, p.addrLength, highAddr, 0, highAddr.length)
+                    && (low ? p.dstPort : p.srcPort) == highPort;
+        }
+
+        /**
+         * Adds a UDP packet whose payload starts at {@code frame[p.payloadOffset]}, with the agent's
+         * decode {@code h} of its header; returns an upper bound of the batch's encoded bytes so far.
+         */
+        public int add(DecodedPacket p, OpenVpnHeader h, byte[] frame) {
+            boolean low = p.sourceIsLow();
+            if (packets.isEmpty()) {
+                ipVersion = p.ipVersion;
+                lowAddr = Arrays.copyOf(low ? p.srcAddr : p.dstAddr, p.addrLength);
+                highAddr = Arrays.copyOf(low ? p.dstAddr : p.srcAddr, p.addrLength);
+                lowPort = low ? p.srcPort : p.dstPort;
+                highPort = low ? p.dstPort : p.srcPort;
+                baseTimeNs = p.timestampNanos;
+                encodedBytes = 64 + 2 * p.addrLength;
+            }
+            int n = headerBytes(p, h);
+            packets.add(BatchedOpenVpnPacket.newBuilder()
+                    .setTimeOffsetNs(p.timestampNanos - baseTimeNs)
+                    .setFromHigh(!low)
+                    .setPayloadLength(p.payloadLength)
+                    .setCapturedPayloadLength(Math.min(p.payloadCaptured, p.payloadLength))
+                    .setHeader(ByteBuffer.wrap(Arrays.copyOfRange(frame, p.payloadOffset, p.payloadOffset + n)))
+                    .setWireLength(p.wireLength)
+                    .build());
+            encodedBytes += maxPacketBytes(n);
+            return encodedBytes;
+        }
+
+        /** An upper bound of the encoded bytes of one packet with {@code headerBytes} of header. */
+        public static int maxPacketBytes(int headerBytes) {
+            return 10 + 1 + 3 + 3 + 2 + headerBytes + 5;
+        }
+
+        public int size() {
+            return packets.size();
+        }
+
+        public OpenVpnBatch build() {
+            OpenVpnBatch b = OpenVpnBatch.newBuilder()
+                    .setVantage(vantage)
+                    .setIpVersion(ipVersion)
+                    .setLowAddr(ByteBuffer.wrap(lowAddr))
+                    .setLowPort(lowPort)
+                    .setHighAddr(ByteBuffer.wrap(highAddr))
+                    .setHighPort(highPort)
+                    .setBaseTimeNs(baseTimeNs)
+                    .setOpenvpnPorts(new ArrayList<>(ports))
+                    .setTlsAuthDigestBytes(wire.tlsAuthDigestBytes())
+                    .setTlsCrypt(wire.tlsCrypt())
+                    .setPackets(new ArrayList<>(packets))
+                    .build();
+            packets.clear();
+            return b;
+        }
+    }
+}
