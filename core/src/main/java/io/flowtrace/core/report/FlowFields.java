@@ -165,7 +165,7 @@ public final class FlowFields {
         d.add(side("dup_acks", "ACKs", "duplicate ACKs this side sent (tshark's rule)", count(x -> x.dupAcks)));
         d.add(side("zero_windows", "packets", "packets this side sent advertising a zero window", count(x -> x.zeroWindows)));
         d.add(side("dsacks", "ACKs", "ACKs this side sent carrying a D-SACK (RFC 2883): data received twice", count(x -> x.dsacks))
-                .reportOnly(NOT_YET_IN_CONTRACT));
+                .orNull().withColumn("dsacks", BIGINT, PER_DIRECTION));
         d.addAll(rttFields("rtt_us", true));
         d.addAll(rttFields("ts_rtt_us", false));
         d.add(side("max_in_flight_bytes", "bytes", "largest highest-sent - cumulative ACK - SACKed bytes", count(x -> x.maxInFlightBytes)));
