@@ -43,7 +43,6 @@ public final class FlowFields {
     private FlowFields() {
     }
 
-    private static final String NOT_YET_IN_CONTRACT = "not yet in FlowRecord.avsc";
     private static final String[] SEGMENT_SIZE_RULES = {"data segments of 1-99 bytes", "data segments of 100-535 bytes",
         "data segments of 536-1199 bytes", "data segments of 1200 bytes up to the MSS", "data segments above the MSS (super-segments)"};
 
@@ -72,7 +71,7 @@ public final class FlowFields {
     public static final FlowField SYN_RETRANSMIT_GAPS = setup("syn_retransmit_gaps_us", "µs", "time from each SYN to the next",
             setupGaps(st -> micros(st.synRetransmitGapsNanos, st.synRetransmitGapCount)));
     public static final FlowField SYNACK_RETRANSMIT_GAPS = setup("synack_retransmit_gaps_us", "µs", "time from each SYN-ACK to the next",
-            setupGaps(st -> micros(st.synAckRetransmitGapsNanos, st.synAckRetransmitGapCount))).reportOnly(NOT_YET_IN_CONTRACT);
+            setupGaps(st -> micros(st.synAckRetransmitGapsNanos, st.synAckRetransmitGapCount))).orNull();
     public static final FlowField SETUP_US = setup("setup_us", "µs", "first SYN to the client's ACK of the server's ISN + 1",
             setupDecimal(st -> st.setupNanos < 0 ? Double.NaN : st.setupNanos / 1000.0)).orNull()
             .withColumn("setup_us", DOUBLE_PRECISION, ONE).sampled("setupUs");
@@ -157,15 +156,15 @@ public final class FlowFields {
         d.add(side("network_duplicates", "segments", "the same segment again with the same IPv4 id", count(x -> x.networkDuplicates)));
         d.add(side("window_probes", "segments", "probes into a closed window", count(x -> x.windowProbes)));
         d.add(side("keep_alives", "segments", "keep-alive probes (tshark's rule, or Linux's probe while the window is open)",
-                count(x -> x.keepAlives)).reportOnly(NOT_YET_IN_CONTRACT));
+                count(x -> x.keepAlives)).orNull());
         d.add(side("lost_segments", "segments", "new data starting beyond the highest byte seen: missed before the capture point",
                 count(x -> x.lostSegments)));
         d.add(side("acked_unseen", "ACKs", "ACKs from the peer for data this capture never saw", count(x -> x.ackedUnseen))
-                .reportOnly(NOT_YET_IN_CONTRACT));
+                .orNull());
         d.add(side("dup_acks", "ACKs", "duplicate ACKs this side sent (tshark's rule)", count(x -> x.dupAcks)));
         d.add(side("zero_windows", "packets", "packets this side sent advertising a zero window", count(x -> x.zeroWindows)));
         d.add(side("dsacks", "ACKs", "ACKs this side sent carrying a D-SACK (RFC 2883): data received twice", count(x -> x.dsacks))
-                .reportOnly(NOT_YET_IN_CONTRACT));
+                .orNull().withColumn("dsacks", BIGINT, PER_DIRECTION));
         d.addAll(rttFields("rtt_us", true));
         d.addAll(rttFields("ts_rtt_us", false));
         d.add(side("max_in_flight_bytes", "bytes", "largest highest-sent - cumulative ACK - SACKed bytes", count(x -> x.maxInFlightBytes)));
@@ -174,10 +173,10 @@ public final class FlowFields {
                 count(x -> x.maxSegmentBytes)));
         d.add(THROUGHPUT_BPS);
         d.add(side("state_overflows", "segments", "segments dropped from the bounded unACKed structure; should be 0",
-                count(x -> x.stateOverflows)).reportOnly(NOT_YET_IN_CONTRACT));
+                count(x -> x.stateOverflows)).orNull());
         d.addAll(slowStartFields());
         d.add(side("rounds", "rounds", "rounds completed (a round ends when the ACK passes the highest sequence sent at its start)",
-                integer(s -> s.slowStart().rounds)).reportOnly(NOT_YET_IN_CONTRACT));
+                integer(s -> s.slowStart().rounds)).orNull());
         d.add(side("cwnd_stuck_rounds", "rounds", "rounds after slow start with flight of a few segments while the sender had data",
                 integer(s -> s.slowStart().cwndStuckRounds)));
         d.add(side("rto_backoff.max_retries", "retransmissions", "the most retransmissions of one sequence number",
@@ -189,7 +188,7 @@ public final class FlowFields {
         for (int i = 0; i < TcpDirectionStats.SEGMENT_SIZE_BUCKETS.length; i++) {
             int bucket = i;
             d.add(side("segment_sizes." + TcpDirectionStats.SEGMENT_SIZE_BUCKETS[i], "segments", SEGMENT_SIZE_RULES[i],
-                    count(x -> x.segmentSizes[bucket])).reportOnly(NOT_YET_IN_CONTRACT));
+                    count(x -> x.segmentSizes[bucket])).orNull());
         }
         return List.copyOf(d);
     }

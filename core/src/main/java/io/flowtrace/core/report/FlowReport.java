@@ -3,7 +3,10 @@ package io.flowtrace.core.report;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code analyze --json} contract for one flow instance, as a walk over the fields of
@@ -16,25 +19,39 @@ public final class FlowReport {
     private FlowReport() {
     }
 
+    /** Each field's enclosing objects ({@code slow_start.exit}: [slow_start]), split once: the walk runs per flow record. */
+    private static final Map<FlowField, String[]> PARENTS = parents();
+
+    private static Map<FlowField, String[]> parents() {
+        Map<FlowField, String[]> parents = new IdentityHashMap<>();
+        for (FlowField f : FlowFields.all()) {
+            String[] parts = f.path().split("\\.");
+            parents.put(f, Arrays.copyOf(parts, parts.length - 1));
+        }
+        return parents;
+    }
+
     public static void visit(FlowKey key, long instance, TcpFlowAnalyzer flow, ReportVisitor v) {
         FlowSubject subject = new FlowSubject(key, instance, flow);
         Objects objects = new Objects(v);
         for (FlowField f : FlowFields.FLOW) {
-            objects.enter(f.path());
+            objects.enter(PARENTS.get(f));
             f.value().emit(f.name(), subject, v);
         }
-        objects.enter("");
+        objects.enter(NONE);
         for (FlowField.Side side : FlowField.Side.values()) {
             subject.side(side);
             v.beginObject(side.jsonName());
             for (FlowField f : FlowFields.DIRECTION) {
-                objects.enter(f.path());
+                objects.enter(PARENTS.get(f));
                 f.value().emit(f.name(), subject, v);
             }
-            objects.enter("");
+            objects.enter(NONE);
             v.endObject();
         }
     }
+
+    private static final String[] NONE = new String[0];
 
     /** The report objects open at the current field: closes and opens objects as the paths require. */
     private static final class Objects {
@@ -45,10 +62,9 @@ public final class FlowReport {
             this.v = v;
         }
 
-        /** Makes the objects of {@code path}'s parent the open ones ("" closes all). */
-        void enter(String path) {
-            String[] parts = path.isEmpty() ? new String[0] : path.split("\\.");
-            int parents = Math.max(0, parts.length - 1);
+        /** Makes {@code parts} the open objects ({@link #NONE} closes all). */
+        void enter(String[] parts) {
+            int parents = parts.length;
             int common = 0;
             while (common < open.size() && common < parents && open.get(common).equals(parts[common])) {
                 common++;

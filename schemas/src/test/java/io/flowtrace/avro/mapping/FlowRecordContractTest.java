@@ -160,7 +160,7 @@ class FlowRecordContractTest {
         assertThatThrownBy(() -> FlowReport.visit(EmptyFlow.KEY, 0, flow, new ReportToAvro(record)))
                 .isInstanceOf(AvroRuntimeException.class)
                 .hasMessageContaining("c2s.dup_acks");
-        // the report-only fields of today's catalogue are skipped: the current contract maps cleanly
+        // the current contract maps cleanly
         FlowReport.visit(EmptyFlow.KEY, 0, flow, new ReportToAvro(new GenericRecordBuilder(current).build()));
     }
 }
