@@ -155,7 +155,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     /** One dead letter for the packets of a batch that failed validation; the others were analysed. */
     private void reject(FlowBatch record, int rejected, int packets, String firstRejection, Context ctx) {
         rejectedPackets.inc(rejected);
-        ctx.output(DEAD_LETTERS, FlowBatchDecoder.deadLetter(record, DeadLetterStage.VALIDATE,
+        ctx.output(DEAD_LETTERS, record.deadLetter(DeadLetterStage.VALIDATE,
                 rejected + " of " + packets + " packets rejected, the others analysed; " + firstRejection, null,
                 rejected));
     }

@@ -1,5 +1,10 @@
 package io.flowtrace.jobs.flow;
 
+import io.flowtrace.avro.DeadLetter;
+import io.flowtrace.avro.DeadLetterStage;
+import io.flowtrace.avro.mapping.PacketBatches;
+import java.nio.ByteBuffer;
+
 /**
  * The record between the packets source and the flow function: one Kafka record of the packets
  * topic, a {@code PacketBatch} or a {@code PacketEvent} (docs/schemas.md), as the source accepted
@@ -47,5 +52,23 @@ public final class FlowBatch {
     public String toString() {
         return "FlowBatch[" + key + ", " + packets + " packets at " + timeMs + " ms, " + topic + "/" + partition + "@"
                 + offset + "]";
+    }
+
+    /** A dead letter for this record (or for {@code packets} of its packets), with its Kafka coordinates and bytes. */
+    public DeadLetter deadLetter(DeadLetterStage stage, String reason, Exception e, int packets) {
+        return DeadLetter.newBuilder()
+                .setTopic(topic)
+                .setPartition(partition)
+                .setOffset(offset)
+                .setTimestampMs(kafkaTimestampMs)
+                .setReason(reason)
+                .setKey(recordKey == null ? null : ByteBuffer.wrap(recordKey))
+                .setRaw(ByteBuffer.wrap(value))
+                .setStage(stage)
+                .setErrorClass(e == null ? null : e.getClass().getName())
+                .setSchemaFingerprint(PacketBatches.fingerprintOf(value))
+                .setJobTimeMs(System.currentTimeMillis())
+                .setPackets(packets)
+                .build();
     }
 }

@@ -10,7 +10,6 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.specific.SpecificDatumReader;
@@ -62,7 +61,7 @@ final class FlowBatchDecoder {
         }
         int n = batch.getPackets().size();
         if (n < 1 || n > PacketBatches.MAX_PACKETS) {
-            rejection = deadLetter(record, DeadLetterStage.VALIDATE, "a batch of " + n + " packets (1 to "
+            rejection = record.deadLetter(DeadLetterStage.VALIDATE, "a batch of " + n + " packets (1 to "
                     + PacketBatches.MAX_PACKETS + " accepted)", null, record.packets);
             return 0;
         }
@@ -93,24 +92,8 @@ final class FlowBatchDecoder {
     }
 
     private int reject(FlowBatch record, Exception e) {
-        rejection = deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e, record.packets);
+        rejection = record.deadLetter(DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e, record.packets);
         return 0;
     }
 
-    static DeadLetter deadLetter(FlowBatch record, DeadLetterStage stage, String reason, Exception e, int packets) {
-        return DeadLetter.newBuilder()
-                .setTopic(record.topic)
-                .setPartition(record.partition)
-                .setOffset(record.offset)
-                .setTimestampMs(record.kafkaTimestampMs)
-                .setReason(reason)
-                .setKey(record.recordKey == null ? null : ByteBuffer.wrap(record.recordKey))
-                .setRaw(ByteBuffer.wrap(record.value))
-                .setStage(stage)
-                .setErrorClass(e == null ? null : e.getClass().getName())
-                .setSchemaFingerprint(PacketBatches.fingerprintOf(record.value))
-                .setJobTimeMs(System.currentTimeMillis())
-                .setPackets(packets)
-                .build();
-    }
 }

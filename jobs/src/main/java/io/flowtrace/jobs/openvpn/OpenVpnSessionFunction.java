@@ -8,7 +8,6 @@ import io.flowtrace.avro.OpenVpnSessionRecord;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.OpenVpnBatches;
 import io.flowtrace.avro.mapping.OpenVpnSessions;
-import io.flowtrace.avro.mapping.PacketBatches;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.openvpn.OpenVpnFlow;
@@ -21,7 +20,6 @@ import io.flowtrace.core.openvpn.OpenVpnWire;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.flow.FlowBatch;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
@@ -132,7 +130,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
         }
         if (rejected > 0) {
             rejectedPackets.inc(rejected);
-            ctx.output(DEAD_LETTERS, deadLetter(record, DeadLetterStage.VALIDATE, rejected + " of " + n
+            ctx.output(DEAD_LETTERS, record.deadLetter(DeadLetterStage.VALIDATE, rejected + " of " + n
                     + " OpenVPN packets rejected, the others analysed; " + firstRejection, null, rejected));
         }
         if (flow != null) {
@@ -155,7 +153,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
             return true;
         } catch (IOException | RuntimeException e) {
             // impossible for a record the source decoded, unless the job's jars disagree
-            ctx.output(DEAD_LETTERS, deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e,
+            ctx.output(DEAD_LETTERS, record.deadLetter(DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e,
                     record.packets));
             return false;
         }
@@ -200,21 +198,4 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
         return new Endpoint(Arrays.copyOf(addr, length), port).toString();
     }
 
-    private static DeadLetter deadLetter(FlowBatch record, DeadLetterStage stage, String reason, Exception e,
-            int packets) {
-        return DeadLetter.newBuilder()
-                .setTopic(record.topic)
-                .setPartition(record.partition)
-                .setOffset(record.offset)
-                .setTimestampMs(record.kafkaTimestampMs)
-                .setReason(reason)
-                .setKey(record.recordKey == null ? null : ByteBuffer.wrap(record.recordKey))
-                .setRaw(ByteBuffer.wrap(record.value))
-                .setStage(stage)
-                .setErrorClass(e == null ? null : e.getClass().getName())
-                .setSchemaFingerprint(PacketBatches.fingerprintOf(record.value))
-                .setJobTimeMs(System.currentTimeMillis())
-                .setPackets(packets)
-                .build();
-    }
 }
