@@ -150,10 +150,15 @@ public final class SingleObjectCodec<T extends SpecificRecordBase> {
      * @throws IOException a truncated or corrupt datum
      */
     public T decode(byte[] value) throws IOException {
+        return decode(value, null);
+    }
+
+    /** As {@link #decode(byte[])}, reading into {@code reuse} (Avro's object reuse) when it is not null. */
+    public T decode(byte[] value, T reuse) throws IOException {
         lengths.checkSingleObject(value);
         if (decoder == null) {
             decoder = new BinaryMessageDecoder<>(model, schema);
         }
-        return decoder.decode(value);
+        return decoder.decode(value, reuse);
     }
 }

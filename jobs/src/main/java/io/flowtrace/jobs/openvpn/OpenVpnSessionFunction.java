@@ -1,9 +1,9 @@
 package io.flowtrace.jobs.openvpn;
 
-import io.flowtrace.avro.AvroLengthGuard;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.OpenVpnBatch;
+import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.OpenVpnSessionRecord;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.OpenVpnBatches;
@@ -21,9 +21,6 @@ import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.flow.FlowBatch;
 import java.io.IOException;
 import java.util.Arrays;
-import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.DecoderFactory;
-import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -52,8 +49,6 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
     private static final long serialVersionUID = 1L;
     private static final long NANOS_PER_MS = 1_000_000L;
     static final long IDLE_MS = OpenVpnSessionTracker.IDLE_NANOS / NANOS_PER_MS;
-    private static final int SINGLE_OBJECT_HEADER = 10;
-    private static final AvroLengthGuard LENGTHS = AvroLengthGuard.of(OpenVpnBatch.getClassSchema());
 
     /** Batches that do not decode, and the packets of a batch that could not be analysed. */
     public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("openvpn-dead-letters") { };
@@ -61,8 +56,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
     private transient ValueState<byte[]> flowState;
     private transient ValueState<Vantage> vantageState;
     private transient ValueState<Long> timerState;
-    private transient SpecificDatumReader<OpenVpnBatch> reader;
-    private transient BinaryDecoder binary;
+    private transient SingleObjectCodec<OpenVpnBatch> batches;
     private transient OpenVpnBatch batch;
     private transient DecodedPacket packet;
     private transient OpenVpnHeader header;
@@ -78,7 +72,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
         vantageState = getRuntimeContext().getState(new ValueStateDescriptor<>("openvpn-vantage",
                 new AvroTypeInfo<>(Vantage.class)));
         timerState = getRuntimeContext().getState(new ValueStateDescriptor<>("openvpn-timer", Types.LONG));
-        reader = new SpecificDatumReader<>(OpenVpnBatch.class);
+        batches = SingleObjectCodec.of(OpenVpnBatch.class);
         packet = new DecodedPacket();
         header = new OpenVpnHeader();
         headerBytes = new byte[OpenVpnBatches.MAX_HEADER_BYTES];
@@ -120,7 +114,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
             if (flow == null) {
                 flow = OpenVpnFlow.open(wire, vantage, src, packet.srcPort,
                         endpoint(packet.dstAddr, packet.addrLength, packet.dstPort), packet.dstPort, header);
-                // a copy: the reader reuses the batch (and its vantage) for the next record
+                // a copy: the codec reuses the batch (and its vantage) for the next record
                 vantageState.update(Vantage.newBuilder(batch.getVantage()).build());
             }
             Vantage v = vantageState.value();
@@ -146,10 +140,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
     /** Reads the record's batch into {@code batch} (reused); false, with a dead letter, when it cannot. */
     private boolean decode(FlowBatch record, Context ctx) {
         try {
-            int length = record.value.length - SINGLE_OBJECT_HEADER;
-            LENGTHS.checkBinary(record.value, SINGLE_OBJECT_HEADER, length);
-            binary = DecoderFactory.get().binaryDecoder(record.value, SINGLE_OBJECT_HEADER, length, binary);
-            batch = reader.read(batch, binary);
+            batch = batches.decode(record.value, batch); // lengths checked first, as in the source
             return true;
         } catch (IOException | RuntimeException e) {
             // impossible for a record the source decoded, unless the job's jars disagree
