@@ -24,32 +24,56 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code flowtrace agent conntrack}: conntrack events (ctnetlink or conntrack -E) to Kafka. */
-@Command(name = "conntrack", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Publish conntrack events (Avro ConntrackEvent) and ENOBUFS losses (ConntrackLoss) to Kafka.",
+@Command(
+        name = "conntrack",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Publish conntrack events (Avro ConntrackEvent) and ENOBUFS losses (ConntrackLoss) to Kafka.",
             "  flowtrace agent conntrack --bootstrap-servers k:9092                 (ctnetlink, needs CAP_NET_ADMIN)",
-            "  flowtrace agent conntrack --bootstrap-servers k:9092 --source conntrack-tool"})
+            "  flowtrace agent conntrack --bootstrap-servers k:9092 --source conntrack-tool"
+        })
 final class AgentConntrackCommand implements Callable<Integer> {
 
-    enum SourceKind { netlink, conntrack_tool }
+    enum SourceKind {
+        netlink,
+        conntrack_tool
+    }
 
-    @Option(names = "--source", paramLabel = "KIND", defaultValue = "netlink", converter = SourceConverter.class,
+    @Option(
+            names = "--source",
+            paramLabel = "KIND",
+            defaultValue = "netlink",
+            converter = SourceConverter.class,
             description = "netlink (raw ctnetlink socket: wire sizes, ENOBUFS) or conntrack-tool (conntrack -E text; "
                     + "default: ${DEFAULT-VALUE})")
     SourceKind source;
 
-    @Option(names = "--rcvbuf", paramLabel = "BYTES", defaultValue = "2097152",
-            description = "SO_RCVBUF(FORCE) request for the netlink socket; the kernel doubles it (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--rcvbuf",
+            paramLabel = "BYTES",
+            defaultValue = "2097152",
+            description =
+                    "SO_RCVBUF(FORCE) request for the netlink socket; the kernel doubles it (default: ${DEFAULT-VALUE})")
     int rcvbuf;
 
-    @Option(names = "--input", paramLabel = "FILE",
+    @Option(
+            names = "--input",
+            paramLabel = "FILE",
             description = "with conntrack-tool: read this file (or - for stdin) instead of running conntrack -E")
     String input;
 
-    @Option(names = "--interface-name", paramLabel = "NAME", defaultValue = "conntrack",
+    @Option(
+            names = "--interface-name",
+            paramLabel = "NAME",
+            defaultValue = "conntrack",
             description = "vantage interface name, e.g. the network namespace (default: ${DEFAULT-VALUE})")
     String interfaceName;
 
-    @Option(names = "--topic", paramLabel = "TOPIC", defaultValue = "flowtrace.conntrack",
+    @Option(
+            names = "--topic",
+            paramLabel = "TOPIC",
+            defaultValue = "flowtrace.conntrack",
             description = "Kafka topic (default: ${DEFAULT-VALUE})")
     String topic;
 
@@ -79,35 +103,40 @@ final class AgentConntrackCommand implements Callable<Integer> {
             System.err.println("flowtrace agent conntrack: " + e.getMessage());
             return 2;
         }
-        Vantage vantage = Vantage.newBuilder().setAgentId(publish.agentId()).setInterfaceName(interfaceName).build();
+        Vantage vantage = Vantage.newBuilder()
+                .setAgentId(publish.agentId())
+                .setInterfaceName(interfaceName)
+                .build();
         MetricsEndpoint endpoint = publish.startMetrics(topic, metrics, publisher);
         CountDownLatch done = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            stop = true;
-            Process p = conntrackTool;
-            if (p != null) {
-                p.toHandle().destroy(); // SIGTERM only: Process.destroy() would also close the pipe we read
-            }
-            try {
-                done.await(publish.shutdownTimeoutSeconds + 15, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "flowtrace-shutdown");
+        Thread hook = new Thread(
+                () -> {
+                    stop = true;
+                    Process p = conntrackTool;
+                    if (p != null) {
+                        p.toHandle().destroy(); // SIGTERM only: Process.destroy() would also close the pipe we read
+                    }
+                    try {
+                        done.await(publish.shutdownTimeoutSeconds + 15, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "flowtrace-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        AgentProgress progress = new AgentProgress("conntrack " + source.name().replace('_', '-'), metrics, publisher,
-                publish.quiet, -1);
+        AgentProgress progress = new AgentProgress(
+                "conntrack " + source.name().replace('_', '-'), metrics, publisher, publish.quiet, -1);
         try {
             progress.start();
             if (source == SourceKind.netlink) {
                 try (CtnetlinkSource src = CtnetlinkSource.open(rcvbuf, CtnetlinkSource.GROUPS_NEW_UPDATE_DESTROY)) {
-                    ConntrackPublishingSink sink = new ConntrackPublishingSink(vantage, ConntrackSource.NETLINK,
-                            src.effectiveRcvbuf(), publisher, metrics);
+                    ConntrackPublishingSink sink = new ConntrackPublishingSink(
+                            vantage, ConntrackSource.NETLINK, src.effectiveRcvbuf(), publisher, metrics);
                     src.run(sink, () -> !stop);
                 }
             } else {
-                ConntrackPublishingSink sink = new ConntrackPublishingSink(vantage, ConntrackSource.CONNTRACK_TOOL, null,
-                        publisher, metrics);
+                ConntrackPublishingSink sink =
+                        new ConntrackPublishingSink(vantage, ConntrackSource.CONNTRACK_TOOL, null, publisher, metrics);
                 readText(sink);
             }
         } finally {
@@ -135,13 +164,16 @@ final class AgentConntrackCommand implements Callable<Integer> {
     private void readText(ConntrackPublishingSink sink) throws IOException, InterruptedException {
         ConntrackEventsProcess text = new ConntrackEventsProcess(KernelFeatures.stock());
         if (input != null) {
-            try (Reader r = input.equals("-") ? new InputStreamReader(System.in, StandardCharsets.UTF_8)
+            try (Reader r = input.equals("-")
+                    ? new InputStreamReader(System.in, StandardCharsets.UTF_8)
                     : Files.newBufferedReader(Path.of(input), StandardCharsets.UTF_8)) {
                 text.read(r, sink);
             }
             return;
         }
-        Process p = new ProcessBuilder(ConntrackEventsProcess.COMMAND).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder(ConntrackEventsProcess.COMMAND)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         conntrackTool = p;
         try (Reader out = new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)) {
             text.read(out, sink);
@@ -160,8 +192,9 @@ final class AgentConntrackCommand implements Callable<Integer> {
             return switch (value) {
                 case "netlink" -> SourceKind.netlink;
                 case "conntrack-tool" -> SourceKind.conntrack_tool;
-                default -> throw new picocli.CommandLine.TypeConversionException(
-                        "--source must be netlink or conntrack-tool, not " + value);
+                default ->
+                    throw new picocli.CommandLine.TypeConversionException(
+                            "--source must be netlink or conntrack-tool, not " + value);
             };
         }
     }

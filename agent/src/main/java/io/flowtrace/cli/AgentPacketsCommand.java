@@ -1,7 +1,7 @@
 package io.flowtrace.cli;
 
-import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.batch.BatchOptions;
+import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.MetricsEndpoint;
 import io.flowtrace.agent.packets.CapturePublisher;
@@ -25,15 +25,23 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code flowtrace agent packets}: a capture (file, stdin or live tcpdump) to Kafka as per-flow PacketBatches (or PacketEvents). */
-@Command(name = "packets", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Publish the TCP segments of a capture to Kafka (Avro PacketBatch per flow, or PacketEvent; key = flow),",
+@Command(
+        name = "packets",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Publish the TCP segments of a capture to Kafka (Avro PacketBatch per flow, or PacketEvent; key = flow),",
             "and the OpenVPN headers of UDP on --openvpn-port (OpenVpnBatch per flow, same topic).",
             "  flowtrace agent packets --bootstrap-servers k:9092 capture.pcapng",
             "  tcpdump -i eth0 -s 128 -w - | flowtrace agent packets --bootstrap-servers k:9092 -",
-            "  flowtrace agent packets --bootstrap-servers k:9092 --iface eth0 --filter 'tcp'"})
+            "  flowtrace agent packets --bootstrap-servers k:9092 --iface eth0 --filter 'tcp'"
+        })
 final class AgentPacketsCommand implements Callable<Integer> {
 
-    @Parameters(arity = "0..1", paramLabel = "FILE", description = "pcap or pcapng file (gzip ok); - reads standard input")
+    @Parameters(
+            arity = "0..1",
+            paramLabel = "FILE",
+            description = "pcap or pcapng file (gzip ok); - reads standard input")
     String file;
 
     @Option(names = "--iface", paramLabel = "IF", description = "capture live on this interface by running tcpdump")
@@ -42,26 +50,40 @@ final class AgentPacketsCommand implements Callable<Integer> {
     @Option(names = "--filter", paramLabel = "BPF", description = "tcpdump filter expression (with --iface)")
     String filter;
 
-    @Option(names = "--snaplen", paramLabel = "N", defaultValue = "128",
+    @Option(
+            names = "--snaplen",
+            paramLabel = "N",
+            defaultValue = "128",
             description = "tcpdump snap length (with --iface; default: ${DEFAULT-VALUE}: headers only)")
     int snaplen;
 
     @Option(names = "--tcpdump", paramLabel = "PATH", defaultValue = "tcpdump", description = "tcpdump executable")
     String tcpdump;
 
-    @Option(names = "--tcpdump-stats-interval", paramLabel = "SECONDS", defaultValue = "10",
-            description = "ask tcpdump for its captured / dropped-by-kernel counts (SIGUSR1) this often; 0: only at exit (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--tcpdump-stats-interval",
+            paramLabel = "SECONDS",
+            defaultValue = "10",
+            description =
+                    "ask tcpdump for its captured / dropped-by-kernel counts (SIGUSR1) this often; 0: only at exit (default: ${DEFAULT-VALUE})")
     int tcpdumpStatsInterval;
 
-    @Option(names = "--interface-name", paramLabel = "NAME",
+    @Option(
+            names = "--interface-name",
+            paramLabel = "NAME",
             description = "vantage interface name for a file or stdin (default: if<pcapng interface id>, as analyze)")
     String interfaceName;
 
-    @Option(names = "--pace", paramLabel = "FACTOR",
+    @Option(
+            names = "--pace",
+            paramLabel = "FACTOR",
             description = "replay a file at capture speed × FACTOR (default: as fast as possible)")
     double pace;
 
-    @Option(names = "--topic", paramLabel = "TOPIC", defaultValue = "flowtrace.packets",
+    @Option(
+            names = "--topic",
+            paramLabel = "TOPIC",
+            defaultValue = "flowtrace.packets",
             description = "Kafka topic (default: ${DEFAULT-VALUE})")
     String topic;
 
@@ -84,19 +106,21 @@ final class AgentPacketsCommand implements Callable<Integer> {
             return 2;
         }
         CountDownLatch done = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            // SIGTERM/SIGINT: stop reading, then let call() flush the producer and the spool.
-            stop = true;
-            TcpdumpSupervisor t = supervisor;
-            if (t != null) {
-                t.stop();
-            }
-            try {
-                done.await(publish.shutdownTimeoutSeconds + 15, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "flowtrace-shutdown");
+        Thread hook = new Thread(
+                () -> {
+                    // SIGTERM/SIGINT: stop reading, then let call() flush the producer and the spool.
+                    stop = true;
+                    TcpdumpSupervisor t = supervisor;
+                    if (t != null) {
+                        t.stop();
+                    }
+                    try {
+                        done.await(publish.shutdownTimeoutSeconds + 15, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "flowtrace-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             return run();
@@ -124,17 +148,22 @@ final class AgentPacketsCommand implements Callable<Integer> {
         try {
             batches = batching.resolve(live);
             openVpnWire = openvpn.wire();
-            publisher = publish.openPublisher(topic, metrics, live, PacketRecordWeight.INSTANCE,
+            publisher = publish.openPublisher(
+                    topic,
+                    metrics,
+                    live,
+                    PacketRecordWeight.INSTANCE,
                     batches != null ? batches.limits().maxBytes() : 0);
         } catch (SpoolCorruptedException | IllegalArgumentException e) {
             System.err.println("flowtrace agent packets: " + e.getMessage());
             return 2;
         }
         MetricsEndpoint endpoint = publish.startMetrics(topic, metrics, publisher);
-        CapturePublisher capture = new CapturePublisher(publish.agentId(), iface != null ? iface : interfaceName,
-                publisher, metrics, batches, openVpnWire);
+        CapturePublisher capture = new CapturePublisher(
+                publish.agentId(), iface != null ? iface : interfaceName, publisher, metrics, batches, openVpnWire);
         TcpdumpSupervisor tcpdumpRun = iface != null
-                ? new TcpdumpSupervisor(tcpdump, iface, snaplen, filter, metrics, tcpdumpStatsInterval * 1000L) : null;
+                ? new TcpdumpSupervisor(tcpdump, iface, snaplen, filter, metrics, tcpdumpStatsInterval * 1000L)
+                : null;
         supervisor = tcpdumpRun;
         String label = iface != null ? iface : file;
         AgentProgress progress = new AgentProgress(label, metrics, publisher, publish.quiet, sizeOf(file));

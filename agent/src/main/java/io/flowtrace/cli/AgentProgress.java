@@ -2,7 +2,6 @@ package io.flowtrace.cli;
 
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.Map;
@@ -53,20 +52,22 @@ final class AgentProgress {
         }
         running = true;
         long periodMs = terminal ? TERMINAL_PERIOD_MS : LOG_PERIOD_MS;
-        display = new Thread(() -> {
-            while (running) {
-                try {
-                    Thread.sleep(periodMs);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                if (running && terminal) {
-                    update();
-                } else if (running) {
-                    logLine();
-                }
-            }
-        }, "flowtrace-progress");
+        display = new Thread(
+                () -> {
+                    while (running) {
+                        try {
+                            Thread.sleep(periodMs);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                        if (running && terminal) {
+                            update();
+                        } else if (running) {
+                            logLine();
+                        }
+                    }
+                },
+                "flowtrace-progress");
         display.setDaemon(true);
         display.start();
     }
@@ -90,28 +91,40 @@ final class AgentProgress {
     private void update() {
         if (bar == null) {
             // a stream's bytes when it is read through counting(), else (live capture, conntrack) the records read
-            bar = countsBytes || totalBytes > 0 ? Progress.bar(Progress.shortName(label), totalBytes, System.err)
+            bar = countsBytes || totalBytes > 0
+                    ? Progress.bar(Progress.shortName(label), totalBytes, System.err)
                     : Progress.bar(label, -1, " read", 1, System.err);
         }
         long read = metrics.read.sum();
         double s = elapsedSeconds();
         bar.stepTo(countsBytes || totalBytes > 0 ? bytesRead.get() : read);
-        String batches = metrics.batchFlushes().isEmpty() ? "" : String.format(", %,d batches", metrics.publishedBatches.sum());
-        bar.setExtraMessage(String.format("  %,d packets %,.0f/s%s%s", read, s > 0 ? read / s : 0.0, batches, spoolNote()));
+        String batches =
+                metrics.batchFlushes().isEmpty() ? "" : String.format(", %,d batches", metrics.publishedBatches.sum());
+        bar.setExtraMessage(
+                String.format("  %,d packets %,.0f/s%s%s", read, s > 0 ? read / s : 0.0, batches, spoolNote()));
     }
 
     private void logLine() {
         double s = elapsedSeconds();
         long read = metrics.read.sum();
-        System.err.printf("flowtrace agent: %s: %,d packets read, %,d published%s, %,.0f packets/s%s%s%n", label, read,
-                metrics.published.sum(), batchesNote(), s > 0 ? read / s : 0.0,
-                totalBytes > 0 ? String.format(", %.0f%%", 100.0 * bytesRead.get() / totalBytes) : "", spoolNote());
+        System.err.printf(
+                "flowtrace agent: %s: %,d packets read, %,d published%s, %,.0f packets/s%s%s%n",
+                label,
+                read,
+                metrics.published.sum(),
+                batchesNote(),
+                s > 0 ? read / s : 0.0,
+                totalBytes > 0 ? String.format(", %.0f%%", 100.0 * bytesRead.get() / totalBytes) : "",
+                spoolNote());
         System.err.flush();
     }
 
     private String spoolNote() {
-        return publisher.spooling() ? String.format(", SPOOLING (%,d packets in %,d records in spool)",
-                publisher.spoolPendingPackets(), publisher.spoolPendingRecords()) : "";
+        return publisher.spooling()
+                ? String.format(
+                        ", SPOOLING (%,d packets in %,d records in spool)",
+                        publisher.spoolPendingPackets(), publisher.spoolPendingRecords())
+                : "";
     }
 
     /** " in N batches" while batches carry the packets, else nothing. */
@@ -128,14 +141,27 @@ final class AgentProgress {
         double s = elapsedSeconds();
         long read = metrics.read.sum();
         StringBuilder b = new StringBuilder();
-        b.append(String.format("flowtrace agent: %s: %,d read, %,d published, %,d spooled, %,d replayed from spool, "
-                        + "%,d dropped (spool full), %,d left in spool; %.2f s (%,.0f packets/s)", label, read,
-                metrics.published.sum(), metrics.spooled.sum(), metrics.replayed.sum(), metrics.dropped.sum(),
-                publisher.spoolPendingPackets(), s, s > 0 ? read / s : 0.0));
+        b.append(String.format(
+                "flowtrace agent: %s: %,d read, %,d published, %,d spooled, %,d replayed from spool, "
+                        + "%,d dropped (spool full), %,d left in spool; %.2f s (%,.0f packets/s)",
+                label,
+                read,
+                metrics.published.sum(),
+                metrics.spooled.sum(),
+                metrics.replayed.sum(),
+                metrics.dropped.sum(),
+                publisher.spoolPendingPackets(),
+                s,
+                s > 0 ? read / s : 0.0));
         if (!metrics.batchFlushes().isEmpty()) {
-            b.append(String.format("%n  batches: %,d published, %,d spooled, %,d replayed from spool, %,d dropped, "
-                            + "%,d records left in spool", metrics.publishedBatches.sum(), metrics.spooledBatches.sum(),
-                    metrics.replayedBatches.sum(), metrics.droppedBatches.sum(), publisher.spoolPendingRecords()));
+            b.append(String.format(
+                    "%n  batches: %,d published, %,d spooled, %,d replayed from spool, %,d dropped, "
+                            + "%,d records left in spool",
+                    metrics.publishedBatches.sum(),
+                    metrics.spooledBatches.sum(),
+                    metrics.replayedBatches.sum(),
+                    metrics.droppedBatches.sum(),
+                    publisher.spoolPendingRecords()));
             append(b, "batches flushed by", metrics.batchFlushes());
         }
         append(b, "skipped", metrics.skipped());

@@ -27,8 +27,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code flowtrace analyze}: the analysis core over pcap or pcapng captures, like tcptrace -r. */
-@Command(name = "analyze", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Analyse the TCP connections in pcap or pcapng captures (gzip ok; - reads standard input).",
+@Command(
+        name = "analyze",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Analyse the TCP connections in pcap or pcapng captures (gzip ok; - reads standard input).",
             "One line per connection by default (like tcptrace, or tshark -z conv,tcp); -l for every figure;",
             "--json for one JSON object per connection (docs/metrics.md). Progress and a summary go to stderr.",
             "",
@@ -38,14 +43,16 @@ import picocli.CommandLine.Spec;
             "  flowtrace analyze --json capture.pcap > flows.jsonl",
             "  flowtrace analyze --report report.html --top 5 capture.pcap      (interactive graphs, opens offline)",
             "  flowtrace analyze -f 'net 10.1.0.0/16 and tcp port 443' capture.pcap   (tcpdump's filter syntax)",
-            ""},
+            ""
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:every input was read to its end without format errors",
             "1:an input could not be read, or only in part (cut short, corrupt records skipped, trailing garbage);"
                     + " the report covers what was read",
             "2:invalid command line (unknown option, bad option value, a -f expression libpcap cannot compile,"
-                    + " or -f without libpcap)"})
+                    + " or -f without libpcap)"
+        })
 final class AnalyzeCommand implements Callable<Integer> {
     private static final int MAX_ERRORS_SHOWN = 10;
     private static final String NAME = "flowtrace analyze";
@@ -53,19 +60,28 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "FILE", description = "pcap or pcapng file(s), gzip-compressed or not; - reads standard input")
+    @Parameters(
+            arity = "1..*",
+            paramLabel = "FILE",
+            description = "pcap or pcapng file(s), gzip-compressed or not; - reads standard input")
     List<String> files;
 
-    @Option(names = {"-l", "--long"}, description = "every figure of each connection, a block each (like tcptrace -l)")
+    @Option(
+            names = {"-l", "--long"},
+            description = "every figure of each connection, a block each (like tcptrace -l)")
     boolean longReport;
 
     @Option(names = "--json", description = "one JSON object per flow per line (docs/metrics.md)")
     boolean json;
 
-    @Option(names = "--events", description = "also write each TCP event (retransmission, reordering, ...) as it happens")
+    @Option(
+            names = "--events",
+            description = "also write each TCP event (retransmission, reordering, ...) as it happens")
     boolean events;
 
-    @Option(names = "--sort", paramLabel = "KEY",
+    @Option(
+            names = "--sort",
+            paramLabel = "KEY",
             description = "order by KEY, largest first: " + FlowCollector.SortKey.NAMES
                     + " (default: by first packet; with --top: retransmits)")
     String sort;
@@ -73,39 +89,58 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--top", paramLabel = "N", description = "only the N flows ranked first by --sort")
     Integer top;
 
-    @Option(names = "--host", paramLabel = "IP[/PREFIX]",
+    @Option(
+            names = "--host",
+            paramLabel = "IP[/PREFIX]",
             description = "only flows with an address in this IPv4/IPv6 address or network on either side")
     String host;
 
     @Option(names = "--port", paramLabel = "N", description = "only flows with this port (0-65535) on either side")
     Integer port;
 
-    @Option(names = {"-f", "--filter"}, paramLabel = "EXPR",
+    @Option(
+            names = {"-f", "--filter"},
+            paramLabel = "EXPR",
             description = "only the packets this tcpdump/pcap-filter(7) expression matches, compiled by libpcap,"
                     + " e.g. 'host 10.0.0.1 and tcp port 443' (quote it as one argument)")
     String filterExpression;
 
-    @Option(names = "--agent-id", paramLabel = "ID", defaultValue = "local",
+    @Option(
+            names = "--agent-id",
+            paramLabel = "ID",
+            defaultValue = "local",
             description = "vantage name (the agent id the live pipeline would use; default: ${DEFAULT-VALUE})")
     String agentId;
 
-    @Option(names = "--idle-timeout", paramLabel = "SECONDS", defaultValue = "300",
+    @Option(
+            names = "--idle-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "300",
             description = "end established flows idle this long (default: ${DEFAULT-VALUE})")
     long idleTimeoutSeconds;
 
-    @Option(names = "--services", description = "instead of flows: setup-time distribution per service (server ip:port)")
+    @Option(
+            names = "--services",
+            description = "instead of flows: setup-time distribution per service (server ip:port)")
     boolean services;
 
-    @Option(names = "--report", paramLabel = "DIR|FILE.html",
-            description = "also write interactive graphs (time-sequence with rwnd and SACK, flight and cwnd, RTT) of the"
-                    + " worst flows (--top N, default 3, by --sort) or of --flow to one self-contained HTML file")
+    @Option(
+            names = "--report",
+            paramLabel = "DIR|FILE.html",
+            description =
+                    "also write interactive graphs (time-sequence with rwnd and SACK, flight and cwnd, RTT) of the"
+                            + " worst flows (--top N, default 3, by --sort) or of --flow to one self-contained HTML file")
     Path report;
 
-    @Option(names = "--flow", paramLabel = "CLIENT-SERVER",
+    @Option(
+            names = "--flow",
+            paramLabel = "CLIENT-SERVER",
             description = "with --report: this flow, e.g. 10.0.0.1:40000-10.0.0.2:443 (as the report prints it)")
     String flow;
 
-    @Option(names = {"-q", "--quiet"}, description = "no progress or summary on stderr (errors are still printed)")
+    @Option(
+            names = {"-q", "--quiet"},
+            description = "no progress or summary on stderr (errors are still printed)")
     boolean quiet;
 
     /** OpenVPN sessions of the same file (a second pass over UDP; OpenVpnAnalysis.java). */
@@ -130,8 +165,8 @@ final class AnalyzeCommand implements Callable<Integer> {
 
     private int analyseAll() throws IOException {
         PrintStream out = new PrintStream(new BufferedOutputStream(System.out, 1 << 16), false);
-        AnalyzerConfig config = AnalyzerConfig.DEFAULTS.withIdleTimeouts(idleTimeoutSeconds * 1_000_000_000L,
-                AnalyzerConfig.DEFAULTS.halfOpenTimeoutNanos());
+        AnalyzerConfig config = AnalyzerConfig.DEFAULTS.withIdleTimeouts(
+                idleTimeoutSeconds * 1_000_000_000L, AnalyzerConfig.DEFAULTS.halfOpenTimeoutNanos());
         JsonReportWriter jsonWriter = json ? new JsonReportWriter(out) : null;
         ServiceSetupTable serviceTable = new ServiceSetupTable();
         boolean everyInputRead = true;
@@ -164,7 +199,8 @@ final class AnalyzeCommand implements Callable<Integer> {
             throw usage("--idle-timeout must be a positive number of seconds, not " + idleTimeoutSeconds);
         }
         if (report != null && (files.size() != 1 || files.get(0).equals("-"))) {
-            throw usage("--report reads the capture again to draw it: give exactly one capture file, not standard input");
+            throw usage(
+                    "--report reads the capture again to draw it: give exactly one capture file, not standard input");
         }
         if (flow != null && report == null) {
             throw usage("--flow selects the flow to draw: it goes with --report");
@@ -192,8 +228,13 @@ final class AnalyzeCommand implements Callable<Integer> {
     }
 
     /** Analyses one input; true when it was read to its end without errors. */
-    private boolean analyse(String file, AnalyzerConfig config, PrintStream out, JsonReportWriter jsonWriter,
-            ServiceSetupTable serviceTable) throws IOException {
+    private boolean analyse(
+            String file,
+            AnalyzerConfig config,
+            PrintStream out,
+            JsonReportWriter jsonWriter,
+            ServiceSetupTable serviceTable)
+            throws IOException {
         CaptureInput input;
         try {
             input = CaptureInput.open(file);
@@ -201,8 +242,8 @@ final class AnalyzeCommand implements Callable<Integer> {
             System.err.println(NAME + ": " + e.getMessage());
             return false;
         }
-        FlowCollector.Format format = json ? FlowCollector.Format.JSON
-                : longReport ? FlowCollector.Format.LONG : FlowCollector.Format.TABLE;
+        FlowCollector.Format format =
+                json ? FlowCollector.Format.JSON : longReport ? FlowCollector.Format.LONG : FlowCollector.Format.TABLE;
         FlowCollector collector = new FlowCollector(format, sortKey, top, out, jsonWriter);
         ReportCandidates drawn = report == null ? null : new ReportCandidates(flow, top != null ? top : 3, sortKey);
         long[] seen = new long[1];
@@ -211,23 +252,31 @@ final class AnalyzeCommand implements Callable<Integer> {
         TcpEventSinkFactory sinks = events ? eventSinks(out) : TcpEventSinkFactory.NONE;
         CaptureSummary summary;
         Progress progress = Progress.start(input, quiet, collector.streams() || events, System.err);
-        try (input; progress) {
-            summary = analysis.run(input.stream(), recordFilter, (key, instance, flow) -> {
-                seen[0]++;
-                if (!matches(flow)) {
-                    return;
-                }
-                if (services) {
-                    serviceTable.add(flow);
-                } else {
-                    collector.add(key, instance, flow);
-                }
-                if (drawn != null) {
-                    drawn.add(key, instance, flow);
-                }
-            }, sinks, errors, progress::update);
+        try (input;
+                progress) {
+            summary = analysis.run(
+                    input.stream(),
+                    recordFilter,
+                    (key, instance, flow) -> {
+                        seen[0]++;
+                        if (!matches(flow)) {
+                            return;
+                        }
+                        if (services) {
+                            serviceTable.add(flow);
+                        } else {
+                            collector.add(key, instance, flow);
+                        }
+                        if (drawn != null) {
+                            drawn.add(key, instance, flow);
+                        }
+                    },
+                    sinks,
+                    errors,
+                    progress::update);
         } catch (IOException e) {
-            System.err.println(NAME + ": \"" + file + "\": read error after " + input.bytesRead() + " bytes: " + e.getMessage());
+            System.err.println(
+                    NAME + ": \"" + file + "\": read error after " + input.bytesRead() + " bytes: " + e.getMessage());
             return false;
         } catch (BpfFilter.FilterException e) {
             // an expression that compiled for Ethernet but not for a link type of this capture
@@ -236,15 +285,22 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
         collector.finish();
         out.flush();
-        openvpn.analyze(file, recordFilter, summary.count(io.flowtrace.core.pcap.DecodeStatus.NOT_TCP) > 0, json, services, quiet,
-                agentId, out);
+        openvpn.analyze(
+                file,
+                recordFilter,
+                summary.count(io.flowtrace.core.pcap.DecodeStatus.NOT_TCP) > 0,
+                json,
+                services,
+                quiet,
+                agentId,
+                out);
         boolean complete = reportProblems(file, input, summary, errors);
         if (drawn != null) {
             writeReport(file, drawn);
         }
         if (!quiet && !summary.format.isEmpty()) {
-            System.err.println(summaryLine(file, summary, errors, seen[0], services ? -1 : collector.flows(),
-                    progress.elapsedSeconds()));
+            System.err.println(summaryLine(
+                    file, summary, errors, seen[0], services ? -1 : collector.flows(), progress.elapsedSeconds()));
         }
         return complete;
     }
@@ -252,15 +308,18 @@ final class AnalyzeCommand implements Callable<Integer> {
     private void writeReport(String file, ReportCandidates drawn) throws IOException {
         List<FlowGraph.Selection> selection = drawn.selection();
         if (selection.isEmpty()) {
-            System.err.println(NAME + ": --report: " + (flow != null ? "no flow " + flow + " in \"" + file + "\""
-                    : "no flow to draw") + "; no report written");
+            System.err.println(NAME + ": --report: "
+                    + (flow != null ? "no flow " + flow + " in \"" + file + "\"" : "no flow to draw")
+                    + "; no report written");
             return;
         }
-        Path written = InteractiveReport.write(report, Path.of(file).getFileName().toString(),
+        Path written = InteractiveReport.write(
+                report,
+                Path.of(file).getFileName().toString(),
                 FlowGraph.read(Path.of(file), agentId, selection, recordFilter));
         if (!quiet) {
-            System.err.printf("%s: report of %d flow%s: %s%n", NAME, selection.size(), selection.size() == 1 ? "" : "s",
-                    written);
+            System.err.printf(
+                    "%s: report of %d flow%s: %s%n", NAME, selection.size(), selection.size() == 1 ? "" : "s", written);
         }
     }
 
@@ -279,34 +338,41 @@ final class AnalyzeCommand implements Callable<Integer> {
     }
 
     /** Prints what stopped or shortened the read; true when nothing did. */
-    private static boolean reportProblems(String file, CaptureInput input, CaptureSummary summary, ErrorReporter errors) {
+    private static boolean reportProblems(
+            String file, CaptureInput input, CaptureSummary summary, ErrorReporter errors) {
         long whole = summary.records;
         if (summary.format.isEmpty() && input.cutShort() != null) {
-            System.err.printf("%s: \"%s\" appears to have been cut short (%s) before a capture header could be read%n",
+            System.err.printf(
+                    "%s: \"%s\" appears to have been cut short (%s) before a capture header could be read%n",
                     NAME, file, input.cutShort());
         } else if (errors.truncatedTail != null) {
             // tshark's words for the same case: "appears to have been cut short in the middle of a packet".
-            System.err.printf("%s: \"%s\" appears to have been cut short in the middle of a packet (%s%s); the %,d whole"
-                            + " records before it were analysed%n", NAME, file, errors.truncatedTail,
-                    input.cutShort() != null ? "; " + input.cutShort() : "", whole);
+            System.err.printf(
+                    "%s: \"%s\" appears to have been cut short in the middle of a packet (%s%s); the %,d whole"
+                            + " records before it were analysed%n",
+                    NAME, file, errors.truncatedTail, input.cutShort() != null ? "; " + input.cutShort() : "", whole);
         } else if (input.cutShort() != null) {
-            System.err.printf("%s: \"%s\" appears to have been cut short (%s); the %,d records before it were analysed%n",
+            System.err.printf(
+                    "%s: \"%s\" appears to have been cut short (%s); the %,d records before it were analysed%n",
                     NAME, file, input.cutShort(), whole);
         }
         if (summary.fatalError != null && !(summary.format.isEmpty() && input.cutShort() != null)) {
             if (summary.format.isEmpty()) {
                 System.err.printf("%s: \"%s\": %s%n", NAME, file, summary.fatalError);
             } else {
-                System.err.printf("%s: \"%s\": reading stopped: %s; the %,d records before it were analysed%n", NAME, file,
-                        summary.fatalError, whole);
+                System.err.printf(
+                        "%s: \"%s\": reading stopped: %s; the %,d records before it were analysed%n",
+                        NAME, file, summary.fatalError, whole);
             }
         }
-        return errors.truncatedTail == null && input.cutShort() == null && summary.fatalError == null
+        return errors.truncatedTail == null
+                && input.cutShort() == null
+                && summary.fatalError == null
                 && summary.formatErrors == 0;
     }
 
-    private String summaryLine(String file, CaptureSummary s, ErrorReporter errors, long flows, long matched,
-            double seconds) {
+    private String summaryLine(
+            String file, CaptureSummary s, ErrorReporter errors, long flows, long matched, double seconds) {
         StringBuilder b = new StringBuilder();
         b.append(String.format("%s: %s: %s; %,d records", NAME, file, s.format, s.records));
         if (filterExpression != null) {
@@ -315,7 +381,8 @@ final class AnalyzeCommand implements Callable<Integer> {
         b.append(String.format(", %,d TCP", s.tcpPackets()));
         for (DecodeStatus st : DecodeStatus.values()) {
             if (st != DecodeStatus.TCP && s.count(st) > 0) {
-                b.append(String.format(", %,d %s", s.count(st), st.name().toLowerCase().replace('_', ' ')));
+                b.append(String.format(
+                        ", %,d %s", s.count(st), st.name().toLowerCase().replace('_', ' ')));
             }
         }
         String filter = filterText();
@@ -325,8 +392,9 @@ final class AnalyzeCommand implements Callable<Integer> {
             b.append(String.format("; %,d of %,d flows matched%s", matched, flows, filter));
         }
         long formatErrors = s.formatErrors + (s.fatalError != null ? 1 : 0);
-        b.append(String.format("; %,d format error%s; %.2f s (%,.0f packets/s)", formatErrors, formatErrors == 1 ? "" : "s",
-                seconds, seconds > 0 ? s.records / seconds : 0.0));
+        b.append(String.format(
+                "; %,d format error%s; %.2f s (%,.0f packets/s)",
+                formatErrors, formatErrors == 1 ? "" : "s", seconds, seconds > 0 ? s.records / seconds : 0.0));
         return b.toString();
     }
 

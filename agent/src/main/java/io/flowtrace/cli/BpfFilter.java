@@ -19,11 +19,13 @@ import java.util.Map;
 final class BpfFilter implements CaptureRecordFilter, AutoCloseable {
     /** pcap.h: the netmask to pass when it is not known (only "ip broadcast" needs it). */
     private static final int PCAP_NETMASK_UNKNOWN = 0xffffffff;
+
     private static final int SNAPLEN = 262_144;
     /** struct bpf_program { u_int bf_len; struct bpf_insn *bf_insns; } on LP64. */
     private static final int BPF_PROGRAM_SIZE = 16;
     /** struct pcap_pkthdr { struct timeval ts; bpf_u_int32 caplen; bpf_u_int32 len; } on LP64. */
     private static final int PKTHDR_SIZE = 24;
+
     private static final int PKTHDR_CAPLEN = 16;
     private static final int PKTHDR_LEN = 20;
 
@@ -44,7 +46,8 @@ final class BpfFilter implements CaptureRecordFilter, AutoCloseable {
             // Debian's libpcap0.8 (pulled in by tcpdump) ships libpcap.so.0.8 only; libpcap.so comes with -dev.
             // -Dflowtrace.libpcap=PATH names another one (a libpcap of one's own build).
             String chosen = System.getProperty("flowtrace.libpcap");
-            String[] names = chosen != null ? new String[] {chosen} : new String[] {"pcap", "libpcap.so.0.8", "libpcap.so.1"};
+            String[] names =
+                    chosen != null ? new String[] {chosen} : new String[] {"pcap", "libpcap.so.0.8", "libpcap.so.1"};
             String last = null;
             for (String name : names) {
                 try {
@@ -52,7 +55,11 @@ final class BpfFilter implements CaptureRecordFilter, AutoCloseable {
                     return null;
                 } catch (UnsatisfiedLinkError | IllegalArgumentException e) {
                     // JNA lists every path it tried on the following lines: the first says it
-                    last = String.valueOf(e.getMessage()).lines().findFirst().orElse("").replaceFirst(":$", "");
+                    last = String.valueOf(e.getMessage())
+                            .lines()
+                            .findFirst()
+                            .orElse("")
+                            .replaceFirst(":$", "");
                 }
             }
             return last;

@@ -13,23 +13,47 @@ import java.util.Locale;
  * average RTT, then setup time and how it ended. {@code -l} gives every figure ({@link TextReportWriter}).
  */
 final class ConnectionTable {
-    private static final String[] HEADER = {"#", "client - server", "start", "elapsed", "pkts c2s", "pkts s2c",
-        "data c2s", "data s2c", "rexmit c2s", "rexmit s2c", "RTT c2s", "RTT s2c", "setup", "end"};
+    private static final String[] HEADER = {
+        "#",
+        "client - server",
+        "start",
+        "elapsed",
+        "pkts c2s",
+        "pkts s2c",
+        "data c2s",
+        "data s2c",
+        "rexmit c2s",
+        "rexmit s2c",
+        "RTT c2s",
+        "RTT s2c",
+        "setup",
+        "end"
+    };
     /** Columns printed left-aligned (the rest are numbers, right-aligned). */
-    private static final boolean[] LEFT = {false, true, false, false, false, false, false, false, false, false, false,
-        false, false, true};
+    private static final boolean[] LEFT = {
+        false, true, false, false, false, false, false, false, false, false, false, false, false, true
+    };
 
-    private ConnectionTable() {
-    }
+    private ConnectionTable() {}
 
     /** The cells of one flow from "client - server" on; number and start are added when printing. */
     static String[] cells(TcpFlowAnalyzer f) {
         TcpDirectionStats c = f.clientToServer();
         TcpDirectionStats s = f.serverToClient();
-        return new String[] {f.client() + " - " + f.server() + (f.clientGuessed() ? " ?" : ""),
-            Units.nanos(f.lastSeenNanos() - f.firstSeenNanos()), Units.count(c.packets), Units.count(s.packets),
-            Units.bytes(c.uniqueBytes), Units.bytes(s.uniqueBytes), Units.count(c.retransmittedPackets),
-            Units.count(s.retransmittedPackets), rtt(c), rtt(s), Units.nanos(f.setup().setupNanos), f.end().jsonName()};
+        return new String[] {
+            f.client() + " - " + f.server() + (f.clientGuessed() ? " ?" : ""),
+            Units.nanos(f.lastSeenNanos() - f.firstSeenNanos()),
+            Units.count(c.packets),
+            Units.count(s.packets),
+            Units.bytes(c.uniqueBytes),
+            Units.bytes(s.uniqueBytes),
+            Units.count(c.retransmittedPackets),
+            Units.count(s.retransmittedPackets),
+            rtt(c),
+            rtt(s),
+            Units.nanos(f.setup().setupNanos),
+            f.end().jsonName()
+        };
     }
 
     private static String rtt(TcpDirectionStats d) {
@@ -37,8 +61,7 @@ final class ConnectionTable {
     }
 
     /** A numbered row: its number, start offset in seconds and {@link #cells} output. */
-    record Row(long number, double startSeconds, String[] cells) {
-    }
+    record Row(long number, double startSeconds, String[] cells) {}
 
     static void print(List<Row> rows, PrintStream out) {
         if (rows.isEmpty()) {
@@ -65,9 +88,10 @@ final class ConnectionTable {
         for (String[] line : table) {
             out.println(line(line, width));
         }
-        out.println("(start: seconds after the first connection shown; data: unique payload bytes; rexmit: retransmitted "
-                + "packets; RTT: average data-to-ACK time of that direction's data; c2s: client to server, s2c: server to "
-                + "client; ? after the server: no SYN seen, client guessed; -l: every figure)");
+        out.println(
+                "(start: seconds after the first connection shown; data: unique payload bytes; rexmit: retransmitted "
+                        + "packets; RTT: average data-to-ACK time of that direction's data; c2s: client to server, s2c: server to "
+                        + "client; ? after the server: no SYN seen, client guessed; -l: every figure)");
     }
 
     private static String line(String[] cells, int[] width) {

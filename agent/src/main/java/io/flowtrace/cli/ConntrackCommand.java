@@ -4,7 +4,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code flowtrace conntrack}: offline tools for conntrack events. */
-@Command(name = "conntrack", mixinStandardHelpOptions = true,
+@Command(
+        name = "conntrack",
+        mixinStandardHelpOptions = true,
         description = "Conntrack event tools (docs/conntrack.md).",
         subcommands = {ConntrackSizesCommand.class})
 final class ConntrackCommand implements Runnable {

@@ -38,13 +38,21 @@ import picocli.CommandLine.Spec;
  * (text or XML) its exact netlink message size, the kernel's static estimate and the receive-buffer
  * charge, then the budget (docs/conntrack.md).
  */
-@Command(name = "sizes", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Exact ctnetlink message size, kernel estimate and truesize of each conntrack -E event.",
-            "  conntrack -E -o timestamp,extended,id,ktimestamp | flowtrace conntrack sizes -", ""},
+@Command(
+        name = "sizes",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Exact ctnetlink message size, kernel estimate and truesize of each conntrack -E event.",
+            "  conntrack -E -o timestamp,extended,id,ktimestamp | flowtrace conntrack sizes -",
+            ""
+        },
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:every line was read (lines that are not events, e.g. conntrack's banner, are skipped)",
+        exitCodeList = {
+            "0:every line was read (lines that are not events, e.g. conntrack's banner, are skipped)",
             "1:the input could not be read, is not conntrack -E text, or has unreadable lines",
-            "2:invalid command line (unknown option, bad option value)"})
+            "2:invalid command line (unknown option, bad option value)"
+        })
 final class ConntrackSizesCommand implements Callable<Integer> {
     private static final int MAX_ERRORS_SHOWN = 10;
     private static final String NAME = "flowtrace conntrack sizes";
@@ -55,7 +63,9 @@ final class ConntrackSizesCommand implements Callable<Integer> {
     @Parameters(paramLabel = "FILE", description = "conntrack -E output (text or -o xml); - reads standard input")
     String file;
 
-    @Option(names = "--json", description = "one JSON object per event per line: kind, id, exact_bytes, estimated_bytes, truesize_bytes")
+    @Option(
+            names = "--json",
+            description = "one JSON object per event per line: kind, id, exact_bytes, estimated_bytes, truesize_bytes")
     boolean json;
 
     @Option(names = "--no-acct", description = "nf_conntrack_acct=0 (no counters on DESTROY, none reserved)")
@@ -67,7 +77,10 @@ final class ConntrackSizesCommand implements Callable<Integer> {
     @Option(names = "--labels", description = "entries carry conntrack labels (nft ct label)")
     boolean labels;
 
-    @Option(names = "--secctx-length", paramLabel = "N", defaultValue = "0",
+    @Option(
+            names = "--secctx-length",
+            paramLabel = "N",
+            defaultValue = "0",
             description = "LSM security context length incl. NUL (0: no SELinux/Smack)")
     int secctxLength;
 
@@ -83,28 +96,36 @@ final class ConntrackSizesCommand implements Callable<Integer> {
     @Option(names = "--no-event-timestamp", description = "kernel older than CTA_TIMESTAMP_EVENT (type 27, 6.x)")
     boolean noEventTimestamp;
 
-    @Option(names = "--rcvbuf", paramLabel = "BYTES", defaultValue = "2097152",
+    @Option(
+            names = "--rcvbuf",
+            paramLabel = "BYTES",
+            defaultValue = "2097152",
             description = "listener SO_RCVBUF request for the budget (default: ${DEFAULT-VALUE}, conntrackd's)")
     int rcvbuf;
 
-    @Option(names = "--drain-latency-ms", paramLabel = "MS", defaultValue = "100",
+    @Option(
+            names = "--drain-latency-ms",
+            paramLabel = "MS",
+            defaultValue = "100",
             description = "the listener's worst stall between reads (default: ${DEFAULT-VALUE})")
     long drainLatencyMs;
 
     KernelFeatures features() {
-        return new KernelFeatures(!noAcct, !noTimestamp, labels, secctxLength, !noNat, !noMark, !noZones,
-                !noEventTimestamp);
+        return new KernelFeatures(
+                !noAcct, !noTimestamp, labels, secctxLength, !noNat, !noMark, !noZones, !noEventTimestamp);
     }
 
     private void validate() {
         if (rcvbuf <= 0) {
-            throw new ParameterException(spec.commandLine(), "--rcvbuf must be a positive number of bytes, not " + rcvbuf);
+            throw new ParameterException(
+                    spec.commandLine(), "--rcvbuf must be a positive number of bytes, not " + rcvbuf);
         }
         if (secctxLength < 0) {
             throw new ParameterException(spec.commandLine(), "--secctx-length must be 0 or more, not " + secctxLength);
         }
         if (drainLatencyMs < 0) {
-            throw new ParameterException(spec.commandLine(), "--drain-latency-ms must be 0 or more, not " + drainLatencyMs);
+            throw new ParameterException(
+                    spec.commandLine(), "--drain-latency-ms must be 0 or more, not " + drainLatencyMs);
         }
     }
 
@@ -142,8 +163,14 @@ final class ConntrackSizesCommand implements Callable<Integer> {
                     continue;
                 }
                 if (events.isEmpty() && !json) {
-                    out.printf("%-8s %12s %12s %16s %15s  %s%n", "kind", "id", "exact_bytes", "estimated_bytes",
-                            "truesize_bytes", "tuple (original direction)");
+                    out.printf(
+                            "%-8s %12s %12s %16s %15s  %s%n",
+                            "kind",
+                            "id",
+                            "exact_bytes",
+                            "estimated_bytes",
+                            "truesize_bytes",
+                            "tuple (original direction)");
                 }
                 events.add(e);
                 int exact = sizer.exactSize(e);
@@ -151,10 +178,12 @@ final class ConntrackSizesCommand implements Callable<Integer> {
                 int truesize = sizer.truesize(e, features);
                 String id = e.id() == ConntrackMessage.ABSENT ? (json ? "null" : "-") : Long.toString(e.id());
                 if (json) {
-                    out.printf("{\"kind\":\"%s\",\"id\":%s,\"exact_bytes\":%d,\"estimated_bytes\":%d,\"truesize_bytes\":%d}%n",
+                    out.printf(
+                            "{\"kind\":\"%s\",\"id\":%s,\"exact_bytes\":%d,\"estimated_bytes\":%d,\"truesize_bytes\":%d}%n",
                             e.type(), id, exact, estimate, truesize);
                 } else {
-                    out.printf("%-8s %12s %12d %16d %15d  %s%n", e.type(), id, exact, estimate, truesize, tuple(e.orig()));
+                    out.printf(
+                            "%-8s %12s %12d %16d %15d  %s%n", e.type(), id, exact, estimate, truesize, tuple(e.orig()));
                 }
             }
         } catch (CharacterCodingException e) {
@@ -228,33 +257,68 @@ final class ConntrackSizesCommand implements Callable<Integer> {
         }
         long window = r.windowNanos();
         out.println();
-        out.printf("events: %,d (NEW %,d, UPDATE %,d, DESTROY %,d) over %.0f s: %.1f events/s%n",
-                r.newEvents() + r.updateEvents() + r.destroyEvents(), r.newEvents(), r.updateEvents(), r.destroyEvents(),
-                window / 1e9, r.eventsPerSecond());
-        out.printf("message bytes: min %d, avg %.1f, p99 %d, max %d; %.0f B/s; estimate waste %.0f%%%n", r.minSize(),
-                r.avgSize(), r.p99Size(), r.maxSize(), r.bytesPerSecond(), 100 * r.wasteRatio());
-        out.printf("receive buffer charge (truesize): %.0f B/s; peak %,d B in 10 ms, %,d B in 100 ms%n",
+        out.printf(
+                "events: %,d (NEW %,d, UPDATE %,d, DESTROY %,d) over %.0f s: %.1f events/s%n",
+                r.newEvents() + r.updateEvents() + r.destroyEvents(),
+                r.newEvents(),
+                r.updateEvents(),
+                r.destroyEvents(),
+                window / 1e9,
+                r.eventsPerSecond());
+        out.printf(
+                "message bytes: min %d, avg %.1f, p99 %d, max %d; %.0f B/s; estimate waste %.0f%%%n",
+                r.minSize(), r.avgSize(), r.p99Size(), r.maxSize(), r.bytesPerSecond(), 100 * r.wasteRatio());
+        out.printf(
+                "receive buffer charge (truesize): %.0f B/s; peak %,d B in 10 ms, %,d B in 100 ms%n",
                 r.truesizeBytesPerSecond(), r.peakTruesize10ms(), r.peakTruesize100ms());
-        out.printf("buffer needed at %d ms drain latency: %,d B (SO_RCVBUF %,d); configured SO_RCVBUF %,d -> sk_rcvbuf %,d: "
-                        + "risk %s, predicted %,d drops / %,d ENOBUFS%n", drainLatencyMs, r.bufferNeeded(),
-                r.recommendedRcvbuf(), rcvbuf, r.effectiveRcvbuf(), r.risk(), r.predictedDrops(), r.predictedEnobufs());
+        out.printf(
+                "buffer needed at %d ms drain latency: %,d B (SO_RCVBUF %,d); configured SO_RCVBUF %,d -> sk_rcvbuf %,d: "
+                        + "risk %s, predicted %,d drops / %,d ENOBUFS%n",
+                drainLatencyMs,
+                r.bufferNeeded(),
+                r.recommendedRcvbuf(),
+                rcvbuf,
+                r.effectiveRcvbuf(),
+                r.risk(),
+                r.predictedDrops(),
+                r.predictedEnobufs());
         out.println("(conntrack -E text cannot show ENOBUFS: observed losses are unknown; see docs/conntrack.md §4)");
     }
 
     /** The budget as the last JSON line: the same figures as the text summary, under "budget". */
     private String budgetJson(BudgetReport r) {
-        return String.format(Locale.ROOT, "{\"budget\":{\"window_s\":%.0f,\"events\":%d,\"new\":%d,\"update\":%d,"
+        return String.format(
+                Locale.ROOT,
+                "{\"budget\":{\"window_s\":%.0f,\"events\":%d,\"new\":%d,\"update\":%d,"
                         + "\"destroy\":%d,\"events_per_s\":%.1f,\"min_bytes\":%d,\"avg_bytes\":%.1f,\"p99_bytes\":%d,"
                         + "\"max_bytes\":%d,\"bytes_per_s\":%.0f,\"estimate_waste_ratio\":%.4f,"
                         + "\"truesize_bytes_per_s\":%.0f,\"peak_truesize_10ms_bytes\":%d,\"peak_truesize_100ms_bytes\":%d,"
                         + "\"drain_latency_ms\":%d,\"buffer_needed_bytes\":%d,\"recommended_rcvbuf_bytes\":%d,"
                         + "\"configured_rcvbuf_bytes\":%d,\"effective_rcvbuf_bytes\":%d,\"risk\":\"%s\","
                         + "\"predicted_drops\":%d,\"predicted_enobufs\":%d}}",
-                r.windowNanos() / 1e9, r.newEvents() + r.updateEvents() + r.destroyEvents(), r.newEvents(), r.updateEvents(),
-                r.destroyEvents(), r.eventsPerSecond(), r.minSize(), r.avgSize(), r.p99Size(), r.maxSize(),
-                r.bytesPerSecond(), r.wasteRatio(), r.truesizeBytesPerSecond(), r.peakTruesize10ms(),
-                r.peakTruesize100ms(), drainLatencyMs, r.bufferNeeded(), r.recommendedRcvbuf(), rcvbuf,
-                r.effectiveRcvbuf(), r.risk(), r.predictedDrops(), r.predictedEnobufs());
+                r.windowNanos() / 1e9,
+                r.newEvents() + r.updateEvents() + r.destroyEvents(),
+                r.newEvents(),
+                r.updateEvents(),
+                r.destroyEvents(),
+                r.eventsPerSecond(),
+                r.minSize(),
+                r.avgSize(),
+                r.p99Size(),
+                r.maxSize(),
+                r.bytesPerSecond(),
+                r.wasteRatio(),
+                r.truesizeBytesPerSecond(),
+                r.peakTruesize10ms(),
+                r.peakTruesize100ms(),
+                drainLatencyMs,
+                r.bufferNeeded(),
+                r.recommendedRcvbuf(),
+                rcvbuf,
+                r.effectiveRcvbuf(),
+                r.risk(),
+                r.predictedDrops(),
+                r.predictedEnobufs());
     }
 
     /** The input refused before reading: why, as the end of one line after the file name. */
@@ -289,15 +353,19 @@ final class ConntrackSizesCommand implements Callable<Integer> {
             in.reset();
             String capture = captureKind(magic);
             if ("gzip".equals(capture)) {
-                throw new NotTextException(" is gzip-compressed; conntrack -E text is read uncompressed: "
-                        + "zcat " + file + " | flowtrace conntrack sizes -");
+                throw new NotTextException(" is gzip-compressed; conntrack -E text is read uncompressed: " + "zcat "
+                        + file + " | flowtrace conntrack sizes -");
             }
             if (capture != null) {
                 throw new NotTextException(" is a packet capture (" + capture + "), not conntrack -E output; "
                         + "flowtrace analyze reads captures");
             }
-            return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)));
+            return new BufferedReader(new InputStreamReader(
+                    in,
+                    StandardCharsets.UTF_8
+                            .newDecoder()
+                            .onMalformedInput(CodingErrorAction.REPORT)
+                            .onUnmappableCharacter(CodingErrorAction.REPORT)));
         } catch (NoSuchFileException e) {
             throw new NotTextException(": no such file");
         } catch (AccessDeniedException e) {

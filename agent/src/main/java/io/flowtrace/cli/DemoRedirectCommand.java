@@ -10,8 +10,10 @@ import picocli.CommandLine.Parameters;
  * Flink, Kafka and PostgreSQL, which this command line does not carry); reaching this class means the
  * agent jar was started directly, so it says how to run the demo instead.
  */
-@Command(name = "demo", description = "Run the whole pipeline embedded (Kafka, PostgreSQL, Flink job, agents) on bundled"
-        + " captures or your own: ./flowtrace demo --help (docs/demo.md).")
+@Command(
+        name = "demo",
+        description = "Run the whole pipeline embedded (Kafka, PostgreSQL, Flink job, agents) on bundled"
+                + " captures or your own: ./flowtrace demo --help (docs/demo.md).")
 final class DemoRedirectCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", hidden = true)
     List<String> ignored;

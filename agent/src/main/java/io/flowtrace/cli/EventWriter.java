@@ -36,7 +36,8 @@ final class EventWriter {
                 json.writeStringField("trigger", r.trigger().jsonName());
                 json.writeNumberField("seq", r.seq());
                 json.writeNumberField("bytes", r.bytes());
-                json.writeNumberField("since_original_us", r.sinceOriginalNanos() < 0 ? -1 : r.sinceOriginalNanos() / 1000);
+                json.writeNumberField(
+                        "since_original_us", r.sinceOriginalNanos() < 0 ? -1 : r.sinceOriginalNanos() / 1000);
                 json.writeNumberField("transmission", r.transmission());
             } else if (e instanceof TcpFlowEvent.Reordering r) {
                 json.writeNumberField("seq", r.seq());

@@ -23,7 +23,11 @@ import java.util.function.ToLongFunction;
  * {@code --top} only the N best.
  */
 final class FlowCollector {
-    enum Format { TABLE, LONG, JSON }
+    enum Format {
+        TABLE,
+        LONG,
+        JSON
+    }
 
     /** The --sort keys, with what they rank by. */
     enum SortKey {
@@ -53,15 +57,15 @@ final class FlowCollector {
         }
     }
 
-    private record Entry(long firstSeenNanos, long sequence, long rank, Object payload) {
-    }
+    private record Entry(long firstSeenNanos, long sequence, long rank, Object payload) {}
 
     /** Smallest first: the heap's head is the flow --top drops next; the report prints in reverse. */
     private static final Comparator<Entry> RANK = Comparator.comparingLong(Entry::rank)
             .thenComparing(Comparator.comparingLong(Entry::firstSeenNanos).reversed())
             .thenComparing(Comparator.comparingLong(Entry::sequence).reversed());
-    private static final Comparator<Entry> FIRST_PACKET = Comparator.comparingLong(Entry::firstSeenNanos)
-            .thenComparingLong(Entry::sequence);
+
+    private static final Comparator<Entry> FIRST_PACKET =
+            Comparator.comparingLong(Entry::firstSeenNanos).thenComparingLong(Entry::sequence);
 
     private final Format format;
     private final SortKey sort;
@@ -108,7 +112,8 @@ final class FlowCollector {
         long rank = sort == null ? 0 : sort.rank.applyAsLong(flow);
         if (top != null) {
             // Rank before rendering: a flow that would be dropped at once is not rendered at all.
-            if (best.size() == top && RANK.compare(new Entry(flow.firstSeenNanos(), sequence, rank, null), best.peek()) <= 0) {
+            if (best.size() == top
+                    && RANK.compare(new Entry(flow.firstSeenNanos(), sequence, rank, null), best.peek()) <= 0) {
                 return;
             }
             best.add(new Entry(flow.firstSeenNanos(), sequence, rank, render(key, instance, flow)));
@@ -149,7 +154,8 @@ final class FlowCollector {
         for (Entry e : shown) {
             long n = number[(int) e.sequence()];
             switch (format) {
-                case TABLE -> rows.add(new ConnectionTable.Row(n, (e.firstSeenNanos() - origin) / 1e9, (String[]) e.payload()));
+                case TABLE ->
+                    rows.add(new ConnectionTable.Row(n, (e.firstSeenNanos() - origin) / 1e9, (String[]) e.payload()));
                 case LONG -> out.print(n + ": " + e.payload() + System.lineSeparator());
                 default -> out.print((String) e.payload());
             }

@@ -1,16 +1,22 @@
 package io.flowtrace.cli;
 
 import java.io.PrintWriter;
-import picocli.CommandLine.Command;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /** The {@code flowtrace} command: one entry point, one subcommand per task. */
-@Command(name = "flowtrace", mixinStandardHelpOptions = true, version = "flowtrace 0.1.0",
+@Command(
+        name = "flowtrace",
+        mixinStandardHelpOptions = true,
+        version = "flowtrace 0.1.0",
         description = "Streaming TCP flow analysis: offline over captures, live through Kafka and Flink.",
         subcommands = {AnalyzeCommand.class, DemoRedirectCommand.class, AgentCommand.class, ConntrackCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:success", "1:an input could not be read, or only in part; or the command failed",
-            "2:invalid command line (unknown option, bad option value)"})
+        exitCodeList = {
+            "0:success",
+            "1:an input could not be read, or only in part; or the command failed",
+            "2:invalid command line (unknown option, bad option value)"
+        })
 public final class FlowtraceCli implements Runnable {
     static final int EXIT_INPUT = 1;
     static final int EXIT_USAGE = 2;
@@ -52,7 +58,8 @@ public final class FlowtraceCli implements Runnable {
         if (e instanceof java.io.UncheckedIOException && e.getCause() != null) {
             message = e.getCause().getMessage();
         }
-        err.println(cmd.getCommandSpec().qualifiedName() + ": " + message + " (" + e.getClass().getSimpleName() + ")");
+        err.println(cmd.getCommandSpec().qualifiedName() + ": " + message + " ("
+                + e.getClass().getSimpleName() + ")");
         err.flush();
         return EXIT_INPUT;
     }

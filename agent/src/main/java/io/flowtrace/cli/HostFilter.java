@@ -30,12 +30,13 @@ record HostFilter(byte[] network, int prefixLength, String text) {
         try {
             bytes = IpLiteral.parse(address);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("'" + text + "' is not an IPv4 or IPv6 address (or ADDRESS/PREFIX network)");
+            throw new IllegalArgumentException(
+                    "'" + text + "' is not an IPv4 or IPv6 address (or ADDRESS/PREFIX network)");
         }
         int bits = bytes.length * 8;
         if (prefix > bits) {
-            throw new IllegalArgumentException("'" + text + "': prefix length " + prefix + " is longer than the "
-                    + bits + " bits of an IPv" + (bytes.length == 4 ? "4" : "6") + " address");
+            throw new IllegalArgumentException("'" + text + "': prefix length " + prefix + " is longer than the " + bits
+                    + " bits of an IPv" + (bytes.length == 4 ? "4" : "6") + " address");
         }
         return new HostFilter(bytes, prefix < 0 ? bits : prefix, text);
     }

@@ -26,8 +26,16 @@ final class OpenVpnAnalysis {
      * Runs the OpenVPN pass over {@code file} when the TCP pass saw non-TCP IP packets
      * ({@code udpSeen}); writes sessions unless {@code services}.
      */
-    void analyze(String file, CaptureRecordFilter filter, boolean udpSeen, boolean json, boolean services, boolean quiet,
-            String agentId, PrintStream out) throws IOException {
+    void analyze(
+            String file,
+            CaptureRecordFilter filter,
+            boolean udpSeen,
+            boolean json,
+            boolean services,
+            boolean quiet,
+            String agentId,
+            PrintStream out)
+            throws IOException {
         if (!udpSeen || !wire.enabled()) {
             return;
         }
@@ -41,8 +49,8 @@ final class OpenVpnAnalysis {
         // Opened as the TCP pass opens it, so a cut .gz ends this pass where it ended that one (whose
         // report already said so), instead of an "Unexpected end of ZLIB input stream".
         try (CaptureInput in = CaptureInput.open(file)) {
-            summary = new OpenVpnCaptureAnalysis(wire.wire(),
-                    iface -> agentId + "/if" + iface).run(in.stream(), filter);
+            summary =
+                    new OpenVpnCaptureAnalysis(wire.wire(), iface -> agentId + "/if" + iface).run(in.stream(), filter);
         } catch (CaptureInput.UnreadableInputException e) {
             return; // the TCP pass read it a moment ago and has reported why it no longer can
         }
@@ -57,9 +65,15 @@ final class OpenVpnAnalysis {
         }
         out.flush();
         if (!quiet && summary.openVpnPackets > 0) {
-            System.err.printf("flowtrace analyze: %s: %,d OpenVPN packets, %,d sessions, %,d opaque (tls-crypt),"
-                    + " %,d truncated, %,d malformed headers%s%n", file, summary.openVpnPackets,
-                    summary.sessions.size(), summary.opaque, summary.truncated, summary.malformed,
+            System.err.printf(
+                    "flowtrace analyze: %s: %,d OpenVPN packets, %,d sessions, %,d opaque (tls-crypt),"
+                            + " %,d truncated, %,d malformed headers%s%n",
+                    file,
+                    summary.openVpnPackets,
+                    summary.sessions.size(),
+                    summary.opaque,
+                    summary.truncated,
+                    summary.malformed,
                     firstReasons(summary));
         }
     }

@@ -21,8 +21,7 @@ import java.util.Locale;
 final class OpenVpnReportWriter {
     private static final JsonFactory JSON = new JsonFactory();
 
-    private OpenVpnReportWriter() {
-    }
+    private OpenVpnReportWriter() {}
 
     /** The session as one line of JSON (no trailing newline). */
     public static String json(OpenVpnSession s) {
@@ -131,26 +130,54 @@ final class OpenVpnReportWriter {
 
     /** A text block for one session. */
     public static void text(OpenVpnSession s, PrintStream out) {
-        out.printf(Locale.ROOT, "openvpn %s -> %s  session %s/%s  [%s]%n", s.client(), s.server(),
-                s.clientSessionId(), s.serverSessionId(), s.vantage());
-        out.printf(Locale.ROOT, "  setup: %s%n", s.setupCompleted()
-                ? String.format(Locale.ROOT, "%.3f s (ends at the first %s packet)", s.setupNanos() / 1e9,
-                        s.setupEnd() == OpenVpnSession.SetupEnd.DATA ? "data" : "control-exchange ACK")
-                : "not completed");
+        out.printf(
+                Locale.ROOT,
+                "openvpn %s -> %s  session %s/%s  [%s]%n",
+                s.client(),
+                s.server(),
+                s.clientSessionId(),
+                s.serverSessionId(),
+                s.vantage());
+        out.printf(
+                Locale.ROOT,
+                "  setup: %s%n",
+                s.setupCompleted()
+                        ? String.format(
+                                Locale.ROOT,
+                                "%.3f s (ends at the first %s packet)",
+                                s.setupNanos() / 1e9,
+                                s.setupEnd() == OpenVpnSession.SetupEnd.DATA ? "data" : "control-exchange ACK")
+                        : "not completed");
         textDirection("c2s", s.c2s(), out);
         textDirection("s2c", s.s2c(), out);
     }
 
     private static void textDirection(String name, OpenVpnDirectionStats d, PrintStream out) {
         LatencyStats a = d.ackLatencyUs();
-        out.printf(Locale.ROOT,
+        out.printf(
+                Locale.ROOT,
                 "  %s: %d control, %d ACK-only, %d data, %d opaque; %d retransmits (timeout %d, early %d, reset answer %d),"
                         + " %d duplicates; gaps %s ms; ACK latency %s%n",
-                name, d.controlPackets(), d.ackOnlyPackets(), d.dataPackets(), d.opaquePackets(), d.retransmits(),
-                d.retransmits(RetransmitCause.TIMEOUT), d.retransmits(RetransmitCause.EARLY_AFTER_LATER_ACKS),
-                d.retransmits(RetransmitCause.RESET_ANSWER), d.duplicates(), millis(d.retransmitGapsUs()),
-                a.samples() == 0 ? "-" : String.format(Locale.ROOT, "min/avg/max %.1f/%.1f/%.1f ms (%d)",
-                        a.min() / 1e3, a.mean() / 1e3, a.max() / 1e3, a.samples()));
+                name,
+                d.controlPackets(),
+                d.ackOnlyPackets(),
+                d.dataPackets(),
+                d.opaquePackets(),
+                d.retransmits(),
+                d.retransmits(RetransmitCause.TIMEOUT),
+                d.retransmits(RetransmitCause.EARLY_AFTER_LATER_ACKS),
+                d.retransmits(RetransmitCause.RESET_ANSWER),
+                d.duplicates(),
+                millis(d.retransmitGapsUs()),
+                a.samples() == 0
+                        ? "-"
+                        : String.format(
+                                Locale.ROOT,
+                                "min/avg/max %.1f/%.1f/%.1f ms (%d)",
+                                a.min() / 1e3,
+                                a.mean() / 1e3,
+                                a.max() / 1e3,
+                                a.samples()));
     }
 
     private static String millis(List<Long> us) {
@@ -169,12 +196,35 @@ final class OpenVpnReportWriter {
             }
             return;
         }
-        out.printf(Locale.ROOT, "%-22s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s%n", "openvpn server", "sessions",
-                "completed", "mean s", "sd s", "p50 s", "p90 s", "p99 s", "srv rtx", "cli rtx", "sync");
+        out.printf(
+                Locale.ROOT,
+                "%-22s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s%n",
+                "openvpn server",
+                "sessions",
+                "completed",
+                "mean s",
+                "sd s",
+                "p50 s",
+                "p90 s",
+                "p99 s",
+                "srv rtx",
+                "cli rtx",
+                "sync");
         for (OpenVpnServerTable.Row r : rows) {
-            out.printf(Locale.ROOT, "%-22s %8d %9d %8.3f %8.3f %8.3f %8.3f %8.3f %8d %8d %8d%n", r.server(),
-                    r.sessions(), r.completed(), r.meanUs() / 1e6, r.sdUs() / 1e6, r.p50Us() / 1e6, r.p90Us() / 1e6,
-                    r.p99Us() / 1e6, r.serverRetransmits(), r.clientRetransmits(), r.synchronisedRetries());
+            out.printf(
+                    Locale.ROOT,
+                    "%-22s %8d %9d %8.3f %8.3f %8.3f %8.3f %8.3f %8d %8d %8d%n",
+                    r.server(),
+                    r.sessions(),
+                    r.completed(),
+                    r.meanUs() / 1e6,
+                    r.sdUs() / 1e6,
+                    r.p50Us() / 1e6,
+                    r.p90Us() / 1e6,
+                    r.p99Us() / 1e6,
+                    r.serverRetransmits(),
+                    r.clientRetransmits(),
+                    r.synchronisedRetries());
         }
     }
 

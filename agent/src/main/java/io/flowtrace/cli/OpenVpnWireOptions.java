@@ -8,11 +8,19 @@ import picocli.CommandLine.Option;
  * {@code analyze} and {@code agent packets}; docs/decoding.md, "OpenVPN header view").
  */
 final class OpenVpnWireOptions {
-    @Option(names = "--openvpn-port", paramLabel = "PORT", split = ",", defaultValue = "1194",
-            description = "UDP port(s) whose packets are decoded as OpenVPN (default: ${DEFAULT-VALUE}); 0 turns it off")
+    @Option(
+            names = "--openvpn-port",
+            paramLabel = "PORT",
+            split = ",",
+            defaultValue = "1194",
+            description =
+                    "UDP port(s) whose packets are decoded as OpenVPN (default: ${DEFAULT-VALUE}); 0 turns it off")
     int[] ports;
 
-    @Option(names = "--openvpn-tls-auth", paramLabel = "BYTES", defaultValue = "0",
+    @Option(
+            names = "--openvpn-tls-auth",
+            paramLabel = "BYTES",
+            defaultValue = "0",
             description = "tls-auth HMAC size to skip in control packets: 20 (SHA1), 32 (SHA256); 0 = no tls-auth")
     int tlsAuthDigestBytes;
 
@@ -35,7 +43,8 @@ final class OpenVpnWireOptions {
         }
         for (int p : ports) {
             if (p < 1 || p > 65_535) {
-                throw new IllegalArgumentException("--openvpn-port " + p + " is not a port (1-65535; 0 alone turns OpenVPN off)");
+                throw new IllegalArgumentException(
+                        "--openvpn-port " + p + " is not a port (1-65535; 0 alone turns OpenVPN off)");
             }
         }
         return new OpenVpnWire(ports, tlsAuthDigestBytes, tlsCrypt);

@@ -26,7 +26,8 @@ final class Progress implements AutoCloseable {
 
     /** @param streamsToTerminal the report goes to stdout while reading (JSON Lines, events) */
     static Progress start(CaptureInput input, boolean quiet, boolean streamsToTerminal, PrintStream err) {
-        boolean enabled = !quiet && Terminal.isTerminal(Terminal.STDERR)
+        boolean enabled = !quiet
+                && Terminal.isTerminal(Terminal.STDERR)
                 && !(streamsToTerminal && Terminal.isTerminal(Terminal.STDOUT));
         if (!enabled) {
             return new Progress(input, null);

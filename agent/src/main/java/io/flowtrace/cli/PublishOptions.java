@@ -22,51 +22,83 @@ import picocli.CommandLine.Option;
 
 /** Kafka, spool and identity options shared by the agents (a picocli mixin). */
 final class PublishOptions {
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
+    @Option(
+            names = "--bootstrap-servers",
+            paramLabel = "HOST:PORT[,...]",
             description = "Kafka bootstrap servers (or bootstrap.servers in --kafka-config)")
     String bootstrapServers;
 
-    @Option(names = "--kafka-config", paramLabel = "FILE",
-            description = "Kafka producer properties (TLS, SASL, any client setting); applied over the agent's defaults")
+    @Option(
+            names = "--kafka-config",
+            paramLabel = "FILE",
+            description =
+                    "Kafka producer properties (TLS, SASL, any client setting); applied over the agent's defaults")
     Path kafkaConfig;
 
-    @Option(names = "--compression", paramLabel = "TYPE",
+    @Option(
+            names = "--compression",
+            paramLabel = "TYPE",
             description = "producer compression: zstd (default), lz4, gzip, snappy, none")
     String compression;
 
     @Option(names = "--agent-id", paramLabel = "ID", description = "agent identity in the vantage (default: host name)")
     String agentId;
 
-    @Option(names = "--spool-dir", paramLabel = "DIR",
+    @Option(
+            names = "--spool-dir",
+            paramLabel = "DIR",
             description = "on-disk spool for outages (default: ~/.flowtrace/spool/<topic>)")
     Path spoolDir;
 
-    @Option(names = "--spool-max-bytes", paramLabel = "BYTES", defaultValue = "1073741824",
+    @Option(
+            names = "--spool-max-bytes",
+            paramLabel = "BYTES",
+            defaultValue = "1073741824",
             description = "spool size limit; records beyond it are dropped and counted (default: ${DEFAULT-VALUE})")
     long spoolMaxBytes;
 
-    @Option(names = "--max-block-ms", paramLabel = "MS",
-            description = "wait this long for room in the producer before spooling (default: 5000 for files, 0 for live sources)")
+    @Option(
+            names = "--max-block-ms",
+            paramLabel = "MS",
+            description =
+                    "wait this long for room in the producer before spooling (default: 5000 for files, 0 for live sources)")
     Long maxBlockMs;
 
-    @Option(names = "--shutdown-timeout", paramLabel = "SECONDS", defaultValue = "30",
-            description = "on exit, wait this long for Kafka to take the spool and in-flight records (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--shutdown-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "30",
+            description =
+                    "on exit, wait this long for Kafka to take the spool and in-flight records (default: ${DEFAULT-VALUE})")
     long shutdownTimeoutSeconds;
 
-    @Option(names = {"-q", "--quiet"}, description = "no progress and no summary on stderr")
+    @Option(
+            names = {"-q", "--quiet"},
+            description = "no progress and no summary on stderr")
     boolean quiet;
 
-    @Option(names = "--metrics-port", paramLabel = "PORT",
-            description = "serve the agent's counters at http://ADDRESS:PORT/metrics (Prometheus text format; 0: any free port)")
+    @Option(
+            names = "--metrics-port",
+            paramLabel = "PORT",
+            description =
+                    "serve the agent's counters at http://ADDRESS:PORT/metrics (Prometheus text format; 0: any free port)")
     Integer metricsPort;
 
-    @Option(names = "--metrics-address", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
-            description = "address the metrics endpoint listens on (default: ${DEFAULT-VALUE}; 0.0.0.0 for a scraper elsewhere)")
+    @Option(
+            names = "--metrics-address",
+            paramLabel = "ADDRESS",
+            defaultValue = "127.0.0.1",
+            description =
+                    "address the metrics endpoint listens on (default: ${DEFAULT-VALUE}; 0.0.0.0 for a scraper elsewhere)")
     String metricsAddress;
 
-    @Option(names = "--health-max-silence", paramLabel = "SECONDS", defaultValue = "300",
-            description = "GET /healthz on the metrics port answers 503 when records were read but none published for this"
-                    + " long, or tcpdump restarted 3 times in 5 minutes (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--health-max-silence",
+            paramLabel = "SECONDS",
+            defaultValue = "300",
+            description =
+                    "GET /healthz on the metrics port answers 503 when records were read but none published for this"
+                            + " long, or tcpdump restarted 3 times in 5 minutes (default: ${DEFAULT-VALUE})")
     long healthMaxSilenceSeconds;
 
     String agentId() {
@@ -87,16 +119,25 @@ final class PublishOptions {
             return null;
         }
         if (healthMaxSilenceSeconds <= 0) {
-            throw new IllegalArgumentException("--health-max-silence must be a positive number of seconds, not "
-                    + healthMaxSilenceSeconds);
+            throw new IllegalArgumentException(
+                    "--health-max-silence must be a positive number of seconds, not " + healthMaxSilenceSeconds);
         }
-        HealthCheck health = new HealthCheck(metrics, System::nanoTime, HealthCheck.DEFAULT_MAX_RESTARTS,
-                HealthCheck.DEFAULT_RESTART_WINDOW, Duration.ofSeconds(healthMaxSilenceSeconds));
-        MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress(metricsAddress, metricsPort), metrics,
-                Map.of("agent", agentId(), "topic", topic), publisher::spoolPendingRecords, health);
+        HealthCheck health = new HealthCheck(
+                metrics,
+                System::nanoTime,
+                HealthCheck.DEFAULT_MAX_RESTARTS,
+                HealthCheck.DEFAULT_RESTART_WINDOW,
+                Duration.ofSeconds(healthMaxSilenceSeconds));
+        MetricsEndpoint endpoint = MetricsEndpoint.start(
+                new InetSocketAddress(metricsAddress, metricsPort),
+                metrics,
+                Map.of("agent", agentId(), "topic", topic),
+                publisher::spoolPendingRecords,
+                health);
         // One println of the whole line: printf writes it piece by piece, and the producer's log lines
         // (stdout, same terminal or pipe) landed inside the URL (TcpdumpAgentLiveITCase failed on it).
-        System.err.println(String.format("flowtrace agent: metrics on http://%s:%d/metrics, health on /healthz",
+        System.err.println(String.format(
+                "flowtrace agent: metrics on http://%s:%d/metrics, health on /healthz",
                 metricsAddress, endpoint.port()));
         return endpoint;
     }
@@ -113,10 +154,11 @@ final class PublishOptions {
      * @param largestValue the largest record value the caller will send (0: no check)
      * @throws IllegalArgumentException when the producer settings would reject such a record
      */
-    SpoolingPublisher openPublisher(String topic, AgentMetrics metrics, boolean liveSource, RecordWeight weight,
-            int largestValue) throws IOException, SpoolCorruptedException {
-        Properties props = ProducerSettings.build(bootstrapServers, compression, kafkaConfig,
-                "flowtrace-agent-" + agentId() + "-" + topic);
+    SpoolingPublisher openPublisher(
+            String topic, AgentMetrics metrics, boolean liveSource, RecordWeight weight, int largestValue)
+            throws IOException, SpoolCorruptedException {
+        Properties props = ProducerSettings.build(
+                bootstrapServers, compression, kafkaConfig, "flowtrace-agent-" + agentId() + "-" + topic);
         if (largestValue > ProducerSettings.maxValueBytes(props)) {
             throw new IllegalArgumentException("--batch-max-bytes " + largestValue + " does not fit the producer's "
                     + "max.request.size / buffer.memory (at most " + ProducerSettings.maxValueBytes(props) + ")");
@@ -124,12 +166,18 @@ final class PublishOptions {
         Path dir = spoolDir != null ? spoolDir : Path.of(System.getProperty("user.home"), ".flowtrace", "spool", topic);
         DiskSpool spool = DiskSpool.open(dir, spoolMaxBytes, weight);
         if (spool.recoveredTornBytes() > 0) {
-            System.err.printf("flowtrace agent: spool %s: cut off a torn last record (%d bytes) left by a crash%n", dir,
-                    spool.recoveredTornBytes());
+            System.err.printf(
+                    "flowtrace agent: spool %s: cut off a torn last record (%d bytes) left by a crash%n",
+                    dir, spool.recoveredTornBytes());
         }
         long blockMs = maxBlockMs != null ? maxBlockMs : liveSource ? 0 : 5000;
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props);
-        return new SpoolingPublisher(producer, topic, spool, metrics, TimeUnit.MILLISECONDS.toNanos(blockMs),
+        return new SpoolingPublisher(
+                producer,
+                topic,
+                spool,
+                metrics,
+                TimeUnit.MILLISECONDS.toNanos(blockMs),
                 Duration.ofSeconds(shutdownTimeoutSeconds));
     }
 }

@@ -15,8 +15,7 @@ import java.util.PriorityQueue;
  * (retransmissions by default). Keeps only the selection, never every flow.
  */
 final class ReportCandidates {
-    private record Candidate(long rank, long firstSeen, FlowGraph.Selection selection) {
-    }
+    private record Candidate(long rank, long firstSeen, FlowGraph.Selection selection) {}
 
     private static final Comparator<Candidate> ORDER = Comparator.comparingLong(Candidate::rank)
             .thenComparing(Comparator.comparingLong(Candidate::firstSeen).reversed());
@@ -36,7 +35,9 @@ final class ReportCandidates {
     /** Checks the --flow value: two endpoints as the report prints them, joined by '-'. */
     static void validateFlow(String flow) {
         int dash = flow.indexOf("-", flow.lastIndexOf(']') >= 0 && flow.startsWith("[") ? flow.indexOf(']') : 0);
-        if (dash <= 0 || dash == flow.length() - 1 || !flow.substring(0, dash).contains(":")
+        if (dash <= 0
+                || dash == flow.length() - 1
+                || !flow.substring(0, dash).contains(":")
                 || !flow.substring(dash + 1).contains(":")) {
             throw new IllegalArgumentException("--flow must be CLIENT-SERVER as the report prints it, e.g. "
                     + "10.0.0.1:40000-10.0.0.2:443 or [fd00::1]:40000-[fd00::2]:443, not '" + flow + "'");
@@ -45,10 +46,10 @@ final class ReportCandidates {
 
     void add(FlowKey key, long instance, TcpFlowAnalyzer f) {
         boolean senderIsClient = f.clientToServer().uniqueBytes >= f.serverToClient().uniqueBytes;
-        String title = f.client() + " - " + f.server() + " (" + (senderIsClient ? "client to server" : "server to client")
-                + " data, instance " + instance + ")";
-        FlowGraph.Selection s = new FlowGraph.Selection(key, instance, f.client(), f.server(), f.firstSeenNanos(),
-                f.lastSeenNanos(), senderIsClient, title);
+        String title = f.client() + " - " + f.server() + " ("
+                + (senderIsClient ? "client to server" : "server to client") + " data, instance " + instance + ")";
+        FlowGraph.Selection s = new FlowGraph.Selection(
+                key, instance, f.client(), f.server(), f.firstSeenNanos(), f.lastSeenNanos(), senderIsClient, title);
         if (flowFilter != null) {
             if (named(f.client(), f.server())) {
                 named.add(new Candidate(0, f.firstSeenNanos(), s));

@@ -63,8 +63,7 @@ final class ReportLabels {
             Map.entry("segment_sizes.le_mss", "segments 1,200 B to MSS"),
             Map.entry("segment_sizes.above_mss", "segments above MSS (TSO/GRO)"));
 
-    private ReportLabels() {
-    }
+    private ReportLabels() {}
 
     /** The plain label of a field path inside a direction ("rtt_us.min"), its JSON name when it has none. */
     static String label(String key) {

@@ -10,8 +10,7 @@ import java.util.List;
 
 /** Prints {@code analyze --services}: a table, or one JSON object per service with --json. */
 final class ServiceTableWriter {
-    private ServiceTableWriter() {
-    }
+    private ServiceTableWriter() {}
 
     static void write(List<ServiceSetupTable.Row> rows, boolean json, PrintStream out) {
         if (json) {
@@ -40,18 +39,40 @@ final class ServiceTableWriter {
             }
             return;
         }
-        String[] header = {"service (server)", "flows", "established", "setup mean", "setup sd", "setup p50",
-            "setup p90", "setup p99", "SYN retransmits", "flows with SYN rtx", "synchronised retries"};
+        String[] header = {
+            "service (server)",
+            "flows",
+            "established",
+            "setup mean",
+            "setup sd",
+            "setup p50",
+            "setup p90",
+            "setup p99",
+            "SYN retransmits",
+            "flows with SYN rtx",
+            "synchronised retries"
+        };
         String format = "%-28s %6s %11s %10s %10s %10s %10s %10s %15s %18s %20s%n";
         out.printf(format, (Object[]) header);
         for (ServiceSetupTable.Row r : rows) {
-            out.printf(format, r.service(), Units.count(r.flows()), Units.count(r.established()), Units.micros(r.meanUs()),
-                    Units.micros(r.sdUs()), Units.micros(r.p50Us()), Units.micros(r.p90Us()), Units.micros(r.p99Us()),
-                    Units.count(r.synRetransmits()), Units.count(r.flowsWithSynRetransmits()),
+            out.printf(
+                    format,
+                    r.service(),
+                    Units.count(r.flows()),
+                    Units.count(r.established()),
+                    Units.micros(r.meanUs()),
+                    Units.micros(r.sdUs()),
+                    Units.micros(r.p50Us()),
+                    Units.micros(r.p90Us()),
+                    Units.micros(r.p99Us()),
+                    Units.count(r.synRetransmits()),
+                    Units.count(r.flowsWithSynRetransmits()),
                     Units.count(r.synchronisedRetries()));
         }
-        out.println("(setup: first SYN to the client ACK of the SYN-ACK, over established flows; synchronised retries: SYN"
-                + " retransmissions within " + ServiceSetupTable.SYNCHRONISED_NANOS / 1_000_000 + " ms of another flow's)");
+        out.println(
+                "(setup: first SYN to the client ACK of the SYN-ACK, over established flows; synchronised retries: SYN"
+                        + " retransmissions within " + ServiceSetupTable.SYNCHRONISED_NANOS / 1_000_000
+                        + " ms of another flow's)");
     }
 
     private static void number(JsonGenerator g, String name, double v) throws IOException {

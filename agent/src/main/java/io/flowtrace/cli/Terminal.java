@@ -13,10 +13,10 @@ public final class Terminal {
     public static final int STDERR = 2;
     /** TIOCGWINSZ (include/uapi/asm-generic/ioctls.h). */
     private static final long TIOCGWINSZ = 0x5413;
+
     private static final int DEFAULT_COLUMNS = 100;
 
-    private Terminal() {
-    }
+    private Terminal() {}
 
     interface CLib extends Library {
         int isatty(int fd);

@@ -29,23 +29,46 @@ public final class TextReportWriter implements ReportVisitor {
         path.clear();
         FlowReport.visit(key, instance, flow, this);
         // Not in the JSON contract: the window-scale shift each side announced in its SYN (RFC 7323 §2.2).
-        rows.put("window scale announced (shift)", new String[] {scale(flow.windowScale(true)), scale(flow.windowScale(false))});
+        rows.put(
+                "window scale announced (shift)",
+                new String[] {scale(flow.windowScale(true)), scale(flow.windowScale(false))});
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%s - %s (vantage %s, instance %s)%s%n", header.get("flow.client"),
-                header.get("flow.server"), header.get("flow.vantage"), header.get("flow.instance"),
+        b.append(String.format(
+                Locale.ROOT,
+                "%s - %s (vantage %s, instance %s)%s%n",
+                header.get("flow.client"),
+                header.get("flow.server"),
+                header.get("flow.vantage"),
+                header.get("flow.instance"),
                 "true".equals(header.get("flow.client_guessed")) ? " [client guessed: no SYN seen]" : ""));
         long first = Long.parseLong(header.get("first_seen_us"));
         long last = Long.parseLong(header.get("last_seen_us"));
-        b.append(String.format(Locale.ROOT, "   first packet: %s   last packet: %s   elapsed: %s   ended by: %s%n",
-                Units.epochMicros(first), Units.epochMicros(last), Units.micros(last - first), header.get("end")));
-        b.append(String.format(Locale.ROOT, "   setup (SYN to first data/ACK): %s   handshake RTT: %s   SYN retransmits: %s%s"
-                        + "   SYN-ACK retransmits: %s%s%n", header.get("setup.setup_us"), header.get("setup.handshake_rtt_us"),
-                header.get("setup.syn_retransmits"), gaps(header.get("setup.syn_retransmit_gaps_us")),
-                header.get("setup.synack_retransmits"), gaps(header.get("setup.synack_retransmit_gaps_us"))));
-        b.append(String.format(Locale.ROOT, "   %-40s %20s   %20s%n", "", "c2s (client>server)", "s2c (server>client)"));
+        b.append(String.format(
+                Locale.ROOT,
+                "   first packet: %s   last packet: %s   elapsed: %s   ended by: %s%n",
+                Units.epochMicros(first),
+                Units.epochMicros(last),
+                Units.micros(last - first),
+                header.get("end")));
+        b.append(String.format(
+                Locale.ROOT,
+                "   setup (SYN to first data/ACK): %s   handshake RTT: %s   SYN retransmits: %s%s"
+                        + "   SYN-ACK retransmits: %s%s%n",
+                header.get("setup.setup_us"),
+                header.get("setup.handshake_rtt_us"),
+                header.get("setup.syn_retransmits"),
+                gaps(header.get("setup.syn_retransmit_gaps_us")),
+                header.get("setup.synack_retransmits"),
+                gaps(header.get("setup.synack_retransmit_gaps_us"))));
+        b.append(
+                String.format(Locale.ROOT, "   %-40s %20s   %20s%n", "", "c2s (client>server)", "s2c (server>client)"));
         for (Map.Entry<String, String[]> r : rows.entrySet()) {
             String[] v = r.getValue();
-            b.append(String.format(Locale.ROOT, "   %-40s %20s   %20s%n", r.getKey() + ":", v[0] == null ? "" : v[0],
+            b.append(String.format(
+                    Locale.ROOT,
+                    "   %-40s %20s   %20s%n",
+                    r.getKey() + ":",
+                    v[0] == null ? "" : v[0],
                     v[1] == null ? "" : v[1]));
         }
         return b.toString();
@@ -72,8 +95,10 @@ public final class TextReportWriter implements ReportVisitor {
     }
 
     private String currentKey(String name) {
-        List<String> p = path.isEmpty() || !(path.get(0).equals("c2s") || path.get(0).equals("s2c")) ? path
-                : path.subList(1, path.size());
+        List<String> p =
+                path.isEmpty() || !(path.get(0).equals("c2s") || path.get(0).equals("s2c"))
+                        ? path
+                        : path.subList(1, path.size());
         return p.isEmpty() ? name : String.join(".", p) + "." + name;
     }
 
@@ -109,7 +134,11 @@ public final class TextReportWriter implements ReportVisitor {
 
     @Override
     public void bool(String name, boolean value) {
-        put(name, value ? (name.equals("client_guessed") ? "true" : "yes") : (name.equals("client_guessed") ? "false" : "no"));
+        put(
+                name,
+                value
+                        ? (name.equals("client_guessed") ? "true" : "yes")
+                        : (name.equals("client_guessed") ? "false" : "no"));
     }
 
     @Override

@@ -12,11 +12,11 @@ import java.util.Locale;
  */
 final class Units {
     static final String NONE = "-";
-    private static final DateTimeFormatter TIME_OF_DAY =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS", Locale.ROOT).withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter TIME_OF_DAY = DateTimeFormatter.ofPattern(
+                    "uuuu-MM-dd HH:mm:ss.SSSSSS", Locale.ROOT)
+            .withZone(ZoneOffset.UTC);
 
-    private Units() {
-    }
+    private Units() {}
 
     static String count(long n) {
         return n < 0 ? NONE : String.format(Locale.ROOT, "%,d", n);
@@ -74,7 +74,8 @@ final class Units {
 
     /** An instant in epoch microseconds as a UTC date and time to the microsecond. */
     static String epochMicros(long us) {
-        return TIME_OF_DAY.format(Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1000L))
+        return TIME_OF_DAY.format(
+                        Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1000L))
                 + " UTC";
     }
 

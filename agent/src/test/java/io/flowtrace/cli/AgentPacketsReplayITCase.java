@@ -43,8 +43,11 @@ class AgentPacketsReplayITCase {
     static Stream<Arguments> captures() {
         List<Arguments> cases = new ArrayList<>();
         for (String batch : List.of("on", "off")) {
-            for (String capture : List.of("tcp/cubic-loss.sender.pcap.gz", "decoding/tcp4-2if.pcapng",
-                    "decoding/tcp6-sack.pcap", "decoding/tcp4-truncated.pcap")) {
+            for (String capture : List.of(
+                    "tcp/cubic-loss.sender.pcap.gz",
+                    "decoding/tcp4-2if.pcapng",
+                    "decoding/tcp6-sack.pcap",
+                    "decoding/tcp4-truncated.pcap")) {
                 cases.add(Arguments.of(capture, batch));
             }
         }
@@ -58,8 +61,20 @@ class AgentPacketsReplayITCase {
         KAFKA.createTopic(topic, 4);
         Path file = TestData.file(capture);
 
-        Run run = agent("agent", "packets", "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic", topic,
-                "--agent-id", "it-host", "--spool-dir", spool.toString(), "--batch", batch, file.toString());
+        Run run = agent(
+                "agent",
+                "packets",
+                "--bootstrap-servers",
+                KAFKA.bootstrapServers(),
+                "--topic",
+                topic,
+                "--agent-id",
+                "it-host",
+                "--spool-dir",
+                spool.toString(),
+                "--batch",
+                batch,
+                file.toString());
 
         assertThat(run.exit).as(run.stderr).isZero();
         Map<String, List<PacketEvent>> expected = CapturedPackets.byFlow(file, "it-host");
@@ -69,7 +84,8 @@ class AgentPacketsReplayITCase {
             // Fewer records than packets, all of them batches: at most one per flow and 512 packets
             // (the default), at least one per flow.
             assertThat(CapturedPackets.batches(records)).isEqualTo(records.size());
-            assertThat((long) records.size()).isLessThan(CapturedPackets.count(expected))
+            assertThat((long) records.size())
+                    .isLessThan(CapturedPackets.count(expected))
                     .isGreaterThanOrEqualTo(Math.max(expected.size(), CapturedPackets.count(expected) / 512));
             assertThat(run.stderr).contains(String.format("batches: %,d published", records.size()));
         } else {
@@ -81,8 +97,10 @@ class AgentPacketsReplayITCase {
         for (Map.Entry<String, List<PacketEvent>> flow : expected.entrySet()) {
             assertThat(got.get(flow.getKey())).as("flow %s", flow.getKey()).containsExactlyElementsOf(flow.getValue());
         }
-        assertThat(run.stderr).contains(String.format("%,d published", CapturedPackets.count(expected)))
-                .contains("0 dropped").contains("0 left in spool");
+        assertThat(run.stderr)
+                .contains(String.format("%,d published", CapturedPackets.count(expected)))
+                .contains("0 dropped")
+                .contains("0 left in spool");
         try (Stream<Path> files = Files.list(spool)) {
             assertThat(files.filter(p -> p.toString().endsWith(".seg"))).isEmpty();
         }
@@ -91,8 +109,16 @@ class AgentPacketsReplayITCase {
     @Test
     void countsMalformedAndNonTcpFramesByReasonWithoutFailing() throws Exception {
         KAFKA.createTopic("replay-reasons", 1);
-        Run run = agent("agent", "packets", "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic", "replay-reasons",
-                "--spool-dir", spool.toString(), TestData.file("decoding/ipv4-frag-opts.pcap").toString());
+        Run run = agent(
+                "agent",
+                "packets",
+                "--bootstrap-servers",
+                KAFKA.bootstrapServers(),
+                "--topic",
+                "replay-reasons",
+                "--spool-dir",
+                spool.toString(),
+                TestData.file("decoding/ipv4-frag-opts.pcap").toString());
         assertThat(run.exit).as(run.stderr).isZero();
         // tshark's own dissection of this file (ipv4-frag-opts.pcap.tshark.tsv) has non-first fragments.
         assertThat(run.stderr).contains("skipped:").contains("non-first-fragment");
@@ -104,14 +130,17 @@ class AgentPacketsReplayITCase {
         KAFKA.createTopic("replay-tty", 1);
         // uncompressed, so the share read moves with the replay (a .gz this small is read in one buffer)
         Path file = spool.resolve("cubic-loss.sender.pcap");
-        try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file("tcp/cubic-loss.sender.pcap.gz")))) {
+        try (InputStream in =
+                new GZIPInputStream(Files.newInputStream(TestData.file("tcp/cubic-loss.sender.pcap.gz")))) {
             Files.write(file, in.readAllBytes());
         }
-        String agent = "agent packets --bootstrap-servers " + KAFKA.bootstrapServers() + " --topic replay-tty --spool-dir "
-                + spool.resolve("tty-spool") + " --pace 2 ";
+        String agent = "agent packets --bootstrap-servers " + KAFKA.bootstrapServers()
+                + " --topic replay-tty --spool-dir " + spool.resolve("tty-spool") + " --pace 2 ";
         // 4.7 s of capture at twice its speed: the bar is redrawn for about 2.4 s
         String tty = PseudoTerminal.run(spool, agent + file, 120);
-        assertThat(tty).containsPattern("\\d+% \\[[= >]*\\]").containsPattern("\\(\\d+:\\d\\d:\\d\\d / \\d+:\\d\\d:\\d\\d\\)")
+        assertThat(tty)
+                .containsPattern("\\d+% \\[[= >]*\\]")
+                .containsPattern("\\(\\d+:\\d\\d:\\d\\d / \\d+:\\d\\d:\\d\\d\\)")
                 .containsPattern("[0-9,]+ packets [0-9,]+/s");
         List<String> segments = List.of(tty.split("[\r\n]+"));
         int summary = -1;
@@ -137,8 +166,7 @@ class AgentPacketsReplayITCase {
         assertThat(quiet).doesNotContain("%").doesNotContain("flowtrace agent:");
     }
 
-    record Run(int exit, String stderr) {
-    }
+    record Run(int exit, String stderr) {}
 
     static Run agent(String... args) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();

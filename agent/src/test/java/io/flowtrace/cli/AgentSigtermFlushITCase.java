@@ -32,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class AgentSigtermFlushITCase {
     @RegisterExtension
     static final KafkaBroker KAFKA = new KafkaBroker();
+
     private static final Pattern SUMMARY = Pattern.compile("([\\d,]+) read, ([\\d,]+) published, ([\\d,]+) spooled");
     private static final Pattern SHUTDOWN = Pattern.compile("batches flushed by:.* shutdown ([\\d,]+);");
 
@@ -44,15 +45,33 @@ class AgentSigtermFlushITCase {
         Path file = TestData.file("tcp/cubic-loss.sender.pcap.gz");
         String java = ProcessHandle.current().info().command().orElse("java");
         // 4.7 s of capture at a fifth of its speed: ~23 s; SIGTERM after the first progress line (5 s).
-        Process agent = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "io.flowtrace.cli.FlowtraceCli",
-                "agent", "packets", "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic", "sigterm",
-                "--agent-id", "sigterm-it", "--spool-dir", tmp.resolve("spool").toString(), "--pace", "0.2",
-                "--batch-linger-ms", "10000", file.toString())
-                .redirectErrorStream(true).start();
+        Process agent = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "io.flowtrace.cli.FlowtraceCli",
+                        "agent",
+                        "packets",
+                        "--bootstrap-servers",
+                        KAFKA.bootstrapServers(),
+                        "--topic",
+                        "sigterm",
+                        "--agent-id",
+                        "sigterm-it",
+                        "--spool-dir",
+                        tmp.resolve("spool").toString(),
+                        "--pace",
+                        "0.2",
+                        "--batch-linger-ms",
+                        "10000",
+                        file.toString())
+                .redirectErrorStream(true)
+                .start();
         List<String> output = new CopyOnWriteArrayList<>();
         CompletableFuture<Void> replaying = new CompletableFuture<>();
         Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader r =
+                    new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = r.readLine(); line != null; line = r.readLine()) {
                     output.add(line);
                     System.err.println("agent> " + line);
@@ -67,7 +86,9 @@ class AgentSigtermFlushITCase {
         reader.start();
         replaying.get(60, TimeUnit.SECONDS);
         agent.toHandle().destroy(); // SIGTERM
-        assertThat(agent.waitFor(60, TimeUnit.SECONDS)).as("agent exits after SIGTERM").isTrue();
+        assertThat(agent.waitFor(60, TimeUnit.SECONDS))
+                .as("agent exits after SIGTERM")
+                .isTrue();
         reader.join(5000);
         assertThat(agent.exitValue()).isIn(0, 143);
 
@@ -83,13 +104,18 @@ class AgentSigtermFlushITCase {
         Map<String, List<PacketEvent>> expected = CapturedPackets.byFlow(file, "sigterm-it");
         List<ConsumerRecord<byte[], byte[]>> records = KAFKA.readUncommitted("sigterm");
         Map<String, List<PacketEvent>> got = CapturedPackets.byFlow(records);
-        assertThat(CapturedPackets.count(got)).as("packets in the topic").isEqualTo(published)
-                .isPositive().isLessThan(CapturedPackets.count(expected));
+        assertThat(CapturedPackets.count(got))
+                .as("packets in the topic")
+                .isEqualTo(published)
+                .isPositive()
+                .isLessThan(CapturedPackets.count(expected));
         for (Map.Entry<String, List<PacketEvent>> flow : got.entrySet()) {
             List<PacketEvent> capture = expected.get(flow.getKey());
             assertThat(capture).as("flow %s in the capture", flow.getKey()).isNotNull();
-            assertThat(flow.getValue()).as("flow %s: a prefix of the capture's packets", flow.getKey())
-                    .containsExactlyElementsOf(capture.subList(0, flow.getValue().size()));
+            assertThat(flow.getValue())
+                    .as("flow %s: a prefix of the capture's packets", flow.getKey())
+                    .containsExactlyElementsOf(
+                            capture.subList(0, flow.getValue().size()));
         }
     }
 

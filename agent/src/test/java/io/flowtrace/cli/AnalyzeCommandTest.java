@@ -53,23 +53,31 @@ class AnalyzeCommandTest {
             if (n.has("event")) {
                 events.add(n);
             } else {
-                flows.add(n.get("flow").get("vantage").asText() + " " + n.get("flow").get("instance").asLong());
+                flows.add(n.get("flow").get("vantage").asText() + " "
+                        + n.get("flow").get("instance").asLong());
             }
         }
         assertThat(events).isNotEmpty();
         for (JsonNode e : events) {
             JsonNode flow = e.get("flow");
-            assertThat(flows).contains(flow.get("vantage").asText() + " " + flow.get("instance").asLong());
-            assertThat(flow.get("key").asText()).startsWith(flow.get("vantage").asText() + "|").contains("10.77.1.2:");
+            assertThat(flows)
+                    .contains(flow.get("vantage").asText() + " "
+                            + flow.get("instance").asLong());
+            assertThat(flow.get("key").asText())
+                    .startsWith(flow.get("vantage").asText() + "|")
+                    .contains("10.77.1.2:");
             assertThat(e.get("direction").asText()).isIn("c2s", "s2c");
         }
         // The kernel retransmitted on this connection (testdata/tcp/README.md): each is an event.
-        long retransmissionEvents = events.stream().filter(e -> e.get("event").asText().equals("retransmission")).count();
+        long retransmissionEvents = events.stream()
+                .filter(e -> e.get("event").asText().equals("retransmission"))
+                .count();
         long counted = 0;
         for (String line : lines) {
             JsonNode n = JSON.readTree(line);
             if (!n.has("event")) {
-                counted += n.get("c2s").get("retransmitted_packets").asLong() + n.get("s2c").get("retransmitted_packets").asLong();
+                counted += n.get("c2s").get("retransmitted_packets").asLong()
+                        + n.get("s2c").get("retransmitted_packets").asLong();
             }
         }
         assertThat(retransmissionEvents).isPositive().isEqualTo(counted);
@@ -83,7 +91,8 @@ class AnalyzeCommandTest {
             List<String> all = new ArrayList<>(List.of(args));
             all.add(0, "-q");
             all.add(0, "analyze");
-            assertThat(new CommandLine(new FlowtraceCli()).execute(all.toArray(String[]::new))).isZero();
+            assertThat(new CommandLine(new FlowtraceCli()).execute(all.toArray(String[]::new)))
+                    .isZero();
         } finally {
             System.setOut(saved);
         }
@@ -100,7 +109,8 @@ class AnalyzeCommandTest {
         if (Files.exists(plain)) {
             text = Files.readString(plain);
         } else {
-            try (InputStream in = new GZIPInputStream(Files.newInputStream(testdata("tcp/" + name + ".sender.tcptrace.txt.gz")))) {
+            try (InputStream in =
+                    new GZIPInputStream(Files.newInputStream(testdata("tcp/" + name + ".sender.tcptrace.txt.gz")))) {
                 text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
         }

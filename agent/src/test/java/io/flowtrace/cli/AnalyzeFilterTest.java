@@ -36,27 +36,34 @@ class AnalyzeFilterTest {
 
     @BeforeAll
     static void needsTcpdump() {
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/tcpdump")) || Files.isExecutable(Path.of("/usr/sbin/tcpdump")),
+        assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/tcpdump")) || Files.isExecutable(Path.of("/usr/sbin/tcpdump")),
                 "tcpdump is not installed (apt-get install tcpdump): it decides which packets an expression matches");
     }
 
     @ParameterizedTest(name = "{0}: {1}")
-    @CsvSource(delimiter = '|', value = {
-        "tcp/short-conns.sender.pcap.gz | tcp[tcpflags] & tcp-syn != 0",
-        "tcp/short-conns.sender.pcap.gz | portrange 35100-35199",
-        "tcp/cubic-loss.sender.pcap.gz  | greater 1000",
-        "tcp/cubic-loss.sender.pcap.gz  | src host 10.77.2.2",
-        "decoding/tcp4-sll.pcap         | tcp and src port 5001",
-        "decoding/raw-ip.pcap           | ip6 and tcp",
-        "decoding/vlan-8021q.pcap       | vlan and tcp[tcpflags] & tcp-fin != 0",
-        "decoding/tcp6-sack.pcap        | ip6 and len > 1000"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "tcp/short-conns.sender.pcap.gz | tcp[tcpflags] & tcp-syn != 0",
+                "tcp/short-conns.sender.pcap.gz | portrange 35100-35199",
+                "tcp/cubic-loss.sender.pcap.gz  | greater 1000",
+                "tcp/cubic-loss.sender.pcap.gz  | src host 10.77.2.2",
+                "decoding/tcp4-sll.pcap         | tcp and src port 5001",
+                "decoding/raw-ip.pcap           | ip6 and tcp",
+                "decoding/vlan-8021q.pcap       | vlan and tcp[tcpflags] & tcp-fin != 0",
+                "decoding/tcp6-sack.pcap        | ip6 and len > 1000"
+            })
     void analysesExactlyThePacketsTcpdumpKeeps(String capture, String expression) throws Exception {
         Path file = plain(TestData.file(capture));
         Path kept = dir.resolve("kept-" + Math.abs((capture + expression).hashCode()) + ".pcap");
         tcpdump("-r", file.toString(), "-w", kept.toString(), expression);
         long tcpdumpCount = tcpdump("-n", "-r", file.toString(), expression).size();
         long all = tcpdump("-n", "-r", file.toString()).size();
-        assertThat(tcpdumpCount).as("the expression keeps some packets, not all").isPositive().isLessThan(all);
+        assertThat(tcpdumpCount)
+                .as("the expression keeps some packets, not all")
+                .isPositive()
+                .isLessThan(all);
 
         FlowtraceProcess.Result filtered = FlowtraceProcess.run("analyze", "--json", "-f", expression, file.toString())
                 .assertNoStackTrace();
@@ -92,14 +99,17 @@ class AnalyzeFilterTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {"tcp port", "host 10.1.2.300", "port 80 and and", "tcp[tcpflags] & tcp-sin != 0"})
+    @CsvSource(
+            delimiter = '|',
+            value = {"tcp port", "host 10.1.2.300", "port 80 and and", "tcp[tcpflags] & tcp-sin != 0"})
     void aBadExpressionIsLibpcapsOneLineAndExitTwo(String expression) throws Exception {
         Path file = TestData.file("decoding/tcp4-sll.pcap");
         List<String> tcpdumpSays = tcpdumpErrors("-r", file.toString(), expression);
         assertThat(tcpdumpSays).isNotEmpty();
         String why = tcpdumpSays.get(tcpdumpSays.size() - 1).replaceFirst("^tcpdump: ", "");
 
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "-f", expression, file.toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "-f", expression, file.toString())
+                .assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.stdout()).isEmpty();
         assertThat(r.stderrLines().get(0)).isEqualTo("flowtrace analyze: -f '" + expression + "': " + why);
@@ -108,7 +118,8 @@ class AnalyzeFilterTest {
     @Test
     void aFilterThatMatchesNothingSaysSo() throws Exception {
         Path file = TestData.file("decoding/tcp4-sll.pcap");
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "-f", "udp", file.toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run("analyze", "-f", "udp", file.toString()).assertNoStackTrace();
         assertThat(r.exit()).isZero();
         assertThat(r.stderr()).contains("570 records, 0 matched -f 'udp', 0 TCP; 0 flows");
     }
@@ -116,12 +127,20 @@ class AnalyzeFilterTest {
     @Test
     void withoutLibpcapTheFilterIsOneLineSayingWhatToInstall() throws Exception {
         Path file = TestData.file("decoding/tcp4-sll.pcap");
-        FlowtraceProcess.Result r = FlowtraceProcess.run(null, List.of("-Dflowtrace.libpcap=" + dir.resolve("no-libpcap.so")),
-                "analyze", "-f", "tcp", file.toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r = FlowtraceProcess.run(
+                        null,
+                        List.of("-Dflowtrace.libpcap=" + dir.resolve("no-libpcap.so")),
+                        "analyze",
+                        "-f",
+                        "tcp",
+                        file.toString())
+                .assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.stdout()).isEmpty();
-        assertThat(r.stderrLines().get(0)).startsWith("flowtrace analyze: -f needs libpcap, which could not be loaded (")
-                .contains("no-libpcap.so").endsWith("| flowtrace analyze -");
+        assertThat(r.stderrLines().get(0))
+                .startsWith("flowtrace analyze: -f needs libpcap, which could not be loaded (")
+                .contains("no-libpcap.so")
+                .endsWith("| flowtrace analyze -");
     }
 
     @Test
@@ -131,11 +150,13 @@ class AnalyzeFilterTest {
         List<String> tcpdumpSays = tcpdumpErrors("-r", file.toString(), "ether host 02:00:00:00:00:01");
         String why = tcpdumpSays.get(tcpdumpSays.size() - 1).replaceFirst("^tcpdump: ", "");
 
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "-f", "ether host 02:00:00:00:00:01", file.toString())
+        FlowtraceProcess.Result r = FlowtraceProcess.run(
+                        "analyze", "-f", "ether host 02:00:00:00:00:01", file.toString())
                 .assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.stderrLines().get(0)).isEqualTo("flowtrace analyze: \"" + file + "\": -f 'ether host 02:00:00:00:00:01': "
-                + why + " (link type 101)");
+        assertThat(r.stderrLines().get(0))
+                .isEqualTo("flowtrace analyze: \"" + file + "\": -f 'ether host 02:00:00:00:00:01': " + why
+                        + " (link type 101)");
     }
 
     private static long number(String withSeparators) {
@@ -159,7 +180,9 @@ class AnalyzeFilterTest {
     /** tcpdump's stdout lines; fails the test when tcpdump fails. */
     private static List<String> tcpdump(String... args) throws IOException, InterruptedException {
         Result r = runTcpdump(args);
-        assertThat(r.exit).as("tcpdump %s: %s", String.join(" ", args), r.stderr).isZero();
+        assertThat(r.exit)
+                .as("tcpdump %s: %s", String.join(" ", args), r.stderr)
+                .isZero();
         return r.stdout;
     }
 
@@ -170,18 +193,21 @@ class AnalyzeFilterTest {
         return r.stderrLines;
     }
 
-    private record Result(int exit, List<String> stdout, String stderr, List<String> stderrLines) {
-    }
+    private record Result(int exit, List<String> stdout, String stderr, List<String> stderrLines) {}
 
     private static Result runTcpdump(String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("tcpdump"));
         command.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "tcpdump", ".out");
         Path err = Files.createTempFile(dir, "tcpdump", ".err");
-        Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String stderr = Files.readString(err, StandardCharsets.UTF_8);
-        List<String> errors = stderr.lines().filter(l -> !l.startsWith("reading from file")).toList();
+        List<String> errors =
+                stderr.lines().filter(l -> !l.startsWith("reading from file")).toList();
         return new Result(p.exitValue(), Files.readAllLines(out, StandardCharsets.UTF_8), stderr, errors);
     }
 }

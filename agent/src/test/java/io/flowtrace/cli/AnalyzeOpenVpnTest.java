@@ -39,7 +39,8 @@ class AnalyzeOpenVpnTest {
             for (String dir : new String[] {"c2s", "s2c"}) {
                 JsonNode d = n.get(dir);
                 assertThat(d.get("control_packets").asLong()).isPositive();
-                assertThat(d.get("retransmit_gaps_us").size()).isEqualTo(d.get("retransmits").asInt());
+                assertThat(d.get("retransmit_gaps_us").size())
+                        .isEqualTo(d.get("retransmits").asInt());
                 assertThat(d.get("ack_latency_us").get("samples").asLong()).isPositive();
                 assertThat(d.get("data_packets").asLong()).isPositive();
             }
@@ -60,27 +61,33 @@ class AnalyzeOpenVpnTest {
             io.flowtrace.core.openvpn.OpenVpnCaptureAnalysis.Summary summary;
             try (java.io.InputStream in = new java.util.zip.GZIPInputStream(Files.newInputStream(Path.of(file)))) {
                 summary = new io.flowtrace.core.openvpn.OpenVpnCaptureAnalysis(
-                        io.flowtrace.core.openvpn.OpenVpnWire.defaults(), i -> "pin/if" + i).run(in);
+                                io.flowtrace.core.openvpn.OpenVpnWire.defaults(), i -> "pin/if" + i)
+                        .run(in);
             }
             assertThat(lines).hasSameSizeAs(summary.sessions).hasSize(20);
             for (int i = 0; i < lines.size(); i++) {
                 com.fasterxml.jackson.databind.node.ObjectNode record = (com.fasterxml.jackson.databind.node.ObjectNode)
-                        JSON.readTree(io.flowtrace.avro.mapping.OpenVpnSessions.toAvro(summary.sessions.get(i),
-                                new io.flowtrace.avro.Vantage("pin", "if0")).toString());
-                com.fasterxml.jackson.databind.node.ObjectNode line = (com.fasterxml.jackson.databind.node.ObjectNode)
-                        JSON.readTree(lines.get(i));
+                        JSON.readTree(io.flowtrace.avro.mapping.OpenVpnSessions.toAvro(
+                                        summary.sessions.get(i), new io.flowtrace.avro.Vantage("pin", "if0"))
+                                .toString());
+                com.fasterxml.jackson.databind.node.ObjectNode line =
+                        (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(lines.get(i));
                 assertThat(line.remove("protocol").asText()).isEqualTo("openvpn");
                 assertThat(line.remove("vantage").asText()).isEqualTo("pin/if0");
                 JsonNode v = record.remove("vantage");
-                assertThat(v.get("agent_id").asText() + "/" + v.get("interface_name").asText()).isEqualTo("pin/if0");
+                assertThat(v.get("agent_id").asText() + "/"
+                                + v.get("interface_name").asText())
+                        .isEqualTo("pin/if0");
                 JsonNode flow = line.remove("flow");
                 JsonNode session = line.remove("session");
                 line.set("client", flow.get("client"));
                 line.set("server", flow.get("server"));
                 line.set("client_id", session.get("client_id"));
                 line.set("server_id", session.get("server_id"));
-                ((com.fasterxml.jackson.databind.node.ObjectNode) record.get("c2s")).remove("timeout_retransmit_times_ns");
-                ((com.fasterxml.jackson.databind.node.ObjectNode) record.get("s2c")).remove("timeout_retransmit_times_ns");
+                ((com.fasterxml.jackson.databind.node.ObjectNode) record.get("c2s"))
+                        .remove("timeout_retransmit_times_ns");
+                ((com.fasterxml.jackson.databind.node.ObjectNode) record.get("s2c"))
+                        .remove("timeout_retransmit_times_ns");
                 assertThat(decimals(line)).as("%s session %d", c, i).isEqualTo(decimals(record));
             }
         }
@@ -119,7 +126,8 @@ class AnalyzeOpenVpnTest {
             List<String> all = new ArrayList<>(List.of(args));
             all.add(0, "-q");
             all.add(0, "analyze");
-            assertThat(new CommandLine(new FlowtraceCli()).execute(all.toArray(String[]::new))).isZero();
+            assertThat(new CommandLine(new FlowtraceCli()).execute(all.toArray(String[]::new)))
+                    .isZero();
         } finally {
             System.setOut(saved);
         }

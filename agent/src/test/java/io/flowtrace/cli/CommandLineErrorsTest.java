@@ -29,6 +29,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class CommandLineErrorsTest {
     @TempDir
     static Path dir;
+
     private static Path cleanGz;
     private static byte[] cleanPcap;
     private static FlowtraceProcess.Result clean;
@@ -45,9 +46,11 @@ class CommandLineErrorsTest {
 
     @Test
     void directoryIsOneLineNamingItAndExitOne() throws Exception {
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", dir.toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run("analyze", dir.toString()).assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.stderrLines()).containsExactly("flowtrace analyze: \"" + dir + "\" is a directory (folder), not a file");
+        assertThat(r.stderrLines())
+                .containsExactly("flowtrace analyze: \"" + dir + "\" is a directory (folder), not a file");
         assertThat(r.stdout()).isEmpty();
     }
 
@@ -60,9 +63,11 @@ class CommandLineErrorsTest {
         long whole = wholeRecords(readable);
         assertThat(whole).isPositive().isLessThan(wholeRecords(cleanPcap));
 
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", cut.toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run("analyze", cut.toString()).assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.stderr()).contains("\"" + cut + "\" appears to have been cut short in the middle of a packet")
+        assertThat(r.stderr())
+                .contains("\"" + cut + "\" appears to have been cut short in the middle of a packet")
                 .contains(String.format("the %,d whole records before it were analysed", whole))
                 .contains(String.format("; %,d records,", whole));
         // Both connections had started before the middle of the file: both are reported.
@@ -73,9 +78,11 @@ class CommandLineErrorsTest {
     void truncatedPlainPcapSaysCutShortLikeTshark() throws Exception {
         Path truncated = TestData.file("decoding/tcp4-truncated.pcap");
         // testdata/decoding/tcp4-truncated.txt: 342 whole records, then part of record 343
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", truncated.toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run("analyze", truncated.toString()).assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.stderr()).contains("appears to have been cut short in the middle of a packet")
+        assertThat(r.stderr())
+                .contains("appears to have been cut short in the middle of a packet")
                 .contains("the 342 whole records before it were analysed");
     }
 
@@ -89,9 +96,12 @@ class CommandLineErrorsTest {
         b.write(junk);
         Files.write(garbage, b.toByteArray());
 
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", garbage.toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run("analyze", garbage.toString()).assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.stderr()).contains("reading stopped").contains("1 format error;")
+        assertThat(r.stderr())
+                .contains("reading stopped")
+                .contains("1 format error;")
                 .contains(String.format("the %,d records before it were analysed", wholeRecords(cleanPcap)));
         assertThat(r.stdout()).isEqualTo(clean.stdout());
     }
@@ -100,7 +110,8 @@ class CommandLineErrorsTest {
     void textFileIsOneLineSayingItIsNotACapture() throws Exception {
         Path text = dir.resolve("notes.txt");
         Files.writeString(text, "hello, these are my notes\n");
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", text.toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run("analyze", text.toString()).assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.stderrLines()).hasSize(1);
         assertThat(r.stderr()).startsWith("flowtrace analyze: \"" + text + "\": not a pcap or pcapng file");
@@ -118,14 +129,16 @@ class CommandLineErrorsTest {
 
     @Test
     void standardInputIsReadLikeAFile() throws Exception {
-        FlowtraceProcess.Result r = FlowtraceProcess.run(cleanGz, "analyze", "-").assertNoStackTrace();
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run(cleanGz, "analyze", "-").assertNoStackTrace();
         assertThat(r.exit()).isZero();
         assertThat(r.stdout()).isEqualTo(clean.stdout());
     }
 
     @Test
     void filterThatMatchesNothingSaysHowManyFlowsItSaw() throws Exception {
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "--port", "80", cleanGz.toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "--port", "80", cleanGz.toString())
+                .assertNoStackTrace();
         assertThat(r.exit()).isZero();
         assertThat(r.stdout()).isEmpty();
         // testdata/tcp/cubic-loss.sender.tcptrace.txt: "2 TCP connections traced"
@@ -136,8 +149,12 @@ class CommandLineErrorsTest {
     @CsvSource({"FD77:0001:0000:0000:0000:0000:0000:0002", "fd77:1:0::2", "[fd77:1::2]", "fd77::/16", "fd77:2::/32"})
     void hostMatchesAnIpv6AddressInAnySpellingAndNetworks(String host) throws Exception {
         // testdata/tcp/ipv6-loss.sender.tcptrace.txt: 2 connections between fd77:1::2 and fd77:2::2
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "--host", host,
-                TestData.file("tcp/ipv6-loss.sender.pcap.gz").toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r = FlowtraceProcess.run(
+                        "analyze",
+                        "--host",
+                        host,
+                        TestData.file("tcp/ipv6-loss.sender.pcap.gz").toString())
+                .assertNoStackTrace();
         assertThat(r.exit()).isZero();
         assertThat(tableRows(r)).hasSize(2);
         assertThat(r.stderr()).contains("2 of 2 flows matched --host " + host);
@@ -145,8 +162,12 @@ class CommandLineErrorsTest {
 
     @Test
     void hostOfAnotherNetworkMatchesNothing() throws Exception {
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "--host", "fd77:3::/32",
-                TestData.file("tcp/ipv6-loss.sender.pcap.gz").toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r = FlowtraceProcess.run(
+                        "analyze",
+                        "--host",
+                        "fd77:3::/32",
+                        TestData.file("tcp/ipv6-loss.sender.pcap.gz").toString())
+                .assertNoStackTrace();
         assertThat(r.exit()).isZero();
         assertThat(r.stdout()).isEmpty();
         assertThat(r.stderr()).contains("0 of 2 flows matched --host fd77:3::/32");
@@ -156,35 +177,43 @@ class CommandLineErrorsTest {
     void pcapGivenToConntrackSizesIsRefusedInOneLine() throws Exception {
         Path pcap = dir.resolve("plain.pcap");
         Files.write(pcap, cleanPcap);
-        FlowtraceProcess.Result r = FlowtraceProcess.run("conntrack", "sizes", pcap.toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run("conntrack", "sizes", pcap.toString()).assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.stderrLines()).containsExactly("flowtrace conntrack sizes: \"" + pcap
-                + "\" is a packet capture (pcap), not conntrack -E output; flowtrace analyze reads captures");
+        assertThat(r.stderrLines())
+                .containsExactly("flowtrace conntrack sizes: \"" + pcap
+                        + "\" is a packet capture (pcap), not conntrack -E output; flowtrace analyze reads captures");
         assertThat(r.stdout()).isEmpty();
     }
 
     @Test
     void binaryFileGivenToConntrackSizesIsNotText() throws Exception {
         Path bin = TestData.file("conntrack/v4_plain.nl.bin");
-        FlowtraceProcess.Result r = FlowtraceProcess.run("conntrack", "sizes", bin.toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run("conntrack", "sizes", bin.toString()).assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.stderr()).contains("is not text: this is not conntrack -E output");
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource(delimiter = '|', value = {
-        "--port|70000|--port must be a TCP port, 0-65535, not 70000",
-        "--port|-1|--port must be a TCP port, 0-65535, not -1",
-        "--host|notanip|--host 'notanip' is not an IPv4 or IPv6 address",
-        "--host|10.0.0.0/33|prefix length 33 is longer than the 32 bits",
-        "--host|fd00::1::2|--host 'fd00::1::2' is not an IPv4 or IPv6 address",
-        "--top|0|--top must be a positive number of flows, not 0",
-        "--top|-3|--top must be a positive number of flows, not -3",
-        "--idle-timeout|-5|--idle-timeout must be a positive number of seconds, not -5",
-        "--sort|foo|--sort must be one of retransmits, bytes, packets, duration, not 'foo'",
-        "--flow|10.0.0.1:1-10.0.0.2:2|--flow selects the flow to draw: it goes with --report"})
-    void badOptionValueIsOneLineWithTheProgramNameAndExitTwo(String option, String value, String message) throws Exception {
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", option, value, cleanGz.toString()).assertNoStackTrace();
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--port|70000|--port must be a TCP port, 0-65535, not 70000",
+                "--port|-1|--port must be a TCP port, 0-65535, not -1",
+                "--host|notanip|--host 'notanip' is not an IPv4 or IPv6 address",
+                "--host|10.0.0.0/33|prefix length 33 is longer than the 32 bits",
+                "--host|fd00::1::2|--host 'fd00::1::2' is not an IPv4 or IPv6 address",
+                "--top|0|--top must be a positive number of flows, not 0",
+                "--top|-3|--top must be a positive number of flows, not -3",
+                "--idle-timeout|-5|--idle-timeout must be a positive number of seconds, not -5",
+                "--sort|foo|--sort must be one of retransmits, bytes, packets, duration, not 'foo'",
+                "--flow|10.0.0.1:1-10.0.0.2:2|--flow selects the flow to draw: it goes with --report"
+            })
+    void badOptionValueIsOneLineWithTheProgramNameAndExitTwo(String option, String value, String message)
+            throws Exception {
+        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", option, value, cleanGz.toString())
+                .assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.stderrLines()).hasSize(2);
         assertThat(r.stderrLines().get(0)).startsWith("flowtrace analyze: ").contains(message);
@@ -193,23 +222,35 @@ class CommandLineErrorsTest {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource(delimiter = '|', value = {
-        "--rcvbuf|-1|--rcvbuf must be a positive number of bytes, not -1",
-        "--rcvbuf|0|--rcvbuf must be a positive number of bytes, not 0",
-        "--secctx-length|-2|--secctx-length must be 0 or more, not -2"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--rcvbuf|-1|--rcvbuf must be a positive number of bytes, not -1",
+                "--rcvbuf|0|--rcvbuf must be a positive number of bytes, not 0",
+                "--secctx-length|-2|--secctx-length must be 0 or more, not -2"
+            })
     void badConntrackOptionIsOneLineAndExitTwo(String option, String value, String message) throws Exception {
-        FlowtraceProcess.Result r = FlowtraceProcess.run("conntrack", "sizes", option, value,
-                TestData.file("conntrack/v4_plain.events.txt").toString()).assertNoStackTrace();
+        FlowtraceProcess.Result r = FlowtraceProcess.run(
+                        "conntrack",
+                        "sizes",
+                        option,
+                        value,
+                        TestData.file("conntrack/v4_plain.events.txt").toString())
+                .assertNoStackTrace();
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.stderrLines()).containsExactly("flowtrace conntrack sizes: " + message,
-                "Try 'flowtrace conntrack sizes --help' for more information.");
+        assertThat(r.stderrLines())
+                .containsExactly(
+                        "flowtrace conntrack sizes: " + message,
+                        "Try 'flowtrace conntrack sizes --help' for more information.");
     }
 
     @Test
     void helpDocumentsTheExitCodes() throws Exception {
         FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "--help");
         assertThat(r.exit()).isZero();
-        assertThat(r.stdout()).contains("Usage: flowtrace analyze").contains("Exit codes:")
+        assertThat(r.stdout())
+                .contains("Usage: flowtrace analyze")
+                .contains("Exit codes:")
                 .containsPattern("(?m)^  0 +every input was read to its end")
                 .containsPattern("(?m)^  1 +an input could not be read, or only in part")
                 .containsPattern("(?m)^  2 +invalid command line");

@@ -14,9 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
@@ -39,7 +39,8 @@ class ConntrackSizesCommandTest {
             if (n.has("budget")) {
                 continue; // the last line: the budget summary, not an event
             }
-            computed.add(n.get("kind").asText() + " " + n.get("id").asLong() + " " + n.get("exact_bytes").asInt());
+            computed.add(n.get("kind").asText() + " " + n.get("id").asLong() + " "
+                    + n.get("exact_bytes").asInt());
             // The kernel's request for every TCP/UDP/ICMP event of a stock kernel fits kmalloc-1k:
             // truesize 1280 (docs/conntrack.md §3, measured: 400 queued events held 512 000 B of Rmem).
             assertThat(n.get("truesize_bytes").asInt()).isEqualTo(1280);
@@ -51,8 +52,15 @@ class ConntrackSizesCommandTest {
 
     @Test
     void estimateOfATcpEventIsTheKernelsStaticWorstCase() throws Exception {
-        String out = run("conntrack", "sizes", "--json", TestData.file("conntrack/v4_plain.events.txt").toString());
-        String tcpLine = out.lines().filter(l -> l.contains("\"kind\":\"NEW\"")).findFirst().orElseThrow();
+        String out = run(
+                "conntrack",
+                "sizes",
+                "--json",
+                TestData.file("conntrack/v4_plain.events.txt").toString());
+        String tcpLine = out.lines()
+                .filter(l -> l.contains("\"kind\":\"NEW\""))
+                .findFirst()
+                .orElseThrow();
         // ctnetlink_nlmsg_size() for TCP with acct + timestamps, 6.18: payload 532 -> NLMSG_ALIGN(16 + 532) = 548
         // (hand sum in docs/conntrack.md §2); the first event of the recording is a TCP NEW.
         assertThat(JSON.readTree(tcpLine).get("estimated_bytes").asInt()).isEqualTo(548);
@@ -60,9 +68,16 @@ class ConntrackSizesCommandTest {
 
     @Test
     void tableEndsWithTheBudgetSummary() throws Exception {
-        String out = run("conntrack", "sizes", TestData.file("conntrack/v4_plain.events.txt").toString());
-        assertThat(out).startsWith("kind").contains("events: 49 (NEW 11, UPDATE 27, DESTROY 11)")
-                .contains("estimate waste").contains("buffer needed").contains("risk NONE");
+        String out = run(
+                "conntrack",
+                "sizes",
+                TestData.file("conntrack/v4_plain.events.txt").toString());
+        assertThat(out)
+                .startsWith("kind")
+                .contains("events: 49 (NEW 11, UPDATE 27, DESTROY 11)")
+                .contains("estimate waste")
+                .contains("buffer needed")
+                .contains("risk NONE");
     }
 
     /** "KIND id length" per recorded message, from the nlmsghdr and the CTA_ID attribute. */

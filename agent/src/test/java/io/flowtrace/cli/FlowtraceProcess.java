@@ -30,14 +30,16 @@ final class FlowtraceProcess {
 
         /** No Java stack trace or exception class name reached the user. */
         Result assertNoStackTrace() {
-            assertThat(stderr).doesNotContain("\tat ").doesNotContain("Exception").doesNotContain("Caused by");
+            assertThat(stderr)
+                    .doesNotContain("\tat ")
+                    .doesNotContain("Exception")
+                    .doesNotContain("Caused by");
             assertThat(stdout).doesNotContain("\tat ").doesNotContain("Exception");
             return this;
         }
     }
 
-    private FlowtraceProcess() {
-    }
+    private FlowtraceProcess() {}
 
     static Result run(String... args) throws IOException, InterruptedException {
         return run(null, args);
@@ -59,15 +61,21 @@ final class FlowtraceProcess {
         Path out = Files.createTempFile("flowtrace-out", ".txt");
         Path err = Files.createTempFile("flowtrace-err", ".txt");
         try {
-            ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-            pb.redirectInput(stdin != null ? ProcessBuilder.Redirect.from(stdin.toFile())
-                    : ProcessBuilder.Redirect.from(new File("/dev/null")));
+            ProcessBuilder pb =
+                    new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+            pb.redirectInput(
+                    stdin != null
+                            ? ProcessBuilder.Redirect.from(stdin.toFile())
+                            : ProcessBuilder.Redirect.from(new File("/dev/null")));
             Process p = pb.start();
             if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new AssertionError("flowtrace " + String.join(" ", args) + " did not end within " + TIMEOUT_SECONDS + " s");
+                throw new AssertionError(
+                        "flowtrace " + String.join(" ", args) + " did not end within " + TIMEOUT_SECONDS + " s");
             }
-            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+            return new Result(
+                    p.exitValue(),
+                    Files.readString(out, StandardCharsets.UTF_8),
                     Files.readString(err, StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);

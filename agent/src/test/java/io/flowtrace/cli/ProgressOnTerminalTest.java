@@ -29,15 +29,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProgressOnTerminalTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+
     @TempDir
     static Path dir;
+
     private static Path big;
 
     @BeforeAll
     static void bigCapture() throws Exception {
         assumeTrue(PseudoTerminal.available(), "util-linux script(1) is not installed: no pseudo-terminal");
         byte[] pcap;
-        try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file("tcp/cubic-loss.sender.pcap.gz")))) {
+        try (InputStream in =
+                new GZIPInputStream(Files.newInputStream(TestData.file("tcp/cubic-loss.sender.pcap.gz")))) {
             pcap = in.readAllBytes();
         }
         // The real capture 60 times over, 10 s apart: tens of MB, long enough for several redraws.
@@ -62,7 +65,9 @@ class ProgressOnTerminalTest {
     void barWithPercentageAndEtaOnTheTerminalClearedBeforeTheSummaryAndNeverInTheReport() throws Exception {
         Path json = dir.resolve("out.jsonl");
         String tty = underTerminal("analyze --json " + big + " > " + json);
-        assertThat(tty).containsPattern("\\d+% \\[[= >]*\\]").containsPattern("\\(\\d+:\\d\\d:\\d\\d / \\d+:\\d\\d:\\d\\d\\)");
+        assertThat(tty)
+                .containsPattern("\\d+% \\[[= >]*\\]")
+                .containsPattern("\\(\\d+:\\d\\d:\\d\\d / \\d+:\\d\\d:\\d\\d\\)");
         // Each redraw starts with a carriage return; the summary must start a segment of its own, after a
         // blank (cleared) one, not sit behind the last bar.
         List<String> segments = Arrays.asList(tty.split("[\r\n]+"));

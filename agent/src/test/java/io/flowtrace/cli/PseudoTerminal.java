@@ -13,8 +13,7 @@ import java.util.concurrent.TimeUnit;
  * which gives it a pseudo-terminal: what a user at a terminal sees, progress bars included.
  */
 final class PseudoTerminal {
-    private PseudoTerminal() {
-    }
+    private PseudoTerminal() {}
 
     static boolean available() {
         return new File("/usr/bin/script").canExecute();
@@ -31,8 +30,12 @@ final class PseudoTerminal {
         String command = java + " -cp '" + cp + "' " + FlowtraceCli.class.getName() + " " + args;
         Process p = new ProcessBuilder("/usr/bin/script", "-qec", command, log.toString())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
-        assertThat(p.waitFor(timeoutSeconds, TimeUnit.SECONDS)).as("flowtrace under script ends").isTrue();
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectErrorStream(true)
+                .start();
+        assertThat(p.waitFor(timeoutSeconds, TimeUnit.SECONDS))
+                .as("flowtrace under script ends")
+                .isTrue();
         String text = Files.readString(log, StandardCharsets.UTF_8);
         assertThat(p.exitValue()).as(text).isZero();
         // script(1) frames the session with "Script started/done" lines: only what flowtrace wrote is kept

@@ -25,21 +25,38 @@ class ReportInChromiumTest {
     @Test
     void reportLoadsDrawsZoomsAndIsNotBlank(@TempDir Path tmp) throws Exception {
         Path report = tmp.resolve("report.html");
-        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "-q", "--report", report.toString(), "--top", "2",
+        FlowtraceProcess.Result r = FlowtraceProcess.run(
+                "analyze",
+                "-q",
+                "--report",
+                report.toString(),
+                "--top",
+                "2",
                 TestData.file("tcp/cubic-loss.sender.pcap.gz").toString());
         assertThat(r.exit()).as(r.stderr()).isZero();
         String html = Files.readString(report, StandardCharsets.UTF_8);
         // One self-contained file: no script, style or image to fetch; uPlot's licence travels with it.
-        assertThat(html).doesNotContainPattern("<script[^>]+src=").doesNotContain("<link").doesNotContain("<img")
-                .contains("id=\"uplot-license\"").contains("The MIT License");
+        assertThat(html)
+                .doesNotContainPattern("<script[^>]+src=")
+                .doesNotContain("<link")
+                .doesNotContain("<img")
+                .contains("id=\"uplot-license\"")
+                .contains("The MIT License");
 
         Optional<HeadlessChromium> chromium = HeadlessChromium.find();
-        Assumptions.assumeTrue(chromium.isPresent(), "chromium is not installed (apt-get install chromium): browser check skipped");
+        Assumptions.assumeTrue(
+                chromium.isPresent(), "chromium is not installed (apt-get install chromium): browser check skipped");
         HeadlessChromium.Screenshot shot = chromium.get().screenshot(report, tmp, 1300, 1600);
-        assertThat(shot.status()).as("chromium --screenshot:%n%s", shot.stderr()).isZero();
-        assertThat(shot.consoleMessages()).as("console messages while loading the report").isEmpty();
+        assertThat(shot.status())
+                .as("chromium --screenshot:%n%s", shot.stderr())
+                .isZero();
+        assertThat(shot.consoleMessages())
+                .as("console messages while loading the report")
+                .isEmpty();
         assertThat(shot.image()).isNotNull();
-        assertThat(shot.distinctColours()).as("distinct colours in the screenshot (a blank page has one)").isGreaterThan(20);
+        assertThat(shot.distinctColours())
+                .as("distinct colours in the screenshot (a blank page has one)")
+                .isGreaterThan(20);
 
         JsonNode p = chromium.get().probe(report, tmp);
         assertThat(p).as("the probe ran").isNotNull();
@@ -51,9 +68,14 @@ class ReportInChromiumTest {
         double max0 = p.get("before").get(1).asDouble();
         double min1 = p.get("after").get(0).asDouble();
         double max1 = p.get("after").get(1).asDouble();
-        assertThat(max1 - min1).as("drag-zoom narrows the time range").isLessThan((max0 - min0) * 0.5).isPositive();
+        assertThat(max1 - min1)
+                .as("drag-zoom narrows the time range")
+                .isLessThan((max0 - min0) * 0.5)
+                .isPositive();
         assertThat(min1).isGreaterThan(min0);
-        assertThat(p.get("otherAfter").get(0).asDouble()).as("the flow's other charts follow").isEqualTo(min1);
+        assertThat(p.get("otherAfter").get(0).asDouble())
+                .as("the flow's other charts follow")
+                .isEqualTo(min1);
         assertThat(p.get("otherAfter").get(1).asDouble()).isEqualTo(max1);
     }
 }

@@ -27,8 +27,7 @@ class TextReportTest {
     private static final Pattern ROW = Pattern.compile("^ *(\\d+)  (\\S+) - (\\S+) +(\\d+\\.\\d{6})  +(.+)$");
 
     /** One connection of tcptrace's long report. */
-    private record Traced(String a, String b, long packetsAb, long packetsBa, long uniqueAb, long rexmtAb) {
-    }
+    private record Traced(String a, String b, long packetsAb, long packetsBa, long uniqueAb, long rexmtAb) {}
 
     @Test
     void defaultIsOneLinePerConnectionNumberedByFirstPacketLikeTcptrace() throws Exception {
@@ -49,10 +48,14 @@ class TextReportTest {
             // elapsed, pkts c2s, pkts s2c, data c2s, ...
             assertThat(number(cells[1])).as("packets a->b of %s", t).isEqualTo(t.packetsAb());
             assertThat(number(cells[2])).as("packets b->a of %s", t).isEqualTo(t.packetsBa());
-            assertThat(bytes(cells[3])).as("unique bytes a->b of %s", t).isCloseTo(t.uniqueAb(),
-                    org.assertj.core.data.Percentage.withPercentage(0.5));
+            assertThat(bytes(cells[3]))
+                    .as("unique bytes a->b of %s", t)
+                    .isCloseTo(t.uniqueAb(), org.assertj.core.data.Percentage.withPercentage(0.5));
         }
-        assertThat(r.stdoutLines().get(0)).contains("client - server").contains("pkts c2s").contains("RTT s2c");
+        assertThat(r.stdoutLines().get(0))
+                .contains("client - server")
+                .contains("pkts c2s")
+                .contains("RTT s2c");
     }
 
     @Test
@@ -73,12 +76,22 @@ class TextReportTest {
         FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "-q", "-l", capture("cubic-loss"));
         assertThat(r.exit()).isZero();
         String out = r.stdout();
-        assertThat(out).contains("c2s (client>server)").contains("s2c (server>client)").doesNotContain("a2b")
-                .doesNotContain("_us").doesNotContain("lt100").doesNotContain("bps").doesNotContain(".0 us")
-                .contains("first packet: ").contains("elapsed: ").contains("window scale announced (shift):");
-        assertThat(out).startsWith("1: " + traced.get(0).a() + " - " + traced.get(0).b());
+        assertThat(out)
+                .contains("c2s (client>server)")
+                .contains("s2c (server>client)")
+                .doesNotContain("a2b")
+                .doesNotContain("_us")
+                .doesNotContain("lt100")
+                .doesNotContain("bps")
+                .doesNotContain(".0 us")
+                .contains("first packet: ")
+                .contains("elapsed: ")
+                .contains("window scale announced (shift):");
+        assertThat(out)
+                .startsWith("1: " + traced.get(0).a() + " - " + traced.get(0).b());
         String second = out.substring(out.indexOf("\n2: "));
-        Matcher m = Pattern.compile("(?m)^   retransmitted packets: +(\\S+) +(\\S+)$").matcher(second);
+        Matcher m = Pattern.compile("(?m)^   retransmitted packets: +(\\S+) +(\\S+)$")
+                .matcher(second);
         assertThat(m.find()).isTrue();
         assertThat(number(m.group(1))).isEqualTo(traced.get(1).rexmtAb());
         // "none" is "-" everywhere, never -1
@@ -89,20 +102,37 @@ class TextReportTest {
     void eventsAsTextAreOneReadableLinePerEvent() throws Exception {
         List<Traced> traced = tcptrace("cubic-loss");
         FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "-q", "--events", capture("cubic-loss"));
-        List<String> events = r.stdoutLines().stream().filter(l -> l.matches("^ +\\d+\\.\\d{6}  .*")).toList();
-        assertThat(events).isNotEmpty().allSatisfy(l -> assertThat(l)
-                .matches(" +\\d+\\.\\d{6}  \\S+ - \\S+  (c2s|s2c)  [a-zA-Z].*").doesNotContain("timeNanos").doesNotContain("["));
-        long retransmissions = events.stream().filter(l -> l.contains("  retransmission ")).count();
-        assertThat(retransmissions).isEqualTo(traced.get(0).rexmtAb() + traced.get(1).rexmtAb());
-        assertThat(events.stream().filter(l -> l.contains("  retransmission ")).findFirst().orElseThrow())
-                .containsPattern("retransmission (fast|rto|tlp|spurious|other) \\(sent by \\w+\\) seq \\d+, [\\d.,]+ k?B");
+        List<String> events = r.stdoutLines().stream()
+                .filter(l -> l.matches("^ +\\d+\\.\\d{6}  .*"))
+                .toList();
+        assertThat(events)
+                .isNotEmpty()
+                .allSatisfy(l -> assertThat(l)
+                        .matches(" +\\d+\\.\\d{6}  \\S+ - \\S+  (c2s|s2c)  [a-zA-Z].*")
+                        .doesNotContain("timeNanos")
+                        .doesNotContain("["));
+        long retransmissions =
+                events.stream().filter(l -> l.contains("  retransmission ")).count();
+        assertThat(retransmissions)
+                .isEqualTo(traced.get(0).rexmtAb() + traced.get(1).rexmtAb());
+        assertThat(events.stream()
+                        .filter(l -> l.contains("  retransmission "))
+                        .findFirst()
+                        .orElseThrow())
+                .containsPattern(
+                        "retransmission (fast|rto|tlp|spurious|other) \\(sent by \\w+\\) seq \\d+, [\\d.,]+ k?B");
     }
 
     @Test
     void servicesTableSaysWhatEachColumnIs() throws Exception {
         FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "-q", "--services", capture("short-conns"));
-        assertThat(r.stdoutLines().get(0)).contains("service (server)").contains("established").contains("setup p99")
-                .contains("SYN retransmits").contains("flows with SYN rtx").contains("synchronised retries");
+        assertThat(r.stdoutLines().get(0))
+                .contains("service (server)")
+                .contains("established")
+                .contains("setup p99")
+                .contains("SYN retransmits")
+                .contains("flows with SYN rtx")
+                .contains("synchronised retries");
         // tcptrace: 240 connections, all to the one service
         assertThat(r.stdoutLines().get(1)).matches("10\\.77\\.2\\.2:5206 +240 +240 .*");
     }
@@ -120,11 +150,13 @@ class TextReportTest {
         assertThat(budget.get("risk").asText()).isEqualTo("NONE");
 
         FlowtraceProcess.Result table = FlowtraceProcess.run("conntrack", "sizes", events.toString());
-        Matcher first = Pattern.compile("src=(\\S+) dst=(\\S+) sport=(\\d+) dport=(\\d+)").matcher(text.get(0));
+        Matcher first = Pattern.compile("src=(\\S+) dst=(\\S+) sport=(\\d+) dport=(\\d+)")
+                .matcher(text.get(0));
         assertThat(first.find()).isTrue();
         assertThat(table.stdoutLines().get(0)).endsWith("tuple (original direction)");
-        assertThat(table.stdoutLines().get(1)).endsWith("tcp " + first.group(1) + ":" + first.group(3) + " > "
-                + first.group(2) + ":" + first.group(4));
+        assertThat(table.stdoutLines().get(1))
+                .endsWith(
+                        "tcp " + first.group(1) + ":" + first.group(3) + " > " + first.group(2) + ":" + first.group(4));
     }
 
     private static String capture(String name) {
@@ -154,7 +186,8 @@ class TextReportTest {
         if (Files.exists(plain)) {
             text = Files.readString(plain);
         } else {
-            try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file("tcp/" + name + ".sender.tcptrace.txt.gz")))) {
+            try (InputStream in = new GZIPInputStream(
+                    Files.newInputStream(TestData.file("tcp/" + name + ".sender.tcptrace.txt.gz")))) {
                 text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
         }
@@ -168,7 +201,12 @@ class TextReportTest {
             String first = host.group(1);
             assertThat(host.find()).isTrue();
             long[] packets = pair(block, "total packets");
-            out.add(new Traced(first, host.group(1), packets[0], packets[1], pair(block, "unique bytes sent")[0],
+            out.add(new Traced(
+                    first,
+                    host.group(1),
+                    packets[0],
+                    packets[1],
+                    pair(block, "unique bytes sent")[0],
                     pair(block, "rexmt data pkts")[0]));
         }
         return out;
@@ -176,7 +214,8 @@ class TextReportTest {
 
     /** The a->b and b->a values of a "name: x   name: y" row of tcptrace's two-column block. */
     private static long[] pair(String block, String name) {
-        Matcher m = Pattern.compile("(?m)^ +" + name + ": +(\\d+) +" + name + ": +(\\d+)").matcher(block);
+        Matcher m = Pattern.compile("(?m)^ +" + name + ": +(\\d+) +" + name + ": +(\\d+)")
+                .matcher(block);
         if (!m.find()) {
             throw new AssertionError("no '" + name + "' row in tcptrace's block");
         }

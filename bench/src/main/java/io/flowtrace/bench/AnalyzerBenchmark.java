@@ -29,14 +29,22 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx4g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xmx4g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class AnalyzerBenchmark {
     private static final VantagePoint BENCH = new VantagePoint("bench", "if0");
 
-    @Param({"tcp/cubic-deepqueue.sender.pcap.gz", "tcp/cubic-loss.sender.pcap.gz", "tcp/short-conns.sender.pcap.gz",
-        "synthetic-lossy-10000", "synthetic-lossy-100000", "synthetic-lossy-1000000"})
+    @Param({
+        "tcp/cubic-deepqueue.sender.pcap.gz",
+        "tcp/cubic-loss.sender.pcap.gz",
+        "tcp/short-conns.sender.pcap.gz",
+        "synthetic-lossy-10000",
+        "synthetic-lossy-100000",
+        "synthetic-lossy-1000000"
+    })
     public String input;
 
     private DecodedPacket[] packets;
@@ -44,7 +52,8 @@ public class AnalyzerBenchmark {
     @Setup(Level.Trial)
     public void load() throws IOException {
         if (input.startsWith("synthetic-lossy-")) {
-            packets = SyntheticLossyFlow.generate(Integer.parseInt(input.substring("synthetic-lossy-".length())), 0.02, 42);
+            packets = SyntheticLossyFlow.generate(
+                    Integer.parseInt(input.substring("synthetic-lossy-".length())), 0.02, 42);
         } else {
             packets = Packets.load(Packets.testdata(input));
         }

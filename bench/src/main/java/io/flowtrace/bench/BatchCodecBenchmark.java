@@ -46,7 +46,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xmx2g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class BatchCodecBenchmark {
@@ -82,7 +84,8 @@ public class BatchCodecBenchmark {
         for (int i = 0; i < all.length; i++) {
             events[i] = bytes(PacketEvents.toAvro(all[i], VANTAGE).toByteBuffer());
             eventBytes += events[i].length;
-            List<DecodedPacket> flow = open.computeIfAbsent(PacketEvents.flowKey(vantage, all[i]), k -> new ArrayList<>());
+            List<DecodedPacket> flow =
+                    open.computeIfAbsent(PacketEvents.flowKey(vantage, all[i]), k -> new ArrayList<>());
             flow.add(all[i]);
             if (flow.size() == batch) {
                 b.add(bytes(PacketBatches.toAvro(VANTAGE, flow).toByteBuffer()));
@@ -98,7 +101,8 @@ public class BatchCodecBenchmark {
         for (byte[] v : batches) {
             batchBytes += v.length;
         }
-        System.out.printf("%n%s: %d packets; PacketEvent %.1f bytes/packet; PacketBatch (<= %d) %.1f bytes/packet in %d records%n",
+        System.out.printf(
+                "%n%s: %d packets; PacketEvent %.1f bytes/packet; PacketBatch (<= %d) %.1f bytes/packet in %d records%n",
                 input, packets, eventBytes / (double) packets, batch, batchBytes / (double) packets, batches.length);
     }
 

@@ -33,7 +33,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xmx2g"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class DecoderBenchmark {
@@ -50,7 +52,8 @@ public class DecoderBenchmark {
     public void load() throws IOException {
         List<byte[]> f = new ArrayList<>();
         List<int[]> meta = new ArrayList<>();
-        try (InputStream in = Files.newInputStream(Packets.testdata(input)); CaptureReader r = CaptureReader.open(in)) {
+        try (InputStream in = Files.newInputStream(Packets.testdata(input));
+                CaptureReader r = CaptureReader.open(in)) {
             CaptureRecord rec = new CaptureRecord();
             while (r.next(rec)) {
                 f.add(Arrays.copyOfRange(rec.data, rec.dataOffset, rec.dataOffset + rec.capturedLength));

@@ -29,11 +29,16 @@ public final class LogLogPlot {
     private static final int RIGHT = 380;
     private static final int TOP = 50;
     private static final int BOTTOM = 70;
-    private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
-        new Color(0xff7f0e), new Color(0x9467bd), new Color(0x8c564b)};
+    private static final Color[] COLORS = {
+        new Color(0x1f77b4),
+        new Color(0xd62728),
+        new Color(0x2ca02c),
+        new Color(0xff7f0e),
+        new Color(0x9467bd),
+        new Color(0x8c564b)
+    };
 
-    private LogLogPlot() {
-    }
+    private LogLogPlot() {}
 
     public static void main(String[] args) throws IOException {
         if (args.length != 5) {
@@ -55,7 +60,10 @@ public final class LogLogPlot {
         if (series.isEmpty()) {
             throw new IOException(args[0] + ": no positive data points");
         }
-        ImageIO.write(render(series, args[2], args[3], args[4]), "png", Path.of(args[1]).toFile());
+        ImageIO.write(
+                render(series, args[2], args[3], args[4]),
+                "png",
+                Path.of(args[1]).toFile());
     }
 
     static BufferedImage render(Map<String, List<double[]>> series, String title, String xLabel, String yLabel) {

@@ -32,8 +32,7 @@ public final class LongFlow {
     private static final int ETH = 14;
     private static final long MOD = 1L << 32;
 
-    private LongFlow() {
-    }
+    private LongFlow() {}
 
     /** One captured frame, copied out of the reader. */
     private record Frame(long timeNanos, byte[] data, int wireLength) {
@@ -65,12 +64,14 @@ public final class LongFlow {
             System.exit(2);
         }
         long written = write(Path.of(args[0]), Path.of(args[1]), Long.parseLong(args[2]), args.length == 4);
-        System.err.printf("LongFlow: %s -> %s, %,d packets%s%n", args[0], args[1], written,
-                args.length == 4 ? " (data direction only)" : "");
+        System.err.printf(
+                "LongFlow: %s -> %s, %,d packets%s%n",
+                args[0], args[1], written, args.length == 4 ? " (data direction only)" : "");
     }
 
     /** Writes the long flow; returns the number of packets written. */
-    public static long write(Path in, Path out, long packets, boolean oneDirection) throws IOException, CaptureFormatException {
+    public static long write(Path in, Path out, long packets, boolean oneDirection)
+            throws IOException, CaptureFormatException {
         List<Frame> frames = read(in);
         int synIndex = -1;
         for (int i = 0; i < frames.size() && synIndex < 0; i++) {
@@ -128,10 +129,12 @@ public final class LongFlow {
             }
         }
         int sender = bytes[0] >= bytes[1] ? 0 : 1;
-        long timeSpan = body.get(body.size() - 1).timeNanos() - body.get(0).timeNanos()
+        long timeSpan = body.get(body.size() - 1).timeNanos()
+                - body.get(0).timeNanos()
                 + (body.get(1).timeNanos() - body.get(0).timeNanos());
         int perCopy = oneDirection ? count(body, client, sender) : body.size();
-        int fixed = oneDirection ? count(head, client, sender) + count(tail, client, sender) : head.size() + tail.size();
+        int fixed =
+                oneDirection ? count(head, client, sender) + count(tail, client, sender) : head.size() + tail.size();
         long copies = Math.max(1, (packets - fixed + perCopy - 1) / perCopy);
         // Start the sequence numbers so that they wrap in the middle of the flow.
         long[] base = new long[2];
@@ -151,8 +154,19 @@ public final class LongFlow {
         return written;
     }
 
-    private static long emit(PcapWriter w, List<Frame> frames, long k, int client, int sender, boolean oneDirection,
-            long[] base, long[] seqSpan, long[] tsSpan, int[] idSpan, long timeSpan) throws IOException {
+    private static long emit(
+            PcapWriter w,
+            List<Frame> frames,
+            long k,
+            int client,
+            int sender,
+            boolean oneDirection,
+            long[] base,
+            long[] seqSpan,
+            long[] tsSpan,
+            int[] idSpan,
+            long timeSpan)
+            throws IOException {
         long n = 0;
         for (Frame f : frames) {
             int d = f.fromClient(client) ? 0 : 1;
@@ -176,8 +190,8 @@ public final class LongFlow {
     }
 
     /** SACK blocks (the peer's sequence space) and timestamps (value ours, echo the peer's). */
-    private static void shiftOptions(byte[] p, int tcp, int d, long k, long[] base, long[] seqSpan, long[] tsSpan,
-            boolean syn) {
+    private static void shiftOptions(
+            byte[] p, int tcp, int d, long k, long[] base, long[] seqSpan, long[] tsSpan, boolean syn) {
         int end = Math.min(p.length, tcp + ((p[tcp + 12] & 0xf0) >> 2));
         int o = tcp + 20;
         while (o < end) {
@@ -214,7 +228,7 @@ public final class LongFlow {
         byte[] p = f.data();
         int tcp = f.tcp();
         int end = Math.min(p.length, tcp + ((p[tcp + 12] & 0xf0) >> 2));
-        for (int o = tcp + 20; o < end;) {
+        for (int o = tcp + 20; o < end; ) {
             int kind = p[o] & 0xff;
             if (kind == 0) {
                 break;
@@ -248,12 +262,17 @@ public final class LongFlow {
     /** The frames of the capture's biggest connection (e.g. iperf3's data connection, not its control one). */
     private static List<Frame> read(Path in) throws IOException, CaptureFormatException {
         java.util.Map<Long, List<Frame>> flows = new java.util.HashMap<>();
-        try (InputStream is = Files.newInputStream(in); CaptureReader r = CaptureReader.open(is)) {
+        try (InputStream is = Files.newInputStream(in);
+                CaptureReader r = CaptureReader.open(is)) {
             CaptureRecord rec = new CaptureRecord();
             while (r.next(rec)) {
                 byte[] d = Arrays.copyOfRange(rec.data, rec.dataOffset, rec.dataOffset + rec.capturedLength);
-                boolean tcp4 = rec.linkType == LinkType.ETHERNET && d.length >= ETH + 40 && (d[12] & 0xff) == 0x08
-                        && d[13] == 0 && (d[ETH] & 0xf0) == 0x40 && d[ETH + 9] == 6;
+                boolean tcp4 = rec.linkType == LinkType.ETHERNET
+                        && d.length >= ETH + 40
+                        && (d[12] & 0xff) == 0x08
+                        && d[13] == 0
+                        && (d[ETH] & 0xf0) == 0x40
+                        && d[ETH + 9] == 6;
                 if (!tcp4) {
                     continue; // ARP, IPv6 neighbour discovery: not part of the flow
                 }
@@ -262,7 +281,8 @@ public final class LongFlow {
                 flows.computeIfAbsent(key, x -> new ArrayList<>()).add(f);
             }
         }
-        return flows.values().stream().max(java.util.Comparator.comparingInt(List::size))
+        return flows.values().stream()
+                .max(java.util.Comparator.comparingInt(List::size))
                 .orElseThrow(() -> new IOException(in + ": no Ethernet/IPv4 TCP connection"));
     }
 

@@ -14,12 +14,12 @@ import java.util.List;
 
 /** Decoded TCP packets held in memory, so a benchmark measures the analyser and nothing else. */
 public final class Packets {
-    private Packets() {
-    }
+    private Packets() {}
 
     public static DecodedPacket[] load(Path capture) throws IOException {
         List<DecodedPacket> out = new ArrayList<>();
-        try (InputStream in = Files.newInputStream(capture); CaptureReader r = CaptureReader.open(in)) {
+        try (InputStream in = Files.newInputStream(capture);
+                CaptureReader r = CaptureReader.open(in)) {
             CaptureRecord rec = new CaptureRecord();
             PacketDecoder decoder = new PacketDecoder();
             DecodedPacket p = new DecodedPacket();

@@ -12,12 +12,13 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * reports time per whole input; this divides by its packet count). Accepts JMH's own options.
  */
 public final class PerPacketReport {
-    private PerPacketReport() {
-    }
+    private PerPacketReport() {}
 
     public static void main(String[] args) throws Exception {
-        Options opts = new OptionsBuilder().parent(new CommandLineOptions(args))
-                .include(AnalyzerBenchmark.class.getSimpleName()).build();
+        Options opts = new OptionsBuilder()
+                .parent(new CommandLineOptions(args))
+                .include(AnalyzerBenchmark.class.getSimpleName())
+                .build();
         Collection<RunResult> results = new Runner(opts).run();
         System.out.printf("%n%-40s %10s %14s %12s %14s%n", "input", "packets", "ns/packet", "±error", "packets/s");
         for (RunResult r : results) {
@@ -28,7 +29,8 @@ public final class PerPacketReport {
             int n = b.packetCount();
             double nsPerInput = r.getPrimaryResult().getScore();
             double err = r.getPrimaryResult().getScoreError();
-            System.out.printf("%-40s %10d %14.1f %12.1f %,14.0f%n", input, n, nsPerInput / n, err / n, 1e9 * n / nsPerInput);
+            System.out.printf(
+                    "%-40s %10d %14.1f %12.1f %,14.0f%n", input, n, nsPerInput / n, err / n, 1e9 * n / nsPerInput);
         }
     }
 }

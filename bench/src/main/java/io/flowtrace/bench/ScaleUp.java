@@ -22,8 +22,7 @@ import java.nio.file.Path;
  * <p>{@code java -cp bench/target/flowtrace-bench.jar io.flowtrace.bench.ScaleUp IN OUT COPIES}
  */
 public final class ScaleUp {
-    private ScaleUp() {
-    }
+    private ScaleUp() {}
 
     public static void main(String[] args) throws IOException, CaptureFormatException {
         if (args.length != 3) {
@@ -37,15 +36,19 @@ public final class ScaleUp {
         try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(Path.of(args[1])), 1 << 20);
                 PcapWriter out = new PcapWriter(os, LinkType.ETHERNET, 262_144)) {
             for (int k = 0; k < copies; k++) {
-                try (InputStream is = Files.newInputStream(in); CaptureReader r = CaptureReader.open(is)) {
+                try (InputStream is = Files.newInputStream(in);
+                        CaptureReader r = CaptureReader.open(is)) {
                     CaptureRecord rec = new CaptureRecord();
                     while (r.next(rec)) {
                         if (rec.linkType != LinkType.ETHERNET) {
-                            throw new IOException("ScaleUp handles Ethernet captures only, got link type " + rec.linkType);
+                            throw new IOException(
+                                    "ScaleUp handles Ethernet captures only, got link type " + rec.linkType);
                         }
                         byte[] d = rec.data;
                         int o = rec.dataOffset;
-                        boolean ipv4 = rec.capturedLength >= 34 && (d[o + 12] & 0xff) == 0x08 && d[o + 13] == 0
+                        boolean ipv4 = rec.capturedLength >= 34
+                                && (d[o + 12] & 0xff) == 0x08
+                                && d[o + 13] == 0
                                 && (d[o + 14] & 0xf0) == 0x40;
                         if (ipv4) {
                             for (int a : new int[] {o + 14 + 12, o + 14 + 16}) { // source, destination address
@@ -65,7 +68,8 @@ public final class ScaleUp {
     private static long span(Path in) throws IOException, CaptureFormatException {
         long first = -1;
         long last = 0;
-        try (InputStream is = Files.newInputStream(in); CaptureReader r = CaptureReader.open(is)) {
+        try (InputStream is = Files.newInputStream(in);
+                CaptureReader r = CaptureReader.open(is)) {
             CaptureRecord rec = new CaptureRecord();
             while (r.next(rec)) {
                 if (first < 0) {

@@ -14,8 +14,7 @@ import java.util.SplittableRandom;
  * flow wraps.
  */
 public final class SyntheticLossyFlow {
-    private SyntheticLossyFlow() {
-    }
+    private SyntheticLossyFlow() {}
 
     public static DecodedPacket[] generate(int packets, double loss, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
@@ -58,8 +57,14 @@ public final class SyntheticLossyFlow {
             // the receiver: cumulative ACK up to the first hole, SACK for what lies above it
             long hole = lost.isEmpty() ? next : lost.get(0);
             for (int i = 0; i < sent.size(); i += 2) {
-                DecodedPacket a = packet(t += 5_000, false, serverIsn + 1, isn + Math.max(cumAck, Math.min(hole, sent.get(i) + mss)),
-                        DecodedPacket.ACK, 0, 0);
+                DecodedPacket a = packet(
+                        t += 5_000,
+                        false,
+                        serverIsn + 1,
+                        isn + Math.max(cumAck, Math.min(hole, sent.get(i) + mss)),
+                        DecodedPacket.ACK,
+                        0,
+                        0);
                 if (!lost.isEmpty() && sent.get(i) > hole) {
                     a.sackCount = 1;
                     a.sackLeft[0] = (isn + hole + mss) & 0xffffffffL;

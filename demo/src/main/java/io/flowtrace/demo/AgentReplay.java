@@ -50,8 +50,7 @@ final class AgentReplay {
         this.stop = stop;
     }
 
-    record Published(long read, long published, long malformed, long skipped) {
-    }
+    record Published(long read, long published, long malformed, long skipped) {}
 
     Published packets(Capture capture, String topic) throws Exception {
         AgentMetrics metrics = new AgentMetrics();
@@ -62,23 +61,37 @@ final class AgentReplay {
         try (SpoolingPublisher publisher = open(topic, capture.agentId(), metrics)) {
             // as `flowtrace agent packets FILE` runs by default: per-flow batches, linger in capture time,
             // OpenVPN on UDP 1194 as OpenVpnBatches
-            CapturePublisher agent = new CapturePublisher(capture.agentId(), null, publisher, metrics,
+            CapturePublisher agent = new CapturePublisher(
+                    capture.agentId(),
+                    null,
+                    publisher,
+                    metrics,
                     new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME),
                     io.flowtrace.core.openvpn.OpenVpnWire.defaults());
-            try (InputStream in = counting(Files.newInputStream(capture.file()), bytesRead, () ->
-                    status.update(label + " " + StatusLine.bar((double) bytesRead.get() / size)
-                            + String.format("  %,d frames read, %,d published", metrics.read.sum(), metrics.published.sum())))) {
+            try (InputStream in = counting(
+                    Files.newInputStream(capture.file()),
+                    bytesRead,
+                    () -> status.update(label + " " + StatusLine.bar((double) bytesRead.get() / size)
+                            + String.format(
+                                    "  %,d frames read, %,d published",
+                                    metrics.read.sum(), metrics.published.sum())))) {
                 CaptureReader reader = CaptureReader.open(in, agent);
                 agent.publishAll(reader, ReplayPacer.UNPACED, stop);
             } catch (CaptureFormatException e) {
                 throw new IllegalArgumentException(capture.file() + ": " + e.getMessage(), e);
             }
         }
-        Published p = new Published(metrics.read.sum(), metrics.published.sum(), metrics.malformedTotal(),
-                metrics.skippedTotal());
-        status.done(String.format("%s %s  %,d frames read, %,d TCP packets published%s (%.1f s)", label,
-                StatusLine.bar(1), p.read(), p.published(),
-                p.malformed() + p.skipped() > 0 ? String.format(", %,d not TCP, %,d malformed", p.skipped(), p.malformed()) : "",
+        Published p = new Published(
+                metrics.read.sum(), metrics.published.sum(), metrics.malformedTotal(), metrics.skippedTotal());
+        status.done(String.format(
+                "%s %s  %,d frames read, %,d TCP packets published%s (%.1f s)",
+                label,
+                StatusLine.bar(1),
+                p.read(),
+                p.published(),
+                p.malformed() + p.skipped() > 0
+                        ? String.format(", %,d not TCP, %,d malformed", p.skipped(), p.malformed())
+                        : "",
                 (System.nanoTime() - started) / 1e9));
         return p;
     }
@@ -87,12 +100,15 @@ final class AgentReplay {
         AgentMetrics metrics = new AgentMetrics();
         byte[] bin = Files.readAllBytes(recording.file());
         ByteBuffer bb = ByteBuffer.wrap(bin).order(ByteOrder.LITTLE_ENDIAN);
-        Vantage vantage = Vantage.newBuilder().setAgentId(recording.agentId()).setInterfaceName("conntrack").build();
+        Vantage vantage = Vantage.newBuilder()
+                .setAgentId(recording.agentId())
+                .setInterfaceName("conntrack")
+                .build();
         String label = "agent conntrack " + recording.file().getFileName();
         CtnetlinkParser parser = new CtnetlinkParser();
         try (SpoolingPublisher publisher = open(topic, recording.agentId(), metrics)) {
-            ConntrackPublishingSink sink = new ConntrackPublishingSink(vantage, ConntrackSource.NETLINK, RECORDED_RCVBUF,
-                    publisher, metrics);
+            ConntrackPublishingSink sink =
+                    new ConntrackPublishingSink(vantage, ConntrackSource.NETLINK, RECORDED_RCVBUF, publisher, metrics);
             while (bb.remaining() >= 4 && !stop.getAsBoolean()) {
                 int length = bb.getInt();
                 if (length < 0 || length > bb.remaining()) {
@@ -111,16 +127,21 @@ final class AgentReplay {
             }
         }
         Published p = new Published(metrics.read.sum(), metrics.published.sum(), metrics.malformedTotal(), 0);
-        status.done(String.format("%s %s  %,d ctnetlink messages, %,d events published%s", label, StatusLine.bar(1),
-                p.read(), p.published(), p.malformed() > 0 ? String.format(", %,d malformed", p.malformed()) : ""));
+        status.done(String.format(
+                "%s %s  %,d ctnetlink messages, %,d events published%s",
+                label,
+                StatusLine.bar(1),
+                p.read(),
+                p.published(),
+                p.malformed() > 0 ? String.format(", %,d malformed", p.malformed()) : ""));
         return p;
     }
 
     private SpoolingPublisher open(String topic, String agentId, AgentMetrics metrics) throws Exception {
         var props = ProducerSettings.build(bootstrapServers, null, null, "flowtrace-demo-" + agentId + "-" + topic);
         var spool = io.flowtrace.agent.spool.DiskSpool.open(spoolRoot.resolve(agentId + "-" + topic), 256L << 20);
-        return new SpoolingPublisher(new KafkaProducer<>(props), topic, spool, metrics,
-                TimeUnit.SECONDS.toNanos(5), Duration.ofSeconds(60));
+        return new SpoolingPublisher(
+                new KafkaProducer<>(props), topic, spool, metrics, TimeUnit.SECONDS.toNanos(5), Duration.ofSeconds(60));
     }
 
     private static InputStream counting(InputStream in, AtomicLong counter, Runnable onRead) {

@@ -20,8 +20,7 @@ final class Bundled {
             new String[] {"v4_plain", "conntrack events of a few IPv4 connections"},
             new String[] {"burst", "a burst of 400 new connections in 0.43 s (the ENOBUFS experiment)"});
 
-    private Bundled() {
-    }
+    private Bundled() {}
 
     static List<Capture> tcpCaptures(Path home) {
         List<Capture> out = new ArrayList<>();

@@ -17,8 +17,7 @@ import java.util.List;
  * which live agents never do. Replaying in recording order is what live agents would have sent.
  */
 final class Chronology {
-    private Chronology() {
-    }
+    private Chronology() {}
 
     static List<Capture> byFirstPacket(List<Capture> captures) throws IOException {
         List<long[]> keyed = new ArrayList<>();
@@ -34,7 +33,8 @@ final class Chronology {
     }
 
     private static long firstPacketNanos(Capture c) throws IOException {
-        try (InputStream in = Files.newInputStream(c.file()); CaptureReader reader = CaptureReader.open(in)) {
+        try (InputStream in = Files.newInputStream(c.file());
+                CaptureReader reader = CaptureReader.open(in)) {
             CaptureRecord rec = new CaptureRecord();
             return reader.next(rec) ? rec.timestampNanos : Long.MAX_VALUE;
         } catch (CaptureFormatException e) {

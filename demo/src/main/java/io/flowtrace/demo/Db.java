@@ -20,7 +20,8 @@ public final class Db {
     }
 
     public List<Map<String, Object>> query(String sql, Object... parameters) {
-        try (Connection c = source.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+        try (Connection c = source.getConnection();
+                PreparedStatement s = c.prepareStatement(sql)) {
             for (int i = 0; i < parameters.length; i++) {
                 s.setObject(i + 1, parameters[i]);
             }

@@ -22,12 +22,17 @@ import java.util.List;
  */
 final class Demo implements AutoCloseable {
     /** What to run; {@code captures} empty = the bundled ones (and the conntrack recordings). */
-    record Settings(List<Capture> captures, List<Capture> conntrack, boolean keep, Path reportDir, Path exportFile,
-            int parallelism, boolean quiet, boolean terminal) {
-    }
+    record Settings(
+            List<Capture> captures,
+            List<Capture> conntrack,
+            boolean keep,
+            Path reportDir,
+            Path exportFile,
+            int parallelism,
+            boolean quiet,
+            boolean terminal) {}
 
-    record Outcome(long packetsPublished, long conntrackPublished, long flows, int exported, double jobSeconds) {
-    }
+    record Outcome(long packetsPublished, long conntrackPublished, long flows, int exported, double jobSeconds) {}
 
     private final Settings settings;
     private final PrintStream out;
@@ -55,25 +60,33 @@ final class Demo implements AutoCloseable {
         } finally {
             System.setOut(stdout);
         }
-        JobConfig config = DemoJob.config(services.bootstrapServers(), services.jdbcUrl(), services.passwordFile(),
-                workDir.resolve("checkpoints"), settings.parallelism());
+        JobConfig config = DemoJob.config(
+                services.bootstrapServers(),
+                services.jdbcUrl(),
+                services.passwordFile(),
+                workDir.resolve("checkpoints"),
+                settings.parallelism());
         services.kafka().createTopics(DemoJob.PARTITIONS, DemoJob.topics(config).toArray(String[]::new));
-        status.done(String.format("services   Kafka (KRaft) at %s, PostgreSQL at %s (%.1f s)", services.bootstrapServers(),
-                services.psqlUrl(), (System.nanoTime() - t0) / 1e9));
+        status.done(String.format(
+                "services   Kafka (KRaft) at %s, PostgreSQL at %s (%.1f s)",
+                services.bootstrapServers(), services.psqlUrl(), (System.nanoTime() - t0) / 1e9));
 
-        AgentReplay agents = new AgentReplay(services.bootstrapServers(), workDir.resolve("spool"), status, () -> stopping);
+        AgentReplay agents =
+                new AgentReplay(services.bootstrapServers(), workDir.resolve("spool"), status, () -> stopping);
         long packets = 0;
         for (Capture c : Chronology.byFirstPacket(settings.captures())) {
             packets += agents.packets(c, config.get(JobOption.PACKETS_TOPIC)).published();
         }
         long conntrack = 0;
         for (Capture c : settings.conntrack()) {
-            conntrack += agents.conntrack(c, config.get(JobOption.CONNTRACK_TOPIC)).published();
+            conntrack +=
+                    agents.conntrack(c, config.get(JobOption.CONNTRACK_TOPIC)).published();
         }
         if (stopping) {
             throw new InterruptedException("stopped");
         }
-        long input = DemoJob.endOffsets(services.bootstrapServers(),
+        long input = DemoJob.endOffsets(
+                services.bootstrapServers(),
                 List.of(config.get(JobOption.PACKETS_TOPIC), config.get(JobOption.CONNTRACK_TOPIC)));
         Db db = new Db(services.dataSource());
         double jobSeconds = DemoJob.run(config, services.dataSource(), status, input);

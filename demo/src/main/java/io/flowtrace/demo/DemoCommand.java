@@ -16,36 +16,57 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code ./flowtrace demo}: the whole pipeline embedded, on bundled captures or your own (docs/demo.md). */
-@Command(name = "flowtrace demo", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Runs the whole pipeline in one JVM: Kafka (KRaft) and PostgreSQL, the capture agents replaying",
+@Command(
+        name = "flowtrace demo",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Runs the whole pipeline in one JVM: Kafka (KRaft) and PostgreSQL, the capture agents replaying",
             "captures into Kafka, the Flink job on a local MiniCluster until it has drained; then prints a summary.",
             "  ./flowtrace demo",
             "  ./flowtrace demo --report /tmp/report",
-            "  ./flowtrace demo --pcap capture.pcapng --export-flows flows.jsonl"})
+            "  ./flowtrace demo --pcap capture.pcapng --export-flows flows.jsonl"
+        })
 public final class DemoCommand implements Callable<Integer> {
-    @Option(names = "--pcap", arity = "1..*", paramLabel = "FILE",
+    @Option(
+            names = "--pcap",
+            arity = "1..*",
+            paramLabel = "FILE",
             description = "replay these pcap/pcapng files (gzip ok) instead of the bundled captures")
     List<Path> pcaps = new ArrayList<>();
 
-    @Option(names = "--agent-id", paramLabel = "ID",
+    @Option(
+            names = "--agent-id",
+            paramLabel = "ID",
             description = "with one --pcap file: the agent id of its vantage (default: local, as analyze; with several"
                     + " files each file's name)")
     String agentId;
 
-    @Option(names = "--export-flows", paramLabel = "FILE",
+    @Option(
+            names = "--export-flows",
+            paramLabel = "FILE",
             description = "write the flow rows read back from PostgreSQL as JSON Lines in the analyze --json format")
     Path exportFile;
 
-    @Option(names = "--report", paramLabel = "DIR", description = "write a self-contained HTML report (index.html) there")
+    @Option(
+            names = "--report",
+            paramLabel = "DIR",
+            description = "write a self-contained HTML report (index.html) there")
     Path reportDir;
 
     @Option(names = "--keep", description = "leave Kafka and PostgreSQL running (print how to connect) until Ctrl-C")
     boolean keep;
 
-    @Option(names = "--parallelism", paramLabel = "N", defaultValue = "2", description = "job parallelism (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--parallelism",
+            paramLabel = "N",
+            defaultValue = "2",
+            description = "job parallelism (default: ${DEFAULT-VALUE})")
     int parallelism;
 
-    @Option(names = {"-q", "--quiet"}, description = "no progress lines on stderr")
+    @Option(
+            names = {"-q", "--quiet"},
+            description = "no progress lines on stderr")
     boolean quiet;
 
     @CommandLine.Spec
@@ -88,13 +109,21 @@ public final class DemoCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(commandLine(), "--parallelism must be at least 1");
         }
         // stderr alone decides: progress is wanted with stdout redirected too (System.console() would say no)
-        return new Demo.Settings(captures, conntrack, keep, reportDir, exportFile, parallelism, quiet,
+        return new Demo.Settings(
+                captures,
+                conntrack,
+                keep,
+                reportDir,
+                exportFile,
+                parallelism,
+                quiet,
                 io.flowtrace.cli.Terminal.isTerminal(io.flowtrace.cli.Terminal.STDERR));
     }
 
     /** Why {@code p} cannot be replayed (read before any service starts), or null when it starts like a capture. */
     static String notACapture(Path p) {
-        try (InputStream in = Files.newInputStream(p); CaptureReader reader = CaptureReader.open(in)) {
+        try (InputStream in = Files.newInputStream(p);
+                CaptureReader reader = CaptureReader.open(in)) {
             return null;
         } catch (CaptureFormatException e) {
             return e.getMessage();
@@ -144,20 +173,23 @@ public final class DemoCommand implements Callable<Integer> {
         }
         Demo demo = new Demo(settings, out, err);
         CountDownLatch finished = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            demo.stop();
-            if (finished.getCount() > 0) {
-                err.println();
-                err.println("flowtrace demo: stopping (Kafka, PostgreSQL, the job) ...");
-            }
-            closeQuietly(demo, lock);
-        }, "flowtrace-demo-shutdown");
+        Thread hook = new Thread(
+                () -> {
+                    demo.stop();
+                    if (finished.getCount() > 0) {
+                        err.println();
+                        err.println("flowtrace demo: stopping (Kafka, PostgreSQL, the job) ...");
+                    }
+                    closeQuietly(demo, lock);
+                },
+                "flowtrace-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             demo.run();
             if (settings.keep()) {
-                out.printf("%n--keep: the services stay up until Ctrl-C.%n  %s%n  JDBC %s (user flowtrace, password in PGPASSFILE)%n  Kafka bootstrap servers %s%n"
-                        + "  tables: flow_summary tcp_events service_windows vantage_windows conntrack_budgets dead_letters%n",
+                out.printf(
+                        "%n--keep: the services stay up until Ctrl-C.%n  %s%n  JDBC %s (user flowtrace, password in PGPASSFILE)%n  Kafka bootstrap servers %s%n"
+                                + "  tables: flow_summary tcp_events service_windows vantage_windows conntrack_budgets dead_letters%n",
                         demo.psqlCommand(), demo.jdbcUrl(), demo.bootstrapServers());
                 out.flush();
                 new CountDownLatch(1).await(); // until Ctrl-C: the shutdown hook closes everything

@@ -40,16 +40,18 @@ final class DemoJob {
     static final int PARTITIONS = 2;
     static final String GROUP = "flowtrace-demo";
 
-    private DemoJob() {
-    }
+    private DemoJob() {}
 
-    static JobConfig config(String bootstrapServers, String jdbcUrl, Path jdbcPasswordFile, Path checkpoints, int parallelism) {
+    static JobConfig config(
+            String bootstrapServers, String jdbcUrl, Path jdbcPasswordFile, Path checkpoints, int parallelism) {
         Map<String, String> o = new HashMap<>();
         o.put("bootstrap-servers", bootstrapServers);
         o.put("group-id", GROUP);
         o.put("start-offsets", "earliest");
         o.put("bounded", "true");
-        o.put("transactional-id-prefix", "flowtrace-demo-" + ProcessHandle.current().pid());
+        o.put(
+                "transactional-id-prefix",
+                "flowtrace-demo-" + ProcessHandle.current().pid());
         o.put("transaction-timeout-ms", "60000");
         o.put("jdbc-url", jdbcUrl);
         o.put("jdbc-user", EmbeddedServices.OWNER);
@@ -66,9 +68,14 @@ final class DemoJob {
     }
 
     static List<String> topics(JobConfig c) {
-        return List.of(c.get(JobOption.PACKETS_TOPIC), c.get(JobOption.CONNTRACK_TOPIC), c.get(JobOption.FLOWS_TOPIC),
-                c.get(JobOption.TCP_EVENTS_TOPIC), c.get(JobOption.SERVICE_WINDOWS_TOPIC),
-                c.get(JobOption.VANTAGE_WINDOWS_TOPIC), c.get(JobOption.CONNTRACK_BUDGETS_TOPIC),
+        return List.of(
+                c.get(JobOption.PACKETS_TOPIC),
+                c.get(JobOption.CONNTRACK_TOPIC),
+                c.get(JobOption.FLOWS_TOPIC),
+                c.get(JobOption.TCP_EVENTS_TOPIC),
+                c.get(JobOption.SERVICE_WINDOWS_TOPIC),
+                c.get(JobOption.VANTAGE_WINDOWS_TOPIC),
+                c.get(JobOption.CONNTRACK_BUDGETS_TOPIC),
                 c.get(JobOption.DEAD_LETTERS_TOPIC));
     }
 
@@ -92,21 +99,26 @@ final class DemoJob {
         PostgresSinks.applySchema(config);
         Configuration flink = flinkConfiguration(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
-        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
-                JobSinks.fromConfig(config)).withOpenVpnSinks(io.flowtrace.jobs.sink.OpenVpnSinks.fromConfig(config))
+        new FlowtraceJob(
+                        config,
+                        InputSources.packets(config),
+                        InputSources.conntrack(config),
+                        JobSinks.fromConfig(config))
+                .withOpenVpnSinks(io.flowtrace.jobs.sink.OpenVpnSinks.fromConfig(config))
                 .build(env);
         long started = System.nanoTime();
         JobClient job = env.executeAsync("flowtrace-demo");
         CompletableFuture<?> result = job.getJobExecutionResult();
         List<String> inputs = List.of(config.get(JobOption.PACKETS_TOPIC), config.get(JobOption.CONNTRACK_TOPIC));
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                config.get(JobOption.BOOTSTRAP_SERVERS)))) {
+        try (Admin admin = Admin.create(
+                Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.get(JobOption.BOOTSTRAP_SERVERS)))) {
             while (true) {
                 try {
                     result.get(500, TimeUnit.MILLISECONDS);
                     break;
                 } catch (TimeoutException e) {
-                    status.update(String.format("flink job  %4.0f s  in: %s  out: %s",
+                    status.update(String.format(
+                            "flink job  %4.0f s  in: %s  out: %s",
                             (System.nanoTime() - started) / 1e9, consumed(admin, inputs, inputRecords), rows(db)));
                 }
             }
@@ -120,8 +132,9 @@ final class DemoJob {
 
     private static String consumed(Admin admin, List<String> topics, long total) {
         try {
-            Map<TopicPartition, OffsetAndMetadata> committed =
-                    admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get(2, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(GROUP)
+                    .partitionsToOffsetAndMetadata()
+                    .get(2, TimeUnit.SECONDS);
             long sum = 0;
             for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
                 if (topics.contains(e.getKey().topic()) && e.getValue() != null) {
@@ -140,7 +153,8 @@ final class DemoJob {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             Map<TopicPartition, OffsetSpec> request = new HashMap<>();
             for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
-                d.partitions().forEach(p -> request.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
+                d.partitions()
+                        .forEach(p -> request.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
             }
             long sum = 0;
             for (var info : admin.listOffsets(request).all().get().values()) {
@@ -151,13 +165,17 @@ final class DemoJob {
     }
 
     static String rows(DataSource db) {
-        try (Connection c = db.getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(
-                "SELECT (SELECT count(*) FROM flow_summary), (SELECT count(*) FROM flow_summary WHERE final),"
-                        + " (SELECT count(*) FROM tcp_events), (SELECT count(*) FROM service_windows),"
-                        + " (SELECT count(*) FROM conntrack_budgets), (SELECT count(*) FROM dead_letters)")) {
+        try (Connection c = db.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(
+                        "SELECT (SELECT count(*) FROM flow_summary), (SELECT count(*) FROM flow_summary WHERE final),"
+                                + " (SELECT count(*) FROM tcp_events), (SELECT count(*) FROM service_windows),"
+                                + " (SELECT count(*) FROM conntrack_budgets), (SELECT count(*) FROM dead_letters)")) {
             r.next();
-            return String.format("%,d flow rows (%,d final), %,d tcp events, %,d service windows, %,d conntrack windows,"
-                    + " %,d dead letters", r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getLong(6));
+            return String.format(
+                    "%,d flow rows (%,d final), %,d tcp events, %,d service windows, %,d conntrack windows,"
+                            + " %,d dead letters",
+                    r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getLong(6));
         } catch (Exception e) {
             return "(sink tables not readable yet)";
         }

@@ -41,8 +41,12 @@ final class DemoLock implements AutoCloseable {
         if (System.getProperty("flowtrace.demo.lock") == null) {
             RuntimeDir.open(file.getParent());
         }
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        FileChannel channel = FileChannel.open(
+                file,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.READ,
+                StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS);
         FileLock lock;
         try {
             lock = channel.tryLock();
@@ -62,7 +66,8 @@ final class DemoLock implements AutoCloseable {
                     + ". Wait for it to finish, or stop it with Ctrl-C (a demo started with --keep runs until then).");
         }
         channel.truncate(0);
-        channel.write(ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8)), 0);
+        channel.write(
+                ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8)), 0);
         channel.force(false);
         return new DemoLock(channel, lock);
     }

@@ -8,8 +8,7 @@ import picocli.CommandLine;
 
 /** Entry point of {@code ./flowtrace demo}: logs to a file, the terminal gets progress and results only. */
 public final class DemoMain {
-    private DemoMain() {
-    }
+    private DemoMain() {}
 
     /** {@code demo.log} in the private directory ({@link RuntimeDir}), overwritten per run; -Dflowtrace.demo.log overrides it. */
     static Path logFile() {
@@ -32,8 +31,12 @@ public final class DemoMain {
         if (System.getProperty("log4j2.configurationFile") == null) {
             System.setProperty("log4j2.configurationFile", "flowtrace-demo-log4j2.properties");
         }
-        LoggerFactory.getLogger(DemoMain.class).info("flowtrace demo {} (pid {})", String.join(" ", args),
-                ProcessHandle.current().pid());
-        System.exit(FlowtraceCli.withErrorHandling(new CommandLine(new DemoCommand())).execute(args));
+        LoggerFactory.getLogger(DemoMain.class)
+                .info(
+                        "flowtrace demo {} (pid {})",
+                        String.join(" ", args),
+                        ProcessHandle.current().pid());
+        System.exit(FlowtraceCli.withErrorHandling(new CommandLine(new DemoCommand()))
+                .execute(args));
     }
 }

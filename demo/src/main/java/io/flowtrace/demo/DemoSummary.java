@@ -12,8 +12,7 @@ import java.util.Map;
 public final class DemoSummary {
     static final int TOP = 8;
 
-    private DemoSummary() {
-    }
+    private DemoSummary() {}
 
     static void print(Db db, PrintStream out) {
         Map<String, Object> t = db.query("""
@@ -24,9 +23,15 @@ public final class DemoSummary {
                 FROM flow_summary""").get(0);
         out.println();
         out.println("== flowtrace demo: results (read back from PostgreSQL)");
-        out.printf("flows: %,d at %d vantage points; packets: %,d; data bytes: %,d; retransmitted packets: %,d;"
-                + " tcp events: %,d%n", Db.l(t, "flows"), Db.l(t, "vantages"), Db.l(t, "packets"), Db.l(t, "data_bytes"),
-                Db.l(t, "retransmits"), db.count("SELECT count(*) FROM tcp_events"));
+        out.printf(
+                "flows: %,d at %d vantage points; packets: %,d; data bytes: %,d; retransmitted packets: %,d;"
+                        + " tcp events: %,d%n",
+                Db.l(t, "flows"),
+                Db.l(t, "vantages"),
+                Db.l(t, "packets"),
+                Db.l(t, "data_bytes"),
+                Db.l(t, "retransmits"),
+                db.count("SELECT count(*) FROM tcp_events"));
         topRetransmitters(db, out);
         slowStartExits(db, out);
         setupPerService(db, out);
@@ -43,22 +48,39 @@ public final class DemoSummary {
                 FROM flow_summary WHERE c2s_retransmitted_packets + s2c_retransmitted_packets > 0
                 ORDER BY rtx DESC, first_seen, client LIMIT ?""", TOP);
         out.println();
-        out.printf("top flows by retransmissions (%,d flows retransmitted):%n",
-                db.count("SELECT count(*) FROM flow_summary WHERE c2s_retransmitted_packets + s2c_retransmitted_packets > 0"));
-        out.printf("  %-22s %-24s %-24s %5s %8s  %s%n", "vantage", "client", "server", "rtx", "packets",
-                "classes (rto fast spurious tlp other)");
+        out.printf(
+                "top flows by retransmissions (%,d flows retransmitted):%n",
+                db.count(
+                        "SELECT count(*) FROM flow_summary WHERE c2s_retransmitted_packets + s2c_retransmitted_packets > 0"));
+        out.printf(
+                "  %-22s %-24s %-24s %5s %8s  %s%n",
+                "vantage", "client", "server", "rtx", "packets", "classes (rto fast spurious tlp other)");
         for (Map<String, Object> r : rows) {
-            out.printf("  %-22s %-24s %-24s %5d %8d  %d %d %d %d %d  (%s)%n", Db.s(r, "vantage"), Db.s(r, "client"),
-                    Db.s(r, "server"), Db.l(r, "rtx"), Db.l(r, "packets"), Db.l(r, "retransmits_rto"),
-                    Db.l(r, "retransmits_fast"), Db.l(r, "retransmits_spurious"), Db.l(r, "retransmits_tlp"),
-                    Db.l(r, "retransmits_other"), Db.s(r, "end_state"));
+            out.printf(
+                    "  %-22s %-24s %-24s %5d %8d  %d %d %d %d %d  (%s)%n",
+                    Db.s(r, "vantage"),
+                    Db.s(r, "client"),
+                    Db.s(r, "server"),
+                    Db.l(r, "rtx"),
+                    Db.l(r, "packets"),
+                    Db.l(r, "retransmits_rto"),
+                    Db.l(r, "retransmits_fast"),
+                    Db.l(r, "retransmits_spurious"),
+                    Db.l(r, "retransmits_tlp"),
+                    Db.l(r, "retransmits_other"),
+                    Db.s(r, "end_state"));
         }
         Map<String, Object> byClass = db.query("""
                 SELECT coalesce(sum(retransmits_rto), 0) AS rto, coalesce(sum(retransmits_fast), 0) AS fast,
                        coalesce(sum(retransmits_spurious), 0) AS spurious, coalesce(sum(retransmits_tlp), 0) AS tlp,
                        coalesce(sum(retransmits_other), 0) AS other FROM flow_summary""").get(0);
-        out.printf("  all flows by class: rto %,d, fast %,d, spurious %,d, tlp %,d, other %,d%n", Db.l(byClass, "rto"),
-                Db.l(byClass, "fast"), Db.l(byClass, "spurious"), Db.l(byClass, "tlp"), Db.l(byClass, "other"));
+        out.printf(
+                "  all flows by class: rto %,d, fast %,d, spurious %,d, tlp %,d, other %,d%n",
+                Db.l(byClass, "rto"),
+                Db.l(byClass, "fast"),
+                Db.l(byClass, "spurious"),
+                Db.l(byClass, "tlp"),
+                Db.l(byClass, "other"));
     }
 
     /** One row per direction that left slow start (from the report jsonb: the typed columns do not hold it). */
@@ -74,8 +96,9 @@ public final class DemoSummary {
             WHERE (f.report -> d.dir -> 'slow_start' ->> 'exit_cwnd_bytes')::bigint >= 0""";
 
     private static void slowStartExits(Db db, PrintStream out) {
-        List<Map<String, Object>> byReason = db.query("SELECT reason, count(*) AS n, count(*) FILTER (WHERE premature) AS premature"
-                + " FROM (" + SLOW_START_EXITS + ") x GROUP BY reason ORDER BY n DESC, reason");
+        List<Map<String, Object>> byReason =
+                db.query("SELECT reason, count(*) AS n, count(*) FILTER (WHERE premature) AS premature" + " FROM ("
+                        + SLOW_START_EXITS + ") x GROUP BY reason ORDER BY n DESC, reason");
         long total = byReason.stream().mapToLong(r -> Db.l(r, "n")).sum();
         long premature = byReason.stream().mapToLong(r -> Db.l(r, "premature")).sum();
         out.println();
@@ -89,18 +112,25 @@ public final class DemoSummary {
                 WHERE (f.report -> d.dir -> 'slow_start' ->> 'exit_cwnd_bytes')::bigint < 0
                   AND f.report -> d.dir -> 'slow_start' ->> 'exit' <> 'none'
                 GROUP BY 1 ORDER BY 2 DESC, 1""")) {
-            out.printf("  %-10s %,6d senders still in slow start at the end, held back by this limit%n", Db.s(r, "reason"),
-                    Db.l(r, "n"));
+            out.printf(
+                    "  %-10s %,6d senders still in slow start at the end, held back by this limit%n",
+                    Db.s(r, "reason"), Db.l(r, "n"));
         }
-        List<Map<String, Object>> largest = db.query("SELECT * FROM (" + SLOW_START_EXITS + ") x"
-                + " ORDER BY data_bytes DESC, vantage, client LIMIT 5");
+        List<Map<String, Object>> largest = db.query(
+                "SELECT * FROM (" + SLOW_START_EXITS + ") x" + " ORDER BY data_bytes DESC, vantage, client LIMIT 5");
         if (!largest.isEmpty()) {
             out.println("  largest senders:");
         }
         for (Map<String, Object> r : largest) {
             long bdp = Db.l(r, "bdp_bytes");
-            out.printf("  %-22s %-24s %s  exit %-9s cwnd %4d segments (%,d B), BDP %s%s%n", Db.s(r, "vantage"),
-                    Db.s(r, "client"), Db.s(r, "dir"), Db.s(r, "reason"), Db.l(r, "cwnd_segments"), Db.l(r, "cwnd_bytes"),
+            out.printf(
+                    "  %-22s %-24s %s  exit %-9s cwnd %4d segments (%,d B), BDP %s%s%n",
+                    Db.s(r, "vantage"),
+                    Db.s(r, "client"),
+                    Db.s(r, "dir"),
+                    Db.s(r, "reason"),
+                    Db.l(r, "cwnd_segments"),
+                    Db.l(r, "cwnd_bytes"),
                     bdp < 0 ? "- (no RTT sample)" : String.format("%,d B", bdp),
                     Boolean.TRUE.equals(r.get("premature")) ? "  PREMATURE" : "");
         }
@@ -116,11 +146,19 @@ public final class DemoSummary {
     private static void setupPerService(Db db, PrintStream out) {
         out.println();
         out.println("connection setup time per service (SYN → handshake ACK, µs):");
-        out.printf("  %-22s %-24s %6s %10s %12s %12s %12s %8s%n", "vantage", "service", "flows", "handshakes", "p50",
-                "p90", "max", "SYN rtx");
+        out.printf(
+                "  %-22s %-24s %6s %10s %12s %12s %12s %8s%n",
+                "vantage", "service", "flows", "handshakes", "p50", "p90", "max", "SYN rtx");
         for (Map<String, Object> r : db.query(SETUP_PER_SERVICE + " LIMIT ?", TOP)) {
-            out.printf("  %-22s %-24s %6d %10d %12s %12s %12s %8d%n", Db.s(r, "vantage"), Db.s(r, "server"),
-                    Db.l(r, "flows"), Db.l(r, "handshakes"), us(Db.d(r, "p50")), us(Db.d(r, "p90")), us(Db.d(r, "max")),
+            out.printf(
+                    "  %-22s %-24s %6d %10d %12s %12s %12s %8d%n",
+                    Db.s(r, "vantage"),
+                    Db.s(r, "server"),
+                    Db.l(r, "flows"),
+                    Db.l(r, "handshakes"),
+                    us(Db.d(r, "p50")),
+                    us(Db.d(r, "p90")),
+                    us(Db.d(r, "max")),
                     Db.l(r, "syn_retransmits"));
         }
     }
@@ -138,10 +176,18 @@ public final class DemoSummary {
             out.println("  no conntrack events");
         }
         for (Map<String, Object> r : rows) {
-            out.printf("  %-22s %,6d events, %,9d B exact; peak %,d B per 100 ms; buffer needed %,d B at %s ms drain"
-                    + " latency vs %,d B configured; ENOBUFS predicted %d (%s)%n", Db.s(r, "vantage"), Db.l(r, "events"),
-                    Db.l(r, "exact_bytes"), Db.l(r, "peak_100ms"), Db.l(r, "needed"), num(Db.d(r, "drain_ms")),
-                    Db.l(r, "configured"), Db.l(r, "enobufs_predicted"), Db.s(r, "risk"));
+            out.printf(
+                    "  %-22s %,6d events, %,9d B exact; peak %,d B per 100 ms; buffer needed %,d B at %s ms drain"
+                            + " latency vs %,d B configured; ENOBUFS predicted %d (%s)%n",
+                    Db.s(r, "vantage"),
+                    Db.l(r, "events"),
+                    Db.l(r, "exact_bytes"),
+                    Db.l(r, "peak_100ms"),
+                    Db.l(r, "needed"),
+                    num(Db.d(r, "drain_ms")),
+                    Db.l(r, "configured"),
+                    Db.l(r, "enobufs_predicted"),
+                    Db.s(r, "risk"));
         }
     }
 

@@ -94,15 +94,19 @@ final class EmbeddedServices implements AutoCloseable {
         }
         createOwner(postgres.getDatabase(SUPERUSER, "postgres", Map.of("password", superPassword)));
         passwordFile = secretFile(privateDir, "pg-password-", ownerPassword);
-        pgpass = secretFile(privateDir, "pgpass-", "127.0.0.1:" + postgres.getPort() + ":" + DATABASE + ":" + OWNER + ":"
-                + ownerPassword);
+        pgpass = secretFile(
+                privateDir,
+                "pgpass-",
+                "127.0.0.1:" + postgres.getPort() + ":" + DATABASE + ":" + OWNER + ":" + ownerPassword);
     }
 
     /** The demo's role and database; then the superuser loses its password (no login as superuser any more). */
     private void createOwner(DataSource superuser) throws SQLException {
-        try (Connection c = superuser.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = superuser.getConnection();
+                Statement s = c.createStatement()) {
             // the passwords are hex digits (randomPassword): nothing to quote
-            s.execute("CREATE ROLE " + OWNER + " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '" + ownerPassword + "'");
+            s.execute("CREATE ROLE " + OWNER + " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '" + ownerPassword
+                    + "'");
             s.execute("CREATE DATABASE " + DATABASE + " OWNER " + OWNER);
             s.execute("ALTER ROLE " + SUPERUSER + " PASSWORD NULL");
         }
@@ -116,8 +120,14 @@ final class EmbeddedServices implements AutoCloseable {
 
     /** A new 0600 file in the private directory holding one line (created, never opened through a link). */
     private static Path secretFile(Path dir, String prefix, String line) throws IOException {
-        Path f = Files.createTempFile(dir, prefix, "", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(f, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS);
+        Path f = Files.createTempFile(
+                dir, prefix, "", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(
+                f,
+                line + "\n",
+                StandardCharsets.UTF_8,
+                StandardOpenOption.TRUNCATE_EXISTING,
+                LinkOption.NOFOLLOW_LINKS);
         return f;
     }
 
@@ -144,7 +154,8 @@ final class EmbeddedServices implements AutoCloseable {
 
     /** For {@code psql}: the URL and the pgpass file (0600, in the private directory) that holds the password. */
     String psqlCommand() {
-        return "PGPASSFILE=" + pgpass + " psql postgresql://" + OWNER + "@127.0.0.1:" + postgres.getPort() + "/" + DATABASE;
+        return "PGPASSFILE=" + pgpass + " psql postgresql://" + OWNER + "@127.0.0.1:" + postgres.getPort() + "/"
+                + DATABASE;
     }
 
     String psqlUrl() {

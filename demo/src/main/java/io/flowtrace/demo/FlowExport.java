@@ -26,8 +26,7 @@ import javax.sql.DataSource;
 final class FlowExport {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private FlowExport() {
-    }
+    private FlowExport() {}
 
     /** Writes the file; returns the number of flows written. */
     static int write(DataSource db, Path file) throws Exception {
@@ -36,7 +35,8 @@ final class FlowExport {
             Files.createDirectories(parent);
         }
         int n = 0;
-        try (Connection c = db.getConnection(); Statement s = c.createStatement();
+        try (Connection c = db.getConnection();
+                Statement s = c.createStatement();
                 ResultSet rows = s.executeQuery("SELECT report::text, final FROM flow_summary"
                         + " ORDER BY vantage, first_seen, client, server, instance");
                 OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16);
@@ -45,8 +45,8 @@ final class FlowExport {
             json.setRootValueSeparator(null); // one object per line, nothing before it
             while (rows.next()) {
                 if (!rows.getBoolean(2)) {
-                    throw new IllegalStateException("flow_summary holds a row that is not final after the job ended: "
-                            + rows.getString(1));
+                    throw new IllegalStateException(
+                            "flow_summary holds a row that is not final after the job ended: " + rows.getString(1));
                 }
                 JsonNode report = JSON.readTree(rows.getString(1));
                 json.writeStartObject();
@@ -66,8 +66,9 @@ final class FlowExport {
             throw new IllegalStateException("report field " + path + " is not an object");
         }
         if (object.size() != fields.size()) {
-            throw new IllegalStateException("report object " + (path.isEmpty() ? "(root)" : path) + " has " + object.size()
-                    + " fields, the analyze --json contract " + fields.size() + ": the row was written by another version");
+            throw new IllegalStateException("report object " + (path.isEmpty() ? "(root)" : path) + " has "
+                    + object.size() + " fields, the analyze --json contract " + fields.size()
+                    + ": the row was written by another version");
         }
         for (ReportShape.Field f : fields) {
             JsonNode v = object.get(f.name());

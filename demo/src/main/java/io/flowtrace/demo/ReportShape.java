@@ -19,15 +19,20 @@ import java.util.List;
  * 15000000, so re-emitting a stored report exactly needs both.
  */
 final class ReportShape {
-    enum Kind { OBJECT, STRING, INTEGER, DECIMAL, BOOL, INTEGERS }
-
-    record Field(String name, Kind kind, List<Field> children) {
+    enum Kind {
+        OBJECT,
+        STRING,
+        INTEGER,
+        DECIMAL,
+        BOOL,
+        INTEGERS
     }
+
+    record Field(String name, Kind kind, List<Field> children) {}
 
     static final List<Field> FIELDS = build();
 
-    private ReportShape() {
-    }
+    private ReportShape() {}
 
     private static List<Field> build() {
         Endpoint a = new Endpoint(new byte[] {10, 0, 0, 1}, 40000);

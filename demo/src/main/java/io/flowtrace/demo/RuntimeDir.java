@@ -23,8 +23,7 @@ final class RuntimeDir {
     static final String PROPERTY = "flowtrace.runtime.dir";
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
 
-    private RuntimeDir() {
-    }
+    private RuntimeDir() {}
 
     /** The directory this user's demo uses (not yet checked: {@link #open}). */
     static Path path() {
@@ -63,8 +62,9 @@ final class RuntimeDir {
             }
         }
         if (refuse != null) {
-            throw new UnsafeDirectoryException(what + " " + dir + " " + refuse
-                    + "; another local user could swap its files. Remove it (or set -D" + PROPERTY + "=DIR) and run again.");
+            throw new UnsafeDirectoryException(
+                    what + " " + dir + " " + refuse + "; another local user could swap its files. Remove it (or set -D"
+                            + PROPERTY + "=DIR) and run again.");
         }
     }
 

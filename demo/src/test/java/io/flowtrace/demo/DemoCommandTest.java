@@ -17,9 +17,12 @@ class DemoCommandTest {
         DemoCommand cmd = new DemoCommand();
         new CommandLine(cmd).parseArgs();
         Demo.Settings s = cmd.settings();
-        assertThat(s.captures()).extracting(Capture::agentId).containsExactly("cubic-loss", "short-conns", "rwnd-limited");
+        assertThat(s.captures())
+                .extracting(Capture::agentId)
+                .containsExactly("cubic-loss", "short-conns", "rwnd-limited");
         assertThat(s.captures()).allSatisfy(c -> assertThat(c.file()).isRegularFile());
-        assertThat(s.conntrack()).extracting(c -> c.file().getFileName().toString())
+        assertThat(s.conntrack())
+                .extracting(c -> c.file().getFileName().toString())
                 .containsExactly("v4_plain.nl.bin", "burst.nl.bin");
         assertThat(s.keep()).isFalse();
         assertThat(s.parallelism()).isEqualTo(2);
@@ -40,16 +43,21 @@ class DemoCommandTest {
     @Test
     void severalPcapsKeepTheirFlowsApartByFileName() {
         DemoCommand cmd = new DemoCommand();
-        new CommandLine(cmd).parseArgs("--pcap", HOME.resolve("testdata/tcp/cubic-loss.sender.pcap.gz").toString(),
-                HOME.resolve("testdata/tcp/cubic-loss.receiver.pcap.gz").toString());
-        assertThat(cmd.settings().captures()).extracting(Capture::agentId)
+        new CommandLine(cmd)
+                .parseArgs(
+                        "--pcap",
+                        HOME.resolve("testdata/tcp/cubic-loss.sender.pcap.gz").toString(),
+                        HOME.resolve("testdata/tcp/cubic-loss.receiver.pcap.gz").toString());
+        assertThat(cmd.settings().captures())
+                .extracting(Capture::agentId)
                 .containsExactly("cubic-loss.sender", "cubic-loss.receiver");
     }
 
     @Test
     void missingPcapIsAClearErrorNotACrash(@org.junit.jupiter.api.io.TempDir Path tmp) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        CommandLine cli = new CommandLine(new DemoCommand(System.out, new PrintStream(err, true, StandardCharsets.UTF_8)));
+        CommandLine cli =
+                new CommandLine(new DemoCommand(System.out, new PrintStream(err, true, StandardCharsets.UTF_8)));
         cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
         // the demo takes its lock before it checks its options: a private one (a real demo may be running)
         System.setProperty("flowtrace.demo.lock", tmp.resolve("demo.lock").toString());
@@ -64,7 +72,8 @@ class DemoCommandTest {
     }
 
     @Test
-    void secondDemoWhileOneRunsGetsAClearMessageAndNonZeroStatus(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+    void secondDemoWhileOneRunsGetsAClearMessageAndNonZeroStatus(@org.junit.jupiter.api.io.TempDir Path tmp)
+            throws Exception {
         // a private lock file: a real demo running on this machine must not make the test fail
         System.setProperty("flowtrace.demo.lock", tmp.resolve("demo.lock").toString());
         try {
@@ -77,7 +86,8 @@ class DemoCommandTest {
     private static void holdLockAndStartSecondDemo() throws Exception {
         try (DemoLock held = DemoLock.acquire(DemoLock.defaultPath())) {
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int status = new CommandLine(new DemoCommand(System.out, new PrintStream(err, true, StandardCharsets.UTF_8)))
+            int status = new CommandLine(
+                            new DemoCommand(System.out, new PrintStream(err, true, StandardCharsets.UTF_8)))
                     .execute("-q");
             assertThat(status).isEqualTo(4);
             assertThat(err.toString(StandardCharsets.UTF_8))

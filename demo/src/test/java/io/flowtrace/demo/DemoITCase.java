@@ -83,16 +83,21 @@ class DemoITCase {
             retransmits += rtx;
             maxRetransmits = Math.max(maxRetransmits, rtx);
         }
-        Matcher totals = Pattern.compile("flows: ([\\d,]+) at (\\d+) vantage points; packets: ([\\d,]+); data bytes: [\\d,]+;"
-                + " retransmitted packets: ([\\d,]+); tcp events: ([\\d,]+)").matcher(summary);
+        Matcher totals = Pattern.compile(
+                        "flows: ([\\d,]+) at (\\d+) vantage points; packets: ([\\d,]+); data bytes: [\\d,]+;"
+                                + " retransmitted packets: ([\\d,]+); tcp events: ([\\d,]+)")
+                .matcher(summary);
         assertThat(totals.find()).as("totals line in:%n%s", summary).isTrue();
         assertThat(num(totals.group(1))).isEqualTo(offline.size());
         assertThat(num(totals.group(2))).isEqualTo(3);
         assertThat(num(totals.group(3))).isEqualTo(packets);
         assertThat(num(totals.group(4))).isEqualTo(retransmits);
-        assertThat(num(totals.group(5))).isEqualTo(db.count("SELECT count(*) FROM tcp_events")).isPositive();
+        assertThat(num(totals.group(5)))
+                .isEqualTo(db.count("SELECT count(*) FROM tcp_events"))
+                .isPositive();
 
-        Matcher top = Pattern.compile("(?m)^  \\S+/if0\\s+\\S+\\s+\\S+\\s+(\\d+)\\s+\\d+  (\\d+) (\\d+) (\\d+) (\\d+) (\\d+)")
+        Matcher top = Pattern.compile(
+                        "(?m)^  \\S+/if0\\s+\\S+\\s+\\S+\\s+(\\d+)\\s+\\d+  (\\d+) (\\d+) (\\d+) (\\d+) (\\d+)")
                 .matcher(summary);
         assertThat(top.find()).as("top retransmitter row").isTrue();
         assertThat(num(top.group(1))).isEqualTo(maxRetransmits).isPositive();
@@ -100,16 +105,21 @@ class DemoITCase {
         for (int g = 2; g <= 6; g++) {
             classes += num(top.group(g));
         }
-        assertThat(classes).as("the classes of the top flow add up to its retransmissions").isEqualTo(maxRetransmits);
+        assertThat(classes)
+                .as("the classes of the top flow add up to its retransmissions")
+                .isEqualTo(maxRetransmits);
 
-        Matcher ss = Pattern.compile("slow-start exits: ([\\d,]+) \\(premature: ([\\d,]+)\\)").matcher(summary);
+        Matcher ss = Pattern.compile("slow-start exits: ([\\d,]+) \\(premature: ([\\d,]+)\\)")
+                .matcher(summary);
         assertThat(ss.find()).isTrue();
         assertThat(num(ss.group(1))).isEqualTo(exits).isPositive();
         assertThat(num(ss.group(2))).isEqualTo(premature);
 
         Matcher dead = Pattern.compile("dead letters: ([\\d,]+)").matcher(summary);
         assertThat(dead.find()).isTrue();
-        assertThat(num(dead.group(1))).isEqualTo(db.count("SELECT count(*) FROM dead_letters")).isZero();
+        assertThat(num(dead.group(1)))
+                .isEqualTo(db.count("SELECT count(*) FROM dead_letters"))
+                .isZero();
     }
 
     /** Per recording: the events and exact bytes of the summary = the count and sum of the file's length prefixes. */
@@ -124,7 +134,8 @@ class DemoITCase {
                 messages++;
                 bytes += length;
             }
-            Matcher m = Pattern.compile(Pattern.quote(r.agentId() + "/conntrack") + "\\s+([\\d,]+) events,\\s+([\\d,]+) B exact")
+            Matcher m = Pattern.compile(
+                            Pattern.quote(r.agentId() + "/conntrack") + "\\s+([\\d,]+) events,\\s+([\\d,]+) B exact")
                     .matcher(summary);
             assertThat(m.find()).as("conntrack line of %s", r.agentId()).isTrue();
             assertThat(num(m.group(1))).isEqualTo(messages);
@@ -138,8 +149,14 @@ class DemoITCase {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         try {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            int status = new CommandLine(new FlowtraceCli()).execute("analyze", "--json", "-q", "--agent-id", c.agentId(),
-                    c.file().toString());
+            int status = new CommandLine(new FlowtraceCli())
+                    .execute(
+                            "analyze",
+                            "--json",
+                            "-q",
+                            "--agent-id",
+                            c.agentId(),
+                            c.file().toString());
             assertThat(status).isZero();
         } finally {
             System.setOut(saved);
@@ -154,8 +171,8 @@ class DemoITCase {
                 continue;
             }
             JsonNode flow = JSON.readTree(line).get("flow");
-            String id = flow.get("vantage").asText() + " " + flow.get("client").asText() + " " + flow.get("server").asText()
-                    + " " + flow.get("instance").asLong();
+            String id = flow.get("vantage").asText() + " " + flow.get("client").asText() + " "
+                    + flow.get("server").asText() + " " + flow.get("instance").asLong();
             assertThat(out.put(id, line)).as("one line per flow: %s", id).isNull();
         }
         return out;

@@ -25,23 +25,43 @@ class DemoPcapValidationTest {
         Path log = tmp.resolve("demo.log");
         Path err = tmp.resolve("stderr.txt");
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dflowtrace.demo.log=" + log, "-Dflowtrace.demo.lock=" + tmp.resolve("demo.lock"), "-cp", cp,
-                DemoMain.class.getName(), "-q", "--pcap", text.toString())
-                .redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("the demo ends by itself").isTrue();
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Dflowtrace.demo.log=" + log,
+                        "-Dflowtrace.demo.lock=" + tmp.resolve("demo.lock"),
+                        "-cp",
+                        cp,
+                        DemoMain.class.getName(),
+                        "-q",
+                        "--pcap",
+                        text.toString())
+                .redirectError(err.toFile())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS))
+                .as("the demo ends by itself")
+                .isTrue();
         assertThat(p.exitValue()).isEqualTo(2);
-        // As root the demo first says how it runs PostgreSQL ("flowtrace demo: running as root. ..."): not about --pcap.
+        // As root the demo first says how it runs PostgreSQL ("flowtrace demo: running as root. ..."): not about
+        // --pcap.
         List<String> lines = Files.readAllLines(err, StandardCharsets.UTF_8).stream()
-                .filter(l -> !l.startsWith("flowtrace demo: running as root")).toList();
+                .filter(l -> !l.startsWith("flowtrace demo: running as root"))
+                .toList();
         assertThat(lines).hasSize(2);
-        assertThat(lines.get(0)).isEqualTo("flowtrace demo: --pcap " + text
-                + ": not a pcap or pcapng file: magic 0x68656c6c (record 0, byte offset 0)");
+        assertThat(lines.get(0))
+                .isEqualTo("flowtrace demo: --pcap " + text
+                        + ": not a pcap or pcapng file: magic 0x68656c6c (record 0, byte offset 0)");
         assertThat(lines.get(1)).isEqualTo("Try 'flowtrace demo --help' for more information.");
         // DemoMain logs its command line first; Kafka, PostgreSQL and Flink would log from their first second.
-        String logged = Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8).toLowerCase(java.util.Locale.ROOT) : "";
-        assertThat(logged).as("no service was started").doesNotContain("kafka").doesNotContain("postgres")
-                .doesNotContain("flink").doesNotContain("minicluster");
+        String logged = Files.exists(log)
+                ? Files.readString(log, StandardCharsets.UTF_8).toLowerCase(java.util.Locale.ROOT)
+                : "";
+        assertThat(logged)
+                .as("no service was started")
+                .doesNotContain("kafka")
+                .doesNotContain("postgres")
+                .doesNotContain("flink")
+                .doesNotContain("minicluster");
     }
 }

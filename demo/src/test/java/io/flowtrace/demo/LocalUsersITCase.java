@@ -46,7 +46,8 @@ class LocalUsersITCase {
     @BeforeEach
     void sharedDirectory() throws Exception {
         shared = Files.createTempDirectory("flowtrace-local-users-");
-        assertThat(run(new ProcessBuilder("chmod", "1777", shared.toString())).status()).isZero(); // sticky, as /tmp
+        assertThat(run(new ProcessBuilder("chmod", "1777", shared.toString())).status())
+                .isZero(); // sticky, as /tmp
     }
 
     @AfterEach
@@ -55,11 +56,18 @@ class LocalUsersITCase {
     }
 
     @Test
-    void anotherUserCannotLogInAsSuperuserNorAsTheDemoRoleAndTheDemoRoleIsNoSuperuser(@TempDir Path tmp) throws Exception {
+    void anotherUserCannotLogInAsSuperuserNorAsTheDemoRoleAndTheDemoRoleIsNoSuperuser(@TempDir Path tmp)
+            throws Exception {
         Path probe = shared.resolve("PgLogin.java");
         Files.writeString(probe, PG_LOGIN, StandardCharsets.UTF_8);
         Path driver = shared.resolve("postgresql.jar");
-        Files.copy(Path.of(org.postgresql.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI()), driver);
+        Files.copy(
+                Path.of(org.postgresql.Driver.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI()),
+                driver);
         for (Path p : List.of(probe, driver)) {
             Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-r--r--"));
         }
@@ -69,22 +77,40 @@ class LocalUsersITCase {
             // no Unix socket anywhere (/proc/net/unix lists every bound one): TCP on 127.0.0.1 with a password only
             assertThat(Files.readAllLines(Path.of("/proc/net/unix"))).noneMatch(l -> l.endsWith(".s.PGSQL." + port));
             // the superuser and the demo's role, without a password and with the classic guesses
-            for (String[] login : new String[][] {{"postgres", "postgres", ""}, {"postgres", "postgres", "postgres"},
-                    {"postgres", "template1", ""}, {"flowtrace", "flowtrace", ""}, {"flowtrace", "flowtrace", "flowtrace"}}) {
-                String out = asNobody(List.of(java(), "-XX:-UsePerfData", "-cp", driver.toString(), probe.toString(),
-                        "jdbc:postgresql://127.0.0.1:" + port + "/" + login[1], login[0], login[2]));
-                assertThat(out).as("login %s/%s", login[0], login[1]).contains("refused").doesNotContain("connected as");
+            for (String[] login : new String[][] {
+                {"postgres", "postgres", ""},
+                {"postgres", "postgres", "postgres"},
+                {"postgres", "template1", ""},
+                {"flowtrace", "flowtrace", ""},
+                {"flowtrace", "flowtrace", "flowtrace"}
+            }) {
+                String out = asNobody(List.of(
+                        java(),
+                        "-XX:-UsePerfData",
+                        "-cp",
+                        driver.toString(),
+                        probe.toString(),
+                        "jdbc:postgresql://127.0.0.1:" + port + "/" + login[1],
+                        login[0],
+                        login[2]));
+                assertThat(out)
+                        .as("login %s/%s", login[0], login[1])
+                        .contains("refused")
+                        .doesNotContain("connected as");
             }
             // the demo itself logs in with its role's password; that role is no superuser and cannot run programs
-            try (Connection c = services.dataSource().getConnection(); Statement s = c.createStatement()) {
-                try (ResultSet r = s.executeQuery("SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user")) {
+            try (Connection c = services.dataSource().getConnection();
+                    Statement s = c.createStatement()) {
+                try (ResultSet r =
+                        s.executeQuery("SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user")) {
                     r.next();
                     assertThat(r.getString(1)).isEqualTo("flowtrace");
                     assertThat(r.getBoolean(2)).isFalse();
                 }
                 assertThatThrownBy(() -> s.execute("COPY (SELECT 1) TO PROGRAM 'true'"))
                         .isInstanceOf(SQLException.class)
-                        .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("42501")); // insufficient_privilege
+                        .satisfies(e -> assertThat(((SQLException) e).getSQLState())
+                                .isEqualTo("42501")); // insufficient_privilege
             }
         }
     }
@@ -98,27 +124,36 @@ class LocalUsersITCase {
         Path cache = privateDir.resolve("pg-binaries");
         Path initdb;
         try (Stream<Path> s = Files.list(cache)) {
-            initdb = s.filter(p -> p.getFileName().toString().startsWith("PG-")).findFirst().orElseThrow().resolve("bin/initdb");
+            initdb = s.filter(p -> p.getFileName().toString().startsWith("PG-"))
+                    .findFirst()
+                    .orElseThrow()
+                    .resolve("bin/initdb");
         }
         String digest = sha256(initdb);
-        // tmp itself is 0700 (JUnit), so the test opens the path down to the private directory as an attacker would find it
+        // tmp itself is 0700 (JUnit), so the test opens the path down to the private directory as an attacker would
+        // find it
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
         assertThat(Files.getPosixFilePermissions(privateDir, LinkOption.NOFOLLOW_LINKS))
                 .isEqualTo(PosixFilePermissions.fromString("rwx------"));
         assertThat(Files.getPosixFilePermissions(cache, LinkOption.NOFOLLOW_LINKS))
                 .isEqualTo(PosixFilePermissions.fromString("rwx------"));
-        String out = asNobody(List.of("sh", "-c", "cp /bin/true '" + initdb + "'; echo cp=$?; mkdir '" + cache + "/PG-planted'; echo mkdir=$?;"
-                + " touch '" + privateDir + "/demo.lock'; echo touch=$?"));
+        String out = asNobody(List.of(
+                "sh",
+                "-c",
+                "cp /bin/true '" + initdb + "'; echo cp=$?; mkdir '" + cache + "/PG-planted'; echo mkdir=$?;"
+                        + " touch '" + privateDir + "/demo.lock'; echo touch=$?"));
         assertThat(out).contains("cp=1", "mkdir=1", "touch=1").contains("Permission denied");
         assertThat(sha256(initdb)).isEqualTo(digest);
         assertThat(cache.resolve("PG-planted")).doesNotExist();
     }
 
     @Test
-    void refusesAPrivateDirectoryOrBinaryCacheThatIsALinkOrAnotherUsersOrOpenToOthers(@TempDir Path tmp) throws Exception {
+    void refusesAPrivateDirectoryOrBinaryCacheThatIsALinkOrAnotherUsersOrOpenToOthers(@TempDir Path tmp)
+            throws Exception {
         Path open = Files.createDirectory(tmp.resolve("open"));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
-        assertThatThrownBy(() -> RuntimeDir.open(open)).isInstanceOf(RuntimeDir.UnsafeDirectoryException.class)
+        assertThatThrownBy(() -> RuntimeDir.open(open))
+                .isInstanceOf(RuntimeDir.UnsafeDirectoryException.class)
                 .hasMessageContaining("has mode rwxrwxrwx");
         Path theirs = Files.createDirectory(tmp.resolve("theirs"));
         chown(theirs);
@@ -130,8 +165,10 @@ class LocalUsersITCase {
         Path cache = Files.createDirectory(privateDir.resolve("pg-binaries"));
         chown(cache);
         try (EmbeddedServices services = new EmbeddedServices()) {
-            assertThatThrownBy(() -> services.start(privateDir)).isInstanceOf(RuntimeDir.UnsafeDirectoryException.class)
-                    .hasMessageContaining("the PostgreSQL binary cache").hasMessageContaining("belongs to uid 65534");
+            assertThatThrownBy(() -> services.start(privateDir))
+                    .isInstanceOf(RuntimeDir.UnsafeDirectoryException.class)
+                    .hasMessageContaining("the PostgreSQL binary cache")
+                    .hasMessageContaining("belongs to uid 65534");
         }
     }
 
@@ -145,10 +182,12 @@ class LocalUsersITCase {
         Path victims = Files.createTempDirectory("flowtrace-victims-");
         try {
             List<Path> targets = new ArrayList<>();
-            for (String name : List.of("flowtrace-demo-root.lock", "flowtrace-demo-root.log", "flowtrace-build-root.log")) {
+            for (String name :
+                    List.of("flowtrace-demo-root.lock", "flowtrace-demo-root.log", "flowtrace-build-root.log")) {
                 Path target = Files.writeString(victims.resolve(name + ".target"), "precious\n");
                 targets.add(target);
-                asNobody(List.of("ln", "-s", target.toString(), shared.resolve(name).toString()));
+                asNobody(List.of(
+                        "ln", "-s", target.toString(), shared.resolve(name).toString()));
             }
             Path attackerDir = shared.resolve("attacker");
             asNobody(List.of("mkdir", "-m", "777", attackerDir.toString()));
@@ -157,7 +196,10 @@ class LocalUsersITCase {
 
             Result linked = demoMain(List.of("--pcap", "/nonexistent.pcap"));
             assertThat(linked.status()).isEqualTo(1);
-            assertThat(linked.err().strip().lines()).hasSize(1).first().asString()
+            assertThat(linked.err().strip().lines())
+                    .hasSize(1)
+                    .first()
+                    .asString()
                     .contains("flowtrace demo: the demo's private directory " + privateName + " is a symbolic link");
             assertThat(attackerDir).isEmptyDirectory();
 
@@ -175,16 +217,26 @@ class LocalUsersITCase {
             assertThat(Files.getPosixFilePermissions(privateName, LinkOption.NOFOLLOW_LINKS))
                     .isEqualTo(PosixFilePermissions.fromString("rwx------"));
             assertThat(privateName.resolve("demo.lock")).isRegularFile();
-            assertThat(Files.readString(privateName.resolve("demo.log"))).contains("flowtrace demo --pcap /nonexistent.pcap");
+            assertThat(Files.readString(privateName.resolve("demo.log")))
+                    .contains("flowtrace demo --pcap /nonexistent.pcap");
             for (Path target : targets) {
                 assertThat(target).hasContent("precious");
             }
             // and the launcher's own check of the same directory
-            Path script = Files.copy(Bundled.home().resolve("scripts/runtime-dir.sh"), shared.resolve("runtime-dir.sh"));
+            Path script =
+                    Files.copy(Bundled.home().resolve("scripts/runtime-dir.sh"), shared.resolve("runtime-dir.sh"));
             Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rw-r--r--"));
             asNobody(List.of("sh", "-c", "mkdir -m 777 '" + shared + "/flowtrace-65534'"));
-            ProcessBuilder launcher = new ProcessBuilder(List.of("setpriv", "--reuid", NOBODY, "--regid", NOBODY, "--clear-groups",
-                    "bash", "-c", ". '" + script + "' && flowtrace_runtime_dir"));
+            ProcessBuilder launcher = new ProcessBuilder(List.of(
+                    "setpriv",
+                    "--reuid",
+                    NOBODY,
+                    "--regid",
+                    NOBODY,
+                    "--clear-groups",
+                    "bash",
+                    "-c",
+                    ". '" + script + "' && flowtrace_runtime_dir"));
             launcher.environment().put("TMPDIR", shared.toString());
             Result open = run(launcher);
             assertThat(open.status()).isEqualTo(1);
@@ -194,12 +246,16 @@ class LocalUsersITCase {
         }
     }
 
-    private record Result(int status, String out, String err) {
-    }
+    private record Result(int status, String out, String err) {}
 
     private Result demoMain(List<String> args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(java(), "-Djava.io.tmpdir=" + shared, "-Dflowtrace.home=" + Bundled.home(),
-                "-cp", System.getProperty("java.class.path"), DemoMain.class.getName()));
+        List<String> command = new ArrayList<>(List.of(
+                java(),
+                "-Djava.io.tmpdir=" + shared,
+                "-Dflowtrace.home=" + Bundled.home(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                DemoMain.class.getName()));
         command.addAll(args);
         return run(new ProcessBuilder(command));
     }
@@ -208,7 +264,8 @@ class LocalUsersITCase {
         Path out = Files.createTempFile("flowtrace-out-", ".txt");
         Path err = Files.createTempFile("flowtrace-err-", ".txt");
         try {
-            Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            Process p =
+                    pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
             assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("finished").isTrue();
             return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
         } finally {
@@ -219,7 +276,8 @@ class LocalUsersITCase {
 
     /** Runs a command as uid and gid 65534 without supplementary groups; returns stdout and stderr. */
     private static String asNobody(List<String> command) throws Exception {
-        List<String> full = new ArrayList<>(List.of("setpriv", "--reuid", NOBODY, "--regid", NOBODY, "--clear-groups", "--"));
+        List<String> full =
+                new ArrayList<>(List.of("setpriv", "--reuid", NOBODY, "--regid", NOBODY, "--clear-groups", "--"));
         full.addAll(command);
         Result r = run(new ProcessBuilder(full));
         return r.out() + r.err();

@@ -19,40 +19,60 @@ import org.junit.jupiter.api.Assumptions;
  */
 final class ReportInBrowser {
     /** A text of each section: its heading, a chart title or (for the flows' graphs) the page's chart title. */
-    static final List<String> SECTIONS = List.of("time-sequence", "cwnd estimate per RTT round", "retransmissions",
-            "handshakes", "slow-start exits", "events per second", "receive buffer");
+    static final List<String> SECTIONS = List.of(
+            "time-sequence",
+            "cwnd estimate per RTT round",
+            "retransmissions",
+            "handshakes",
+            "slow-start exits",
+            "events per second",
+            "receive buffer");
 
-    private ReportInBrowser() {
-    }
+    private ReportInBrowser() {}
 
     static void assertRendersWithoutErrors(Path page, Path tmp) throws Exception {
         String html = Files.readString(page, StandardCharsets.UTF_8);
         // Self-contained: no script, style or image to fetch; uPlot's licence travels with it.
-        assertThat(html).doesNotContainPattern("<script[^>]+src=").doesNotContain("<link").doesNotContain("<img")
-                .contains("id=\"uplot-license\"").contains("The MIT License");
+        assertThat(html)
+                .doesNotContainPattern("<script[^>]+src=")
+                .doesNotContain("<link")
+                .doesNotContain("<img")
+                .contains("id=\"uplot-license\"")
+                .contains("The MIT License");
         for (String section : SECTIONS) {
             assertThat(html).as("section %s", section).contains(section);
         }
 
         Optional<HeadlessChromium> chromium = HeadlessChromium.find();
-        Assumptions.assumeTrue(chromium.isPresent(), "chromium is not installed (apt-get install chromium): browser check skipped");
+        Assumptions.assumeTrue(
+                chromium.isPresent(), "chromium is not installed (apt-get install chromium): browser check skipped");
         HeadlessChromium.Screenshot shot = chromium.get().screenshot(page, tmp, 1280, 2400);
-        assertThat(shot.status()).as("chromium --screenshot:%n%s", shot.stderr()).isZero();
-        assertThat(shot.consoleMessages()).as("console messages while loading the page").isEmpty();
+        assertThat(shot.status())
+                .as("chromium --screenshot:%n%s", shot.stderr())
+                .isZero();
+        assertThat(shot.consoleMessages())
+                .as("console messages while loading the page")
+                .isEmpty();
         assertThat(shot.image()).isNotNull();
         // A blank page is one colour; text plus charts in several palette colours give far more (antialiasing).
-        assertThat(shot.distinctColours()).as("distinct colours in the screenshot").isGreaterThan(20);
+        assertThat(shot.distinctColours())
+                .as("distinct colours in the screenshot")
+                .isGreaterThan(20);
 
         JsonNode p = chromium.get().probe(page, tmp);
         assertThat(p).as("the probe ran").isNotNull();
         assertThat(p.get("errors")).as("errors in the page").isEmpty();
         assertThat(p.get("charts").asInt()).as("uPlot charts").isGreaterThanOrEqualTo(SECTIONS.size());
-        assertThat(p.get("drawn").asInt()).as("charts with ink on their canvas").isEqualTo(p.get("charts").asInt());
+        assertThat(p.get("drawn").asInt())
+                .as("charts with ink on their canvas")
+                .isEqualTo(p.get("charts").asInt());
         double min0 = p.get("before").get(0).asDouble();
         double max0 = p.get("before").get(1).asDouble();
         double min1 = p.get("after").get(0).asDouble();
         double max1 = p.get("after").get(1).asDouble();
-        assertThat(max1 - min1).as("drag-zoom narrows the first chart's time range").isLessThan((max0 - min0) * 0.5)
+        assertThat(max1 - min1)
+                .as("drag-zoom narrows the first chart's time range")
+                .isLessThan((max0 - min0) * 0.5)
                 .isPositive();
         assertThat(min1).isGreaterThan(min0);
     }

@@ -25,10 +25,16 @@ class ServicesListenOnLoopbackITCase {
         List<Listener> before = ListeningSockets.ofThisProcess();
         try (EmbeddedServices services = new EmbeddedServices()) {
             services.start(RuntimeDir.open(tmp.resolve("private")));
-            JobConfig config = DemoJob.config(services.bootstrapServers(), services.jdbcUrl(), services.passwordFile(),
-                    tmp.resolve("checkpoints"), 1);
+            JobConfig config = DemoJob.config(
+                    services.bootstrapServers(),
+                    services.jdbcUrl(),
+                    services.passwordFile(),
+                    tmp.resolve("checkpoints"),
+                    1);
             MiniCluster flink = new MiniCluster(new MiniClusterConfiguration.Builder()
-                    .setConfiguration(DemoJob.flinkConfiguration(config)).setNumTaskManagers(1).setNumSlotsPerTaskManager(1)
+                    .setConfiguration(DemoJob.flinkConfiguration(config))
+                    .setNumTaskManagers(1)
+                    .setNumSlotsPerTaskManager(1)
                     .build());
             flink.start();
             try {
@@ -39,11 +45,16 @@ class ServicesListenOnLoopbackITCase {
                 assertThat(opened).extracting(Listener::port).contains(kafkaPort, restPort);
                 // broker + controller at least; Flink's REST and whatever else the MiniCluster opens
                 assertThat(opened).hasSizeGreaterThanOrEqualTo(3);
-                assertThat(opened).allSatisfy(l -> assertThat(l.isLoopbackV4()).as("%s", l).isTrue());
+                assertThat(opened)
+                        .allSatisfy(
+                                l -> assertThat(l.isLoopbackV4()).as("%s", l).isTrue());
 
                 List<Listener> postgres = ListeningSockets.onPort(services.postgresPort());
                 assertThat(postgres).isNotEmpty();
-                assertThat(postgres).allSatisfy(l -> assertThat(l.isLoopbackV4()).as("PostgreSQL %s", l).isTrue());
+                assertThat(postgres)
+                        .allSatisfy(l -> assertThat(l.isLoopbackV4())
+                                .as("PostgreSQL %s", l)
+                                .isTrue());
             } finally {
                 flink.close();
             }

@@ -4,7 +4,6 @@ import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.OpenVpnServerWindow;
 import io.flowtrace.avro.OpenVpnSessionRecord;
 import io.flowtrace.avro.ServiceWindow;
-import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.jobs.conntrack.BudgetWindow;
@@ -13,6 +12,10 @@ import io.flowtrace.jobs.flow.FlowAnalysisFunction;
 import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.flow.FlowKeySelector;
 import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.join.ConntrackJoin;
+import io.flowtrace.jobs.join.ConntrackJoinFunction;
+import io.flowtrace.jobs.join.CtFacts;
+import io.flowtrace.jobs.join.FlowConntrack;
 import io.flowtrace.jobs.openvpn.OpenVpnRouting;
 import io.flowtrace.jobs.openvpn.OpenVpnServerWindows;
 import io.flowtrace.jobs.openvpn.OpenVpnSessionFunction;
@@ -28,13 +31,8 @@ import io.flowtrace.jobs.window.FlowWindowAggregate;
 import io.flowtrace.jobs.window.WindowRecords;
 import java.time.Duration;
 import java.util.List;
-import io.flowtrace.jobs.join.ConntrackJoin;
-import io.flowtrace.jobs.join.ConntrackJoinFunction;
-import io.flowtrace.jobs.join.CtFacts;
-import io.flowtrace.jobs.join.FlowConntrack;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.util.Collector;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -49,6 +47,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.types.Either;
+import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,8 +75,11 @@ public final class FlowtraceJob {
     }
 
     /** Packets and, when {@code conntrack} is not null, conntrack events and losses → budgets. */
-    public FlowtraceJob(JobConfig config, Source<Either<DeadLetter, FlowBatch>, ?, ?> packets,
-            Source<Either<DeadLetter, ConntrackSample>, ?, ?> conntrack, JobSinks sinks) {
+    public FlowtraceJob(
+            JobConfig config,
+            Source<Either<DeadLetter, FlowBatch>, ?, ?> packets,
+            Source<Either<DeadLetter, ConntrackSample>, ?, ?> conntrack,
+            JobSinks sinks) {
         this.config = config;
         this.packets = packets;
         this.conntrack = conntrack;
@@ -98,13 +100,19 @@ public final class FlowtraceJob {
         JobConfig config = JobConfig.fromArgs(args);
         LOG.info("flowtrace job configuration: {}", config.describe());
         boolean planOnly = config.getBoolean(JobOption.PLAN_ONLY);
-        if (!planOnly && config.getBoolean(JobOption.POSTGRES_OUTPUT) && config.getBoolean(JobOption.JDBC_INIT_SCHEMA)) {
+        if (!planOnly
+                && config.getBoolean(JobOption.POSTGRES_OUTPUT)
+                && config.getBoolean(JobOption.JDBC_INIT_SCHEMA)) {
             PostgresSinks.applySchema(config);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
-        new FlowtraceJob(config, InputSources.packets(config),
-                config.getBoolean(JobOption.CONNTRACK_INPUT) ? InputSources.conntrack(config) : null,
-                JobSinks.fromConfig(config)).withOpenVpnSinks(OpenVpnSinks.fromConfig(config)).build(env);
+        new FlowtraceJob(
+                        config,
+                        InputSources.packets(config),
+                        config.getBoolean(JobOption.CONNTRACK_INPUT) ? InputSources.conntrack(config) : null,
+                        JobSinks.fromConfig(config))
+                .withOpenVpnSinks(OpenVpnSinks.fromConfig(config))
+                .build(env);
         if (planOnly) {
             System.out.print(plan(env));
             return;
@@ -121,7 +129,11 @@ public final class FlowtraceJob {
         JobGraph graph = env.getStreamGraph().getJobGraph();
         StringBuilder out = new StringBuilder("flowtrace job graph: " + graph.getNumberOfVertices() + " vertices\n");
         for (JobVertex vertex : graph.getVerticesSortedTopologicallyFromSources()) {
-            out.append("  ").append(vertex.getName()).append(" (parallelism ").append(vertex.getParallelism()).append(")\n");
+            out.append("  ")
+                    .append(vertex.getName())
+                    .append(" (parallelism ")
+                    .append(vertex.getParallelism())
+                    .append(")\n");
         }
         return out.toString();
     }
@@ -156,14 +168,21 @@ public final class FlowtraceJob {
         } else if (strategy.equals("exponential-delay")) {
             flink.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
             flink.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, attempts);
-            flink.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, config.getMillis(JobOption.RESTART_DELAY_MS));
-            flink.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, config.getMillis(JobOption.RESTART_MAX_DELAY_MS));
+            flink.set(
+                    RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF,
+                    config.getMillis(JobOption.RESTART_DELAY_MS));
+            flink.set(
+                    RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF,
+                    config.getMillis(JobOption.RESTART_MAX_DELAY_MS));
         } else if (strategy.equals("fixed-delay")) {
             flink.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
             flink.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);
-            flink.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, config.getMillis(JobOption.RESTART_DELAY_MS));
+            flink.set(
+                    RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
+                    config.getMillis(JobOption.RESTART_DELAY_MS));
         } else {
-            throw new IllegalArgumentException("--restart-strategy must be exponential-delay or fixed-delay, got '" + strategy + "'");
+            throw new IllegalArgumentException(
+                    "--restart-strategy must be exponential-delay or fixed-delay, got '" + strategy + "'");
         }
     }
 
@@ -175,26 +194,28 @@ public final class FlowtraceJob {
         // No operator keeps a reference to an input record after it returns, or changes one
         // (docs/job.md, "Object reuse"): chained operators pass records on without a deep copy.
         env.getConfig().enableObjectReuse();
-        DataStream<Either<DeadLetter, FlowBatch>> packetInput = endOfInputWatermark(env
-                .fromSource(packets, InputWatermarks.packets(
-                        config.getMillis(JobOption.OUT_OF_ORDERNESS_MS), config.getMillis(JobOption.IDLENESS_MS)),
-                        "packets")
-                .uid("packets-source"), "packets");
+        DataStream<Either<DeadLetter, FlowBatch>> packetInput = endOfInputWatermark(
+                env.fromSource(
+                                packets,
+                                InputWatermarks.packets(
+                                        config.getMillis(JobOption.OUT_OF_ORDERNESS_MS),
+                                        config.getMillis(JobOption.IDLENESS_MS)),
+                                "packets")
+                        .uid("packets-source"),
+                "packets");
         SingleOutputStreamOperator<FlowBatch> valid = packetInput
                 .process(InputTriage.of(packetInput.getType()))
                 .name("decode-validate")
                 .uid("decode-validate");
-        SingleOutputStreamOperator<FlowBatch> tcp = valid
-                .process(new OpenVpnRouting())
-                .name("openvpn-routing")
-                .uid("openvpn-routing");
-        SingleOutputStreamOperator<FlowSummary> flows = tcp
-                .keyBy(new FlowKeySelector())
-                .process(new FlowAnalysisFunction(config.analyzerConfig(),
-                        config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000))
+        SingleOutputStreamOperator<FlowBatch> tcp =
+                valid.process(new OpenVpnRouting()).name("openvpn-routing").uid("openvpn-routing");
+        SingleOutputStreamOperator<FlowSummary> flows = tcp.keyBy(new FlowKeySelector())
+                .process(new FlowAnalysisFunction(
+                        config.analyzerConfig(), config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000))
                 .name("flow-analysis")
                 .uid("flow-analysis");
-        DataStream<FlowSummary> ended = flows.flatMap(new FinalRecords()).name("ended-flows").uid("ended-flows");
+        DataStream<FlowSummary> ended =
+                flows.flatMap(new FinalRecords()).name("ended-flows").uid("ended-flows");
 
         DataStream<ServiceWindow> services = null;
         DataStream<VantageWindow> vantages = null;
@@ -221,29 +242,41 @@ public final class FlowtraceJob {
         sinkAll(vantages, sinks.vantageWindows(), "vantage-windows");
         SingleOutputStreamOperator<OpenVpnSessionRecord> openVpnSessions = openVpn(tcp, reservoir);
         DataStream<DeadLetter> deadLetters = valid.getSideOutput(InputTriage.DEAD_LETTERS)
-                .union(flows.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS),
+                .union(
+                        flows.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS),
                         openVpnSessions.getSideOutput(OpenVpnSessionFunction.DEAD_LETTERS));
         if (conntrack != null) {
-            DataStream<Either<DeadLetter, ConntrackSample>> conntrackInput = endOfInputWatermark(env
-                    .fromSource(conntrack, InputWatermarks.conntrack(
-                            config.getMillis(JobOption.OUT_OF_ORDERNESS_MS), config.getMillis(JobOption.IDLENESS_MS)),
-                            "conntrack")
-                    .uid("conntrack-source"), "conntrack");
+            DataStream<Either<DeadLetter, ConntrackSample>> conntrackInput = endOfInputWatermark(
+                    env.fromSource(
+                                    conntrack,
+                                    InputWatermarks.conntrack(
+                                            config.getMillis(JobOption.OUT_OF_ORDERNESS_MS),
+                                            config.getMillis(JobOption.IDLENESS_MS)),
+                                    "conntrack")
+                            .uid("conntrack-source"),
+                    "conntrack");
             SingleOutputStreamOperator<ConntrackSample> samples = conntrackInput
                     .process(InputTriage.of(conntrackInput.getType()))
                     .name("conntrack-decode-validate")
                     .uid("conntrack-decode-validate");
             DataStream<ConntrackSample> budgetInput = samples.map(new WithoutJoin())
-                    .name("conntrack-budget-input").uid("conntrack-budget-input");
-            DataStream<BudgetWindow> budgets = ConntrackBudgetWindow.budgets(budgetInput, ConntrackBudgetWindow.fromConfig(config));
+                    .name("conntrack-budget-input")
+                    .uid("conntrack-budget-input");
+            DataStream<BudgetWindow> budgets =
+                    ConntrackBudgetWindow.budgets(budgetInput, ConntrackBudgetWindow.fromConfig(config));
             sinkAll(budgets, sinks.conntrackBudgets(), "conntrack-budgets");
             deadLetters = deadLetters.union(samples.getSideOutput(InputTriage.DEAD_LETTERS));
-            if (config.getBoolean(JobOption.CONNTRACK_JOIN) && !sinks.flowConntrack().isEmpty()) {
-                DataStream<CtFacts> facts = samples.flatMap(new JoinKeys()).name("conntrack-join-keys").uid("conntrack-join-keys");
+            if (config.getBoolean(JobOption.CONNTRACK_JOIN)
+                    && !sinks.flowConntrack().isEmpty()) {
+                DataStream<CtFacts> facts = samples.flatMap(new JoinKeys())
+                        .name("conntrack-join-keys")
+                        .uid("conntrack-join-keys");
                 DataStream<FlowConntrack> joined = flows.keyBy(new FlowJoinKey())
                         .connect(facts.keyBy(new CtJoinKey()))
-                        .process(new ConntrackJoinFunction(config.getLong(JobOption.CONNTRACK_JOIN_WAIT_MS),
-                                config.getLong(JobOption.CONNTRACK_JOIN_IDLE_MS), config.getLong(JobOption.CONNTRACK_JOIN_SLACK_MS),
+                        .process(new ConntrackJoinFunction(
+                                config.getLong(JobOption.CONNTRACK_JOIN_WAIT_MS),
+                                config.getLong(JobOption.CONNTRACK_JOIN_IDLE_MS),
+                                config.getLong(JobOption.CONNTRACK_JOIN_SLACK_MS),
                                 config.getInt(JobOption.CONNTRACK_JOIN_MAX_PER_KEY)))
                         .name("conntrack-join")
                         .uid("conntrack-join");
@@ -257,8 +290,8 @@ public final class FlowtraceJob {
      * OpenVPN: the routed OpenVpnBatches keyed by UDP flow → sessions → per-server windows (10 s,
      * 1 min) → the OpenVPN sinks. Returns the sessions (their side output holds the dead letters).
      */
-    private SingleOutputStreamOperator<OpenVpnSessionRecord> openVpn(SingleOutputStreamOperator<FlowBatch> routed,
-            int reservoir) {
+    private SingleOutputStreamOperator<OpenVpnSessionRecord> openVpn(
+            SingleOutputStreamOperator<FlowBatch> routed, int reservoir) {
         SingleOutputStreamOperator<OpenVpnSessionRecord> sessions = routed.getSideOutput(OpenVpnRouting.OPENVPN)
                 .keyBy(new FlowKeySelector())
                 .process(new OpenVpnSessionFunction())
@@ -335,7 +368,9 @@ public final class FlowtraceJob {
 
         @Override
         public String getKey(FlowSummary s) {
-            return ConntrackJoin.key(s.record.getFlow().getVantage().getAgentId(), s.record.getFlow().getClient(),
+            return ConntrackJoin.key(
+                    s.record.getFlow().getVantage().getAgentId(),
+                    s.record.getFlow().getClient(),
                     s.record.getFlow().getServer());
         }
     }
@@ -355,7 +390,8 @@ public final class FlowtraceJob {
 
         @Override
         public String getKey(FlowSummary s) {
-            return PacketEvents.vantage(s.record.getFlow().getVantage()) + " " + s.record.getFlow().getServer();
+            return PacketEvents.vantage(s.record.getFlow().getVantage()) + " "
+                    + s.record.getFlow().getServer();
         }
     }
 

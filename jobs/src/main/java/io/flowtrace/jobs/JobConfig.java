@@ -29,11 +29,14 @@ public final class JobConfig implements Serializable {
     private static final java.util.regex.Pattern SECRET_KEY =
             java.util.regex.Pattern.compile("(?i)(password|passphrase|secret|token|key|jaas|credential)");
     /** Names that say where a secret is kept (a file, a variable, a store's path), not the secret: shown. */
-    private static final java.util.regex.Pattern SECRET_REFERENCE = java.util.regex.Pattern.compile("(?i)([-.]file|-env|\\.location)$");
+    private static final java.util.regex.Pattern SECRET_REFERENCE =
+            java.util.regex.Pattern.compile("(?i)([-.]file|-env|\\.location)$");
     /** A password inside a URL: {@code ?password=...} / {@code &password=...} / {@code ;password=...} and {@code user:pass@}. */
     private static final java.util.regex.Pattern URL_PASSWORD_PARAMETER =
             java.util.regex.Pattern.compile("(?i)([?&;](?:[a-z]*password|pwd|passphrase)=)[^&;]*");
-    private static final java.util.regex.Pattern URL_USER_INFO = java.util.regex.Pattern.compile("(//[^/@:\\s]*:)[^/@\\s]*@");
+
+    private static final java.util.regex.Pattern URL_USER_INFO =
+            java.util.regex.Pattern.compile("(//[^/@:\\s]*:)[^/@\\s]*@");
     static final String MASK = "******";
     static final String CONFIG_FILE = "config";
     static final String HELP = "help";
@@ -64,7 +67,9 @@ public final class JobConfig implements Serializable {
             all.put(o.key(), o.defaultValue());
         }
         for (Map.Entry<String, String> e : overrides.entrySet()) {
-            if (!all.containsKey(e.getKey()) && !e.getKey().startsWith(KAFKA_PREFIX) && !e.getKey().equals(HELP)) {
+            if (!all.containsKey(e.getKey())
+                    && !e.getKey().startsWith(KAFKA_PREFIX)
+                    && !e.getKey().equals(HELP)) {
                 throw new IllegalArgumentException("unknown option --" + e.getKey() + " (see --help)");
             }
             all.put(e.getKey(), e.getValue());
@@ -84,12 +89,18 @@ public final class JobConfig implements Serializable {
     /** The {@code --help} text: every option and its default. */
     public static String usage() {
         StringBuilder out = new StringBuilder("flink run flowtrace-job.jar [--config FILE] [--option value ...]\n\n");
-        out.append(String.format("  %-32s %s%n", "--config FILE", "properties file of option=value lines (command line wins)"));
+        out.append(String.format(
+                "  %-32s %s%n", "--config FILE", "properties file of option=value lines (command line wins)"));
         for (JobOption o : JobOption.values()) {
-            out.append(String.format("  %-32s %s (default: %s)%n", "--" + o.key() + " VALUE", o.description(),
+            out.append(String.format(
+                    "  %-32s %s (default: %s)%n",
+                    "--" + o.key() + " VALUE",
+                    o.description(),
                     o.defaultValue().isEmpty() ? "unset" : o.defaultValue()));
         }
-        out.append(String.format("  %-32s %s%n", "--kafka.<property> VALUE",
+        out.append(String.format(
+                "  %-32s %s%n",
+                "--kafka.<property> VALUE",
                 "any Kafka client property for sources and sinks, e.g. --kafka.security.protocol SASL_SSL"));
         return out.toString();
     }
@@ -113,7 +124,8 @@ public final class JobConfig implements Serializable {
     public boolean getBoolean(JobOption option) {
         String v = get(option).trim().toLowerCase(Locale.ROOT);
         if (!v.equals("true") && !v.equals("false")) {
-            throw new IllegalArgumentException("--" + option.key() + " must be true or false, got '" + get(option) + "'");
+            throw new IllegalArgumentException(
+                    "--" + option.key() + " must be true or false, got '" + get(option) + "'");
         }
         return v.equals("true");
     }
@@ -145,7 +157,10 @@ public final class JobConfig implements Serializable {
         String file = get(JobOption.JDBC_PASSWORD_FILE);
         if (!file.isEmpty()) {
             try {
-                return Files.readAllLines(Path.of(file), StandardCharsets.UTF_8).stream().findFirst().orElse("").strip();
+                return Files.readAllLines(Path.of(file), StandardCharsets.UTF_8).stream()
+                        .findFirst()
+                        .orElse("")
+                        .strip();
             } catch (IOException e) {
                 throw new IllegalArgumentException("cannot read --jdbc-password-file " + file, e);
             }

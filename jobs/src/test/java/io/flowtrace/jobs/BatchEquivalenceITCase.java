@@ -51,10 +51,11 @@ import org.junit.jupiter.api.io.TempDir;
 class BatchEquivalenceITCase {
     private static final int PARALLELISM = 2;
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<String> CAPTURES = List.of("tcp/cubic-loss.sender.pcap.gz", "join/client.pcap",
-            "decoding/tcp6-sack.pcap");
+    private static final List<String> CAPTURES =
+            List.of("tcp/cubic-loss.sender.pcap.gz", "join/client.pcap", "decoding/tcp6-sack.pcap");
     /** agent_id of each way of publishing; the normalised name replaces it before comparing. */
     private static final Map<String, Way> WAYS = new LinkedHashMap<>();
+
     private static final String SAME = "eq-agent";
 
     static {
@@ -66,21 +67,26 @@ class BatchEquivalenceITCase {
     }
 
     /** Batches of at most {@code size} packets and {@code lingerNs} of capture time; events when not {@code batches}. */
-    record Way(int size, long lingerNs, boolean batches) {
-    }
+    record Way(int size, long lingerNs, boolean batches) {}
 
     @RegisterExtension
     static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+
     static final KafkaBroker KAFKA = SERVICES.kafka();
     static final Postgres POSTGRES = SERVICES.postgres();
 
     @Test
     void everyWayOfBatchingGivesTheSameTablesAndTopicsAsSingleEventsAndAsAnalyze(@TempDir Path checkpoints)
             throws Exception {
-        JobConfig config = JobConfig.of(ItJobOptions.bounded("equiv", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(),
-                Postgres.USER, checkpoints, PARALLELISM));
-        for (JobOption topic : List.of(JobOption.PACKETS_TOPIC, JobOption.FLOWS_TOPIC, JobOption.TCP_EVENTS_TOPIC,
-                JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC, JobOption.DEAD_LETTERS_TOPIC)) {
+        JobConfig config = JobConfig.of(ItJobOptions.bounded(
+                "equiv", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER, checkpoints, PARALLELISM));
+        for (JobOption topic : List.of(
+                JobOption.PACKETS_TOPIC,
+                JobOption.FLOWS_TOPIC,
+                JobOption.TCP_EVENTS_TOPIC,
+                JobOption.SERVICE_WINDOWS_TOPIC,
+                JobOption.VANTAGE_WINDOWS_TOPIC,
+                JobOption.DEAD_LETTERS_TOPIC)) {
             KAFKA.createTopic(config.get(topic), PARALLELISM);
         }
         int[] counts = publish(config.get(JobOption.PACKETS_TOPIC));
@@ -88,7 +94,8 @@ class BatchEquivalenceITCase {
         assertThat(counts[1]).as("PacketBatch records").isPositive();
 
         PostgresSinks.applySchema(config);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
         new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         env.execute("flowtrace-batch-equivalence");
 
@@ -101,10 +108,15 @@ class BatchEquivalenceITCase {
                 rows.put(agent, tableRows(table, agent));
             }
             assertThat(rows.get("eq-events")).as("%s has rows", table).isNotEmpty();
-            rows.forEach((agent, r) -> assertThat(r).as("%s of %s", table, agent).isEqualTo(rows.get("eq-events")));
+            rows.forEach(
+                    (agent, r) -> assertThat(r).as("%s of %s", table, agent).isEqualTo(rows.get("eq-events")));
         }
-        assertThat(POSTGRES.query("SELECT count(*) AS n FROM dead_letters").get(0).get("n")).isEqualTo(0L);
-        assertThat(KAFKA.readCommitted(config.get(JobOption.DEAD_LETTERS_TOPIC))).isEmpty();
+        assertThat(POSTGRES.query("SELECT count(*) AS n FROM dead_letters")
+                        .get(0)
+                        .get("n"))
+                .isEqualTo(0L);
+        assertThat(KAFKA.readCommitted(config.get(JobOption.DEAD_LETTERS_TOPIC)))
+                .isEmpty();
 
         assertTopicsAgree(config);
     }
@@ -123,7 +135,8 @@ class BatchEquivalenceITCase {
         }
         assertThat(streamed.keySet()).as("flows of %s", agent).isEqualTo(offline.keySet());
         for (String flow : offline.keySet()) {
-            assertThat(CaptureFixtures.flatten(streamed.get(flow))).as("report of %s", flow)
+            assertThat(CaptureFixtures.flatten(streamed.get(flow)))
+                    .as("report of %s", flow)
                     .isEqualTo(CaptureFixtures.flatten(offline.get(flow)));
         }
     }
@@ -131,7 +144,8 @@ class BatchEquivalenceITCase {
     /** Every column of every row of the way's vantages, the agent name normalised, sorted. */
     private static List<String> tableRows(String table, String agent) {
         List<String> rows = new ArrayList<>();
-        for (Map<String, Object> row : POSTGRES.query("SELECT * FROM " + table + " WHERE vantage LIKE ?", agent + "/%")) {
+        for (Map<String, Object> row :
+                POSTGRES.query("SELECT * FROM " + table + " WHERE vantage LIKE ?", agent + "/%")) {
             rows.add(roundDoubles(new TreeMap<>(row).toString().replace(agent, SAME)));
         }
         rows.sort(Comparator.naturalOrder());
@@ -147,8 +161,12 @@ class BatchEquivalenceITCase {
             String agent = f.getFlow().getVantage().getAgentId();
             String flow = new String(r.key(), UTF_8);
             Long before = recordTime.put(flow, f.getRecordTimeUs());
-            assertThat(f.getRecordTimeUs()).as("record_time_us of %s", flow).isGreaterThanOrEqualTo(before == null ? 0 : before);
-            lastFlows.computeIfAbsent(agent, a -> new TreeMap<>()).put(flow.replace(agent, SAME), f.toString().replace(agent, SAME));
+            assertThat(f.getRecordTimeUs())
+                    .as("record_time_us of %s", flow)
+                    .isGreaterThanOrEqualTo(before == null ? 0 : before);
+            lastFlows
+                    .computeIfAbsent(agent, a -> new TreeMap<>())
+                    .put(flow.replace(agent, SAME), f.toString().replace(agent, SAME));
         }
         assertAllWaysEqual("flows topic", lastFlows);
         assertAllWaysEqual("tcp-events topic", topicByAgent(config.get(JobOption.TCP_EVENTS_TOPIC), v -> {
@@ -166,12 +184,14 @@ class BatchEquivalenceITCase {
     }
 
     /** Each agent's records of a topic, agent name normalised, as a sorted multiset (keyed by text, counted). */
-    private static Map<String, Map<String, String>> topicByAgent(String topic, Function<byte[], Map.Entry<String, String>> read) {
+    private static Map<String, Map<String, String>> topicByAgent(
+            String topic, Function<byte[], Map.Entry<String, String>> read) {
         Map<String, Map<String, String>> out = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : KAFKA.readCommitted(topic)) {
             Map.Entry<String, String> e = read.apply(r.value());
             String text = roundDoubles(e.getValue().replace(e.getKey(), SAME));
-            out.computeIfAbsent(e.getKey(), a -> new TreeMap<>()).merge(text, "1", (a, b) -> Integer.toString(Integer.parseInt(a) + 1));
+            out.computeIfAbsent(e.getKey(), a -> new TreeMap<>())
+                    .merge(text, "1", (a, b) -> Integer.toString(Integer.parseInt(a) + 1));
         }
         return out;
     }
@@ -182,10 +202,15 @@ class BatchEquivalenceITCase {
      * fixed, so they may differ in the last bits between any two runs, batched or not.
      */
     static String roundDoubles(String text) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("-?\\d+\\.\\d+(E-?\\d+)?").matcher(text);
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("-?\\d+\\.\\d+(E-?\\d+)?").matcher(text);
         StringBuilder out = new StringBuilder();
         while (m.find()) {
-            m.appendReplacement(out, new java.math.BigDecimal(m.group()).round(new java.math.MathContext(12)).toString());
+            m.appendReplacement(
+                    out,
+                    new java.math.BigDecimal(m.group())
+                            .round(new java.math.MathContext(12))
+                            .toString());
         }
         m.appendTail(out);
         return out.toString();
@@ -217,8 +242,7 @@ class BatchEquivalenceITCase {
      * event's own) as agents writing concurrently would interleave them. Returns {events, batches}.
      */
     private static int[] publish(String topic) {
-        record Out(long timeMs, byte[] key, byte[] value, boolean batch) {
-        }
+        record Out(long timeMs, byte[] key, byte[] value, boolean batch) {}
         List<Out> all = new ArrayList<>();
         for (Map.Entry<String, Way> way : WAYS.entrySet()) {
             for (String capture : CAPTURES) {
@@ -231,8 +255,10 @@ class BatchEquivalenceITCase {
                     continue;
                 }
                 int n = 0;
-                for (List<PacketEvent> cut : FlowBatches.cut(packets, way.getValue().size(), way.getValue().lingerNs())) {
-                    // the mixed way sends every third batch as single events (an agent with --batch off on the same topic)
+                for (List<PacketEvent> cut : FlowBatches.cut(
+                        packets, way.getValue().size(), way.getValue().lingerNs())) {
+                    // the mixed way sends every third batch as single events (an agent with --batch off on the same
+                    // topic)
                     if (way.getKey().equals("eq-mixed") && n++ % 3 == 0) {
                         for (PacketEvent p : cut) {
                             FlowBatch b = FlowBatches.ofEvent(p);

@@ -34,8 +34,7 @@ import java.util.TreeMap;
  * as {@code flowtrace analyze --json} sees them (the offline truth the job must reproduce).
  */
 public final class CaptureFixtures {
-    private CaptureFixtures() {
-    }
+    private CaptureFixtures() {}
 
     /** The capture's TCP packets as PacketEvents of {@code vantage}, in capture order. */
     public static List<PacketEvent> packets(String relativePath, Vantage vantage) {
@@ -69,13 +68,19 @@ public final class CaptureFixtures {
         Map<String, JsonNode> reports = new TreeMap<>();
         VantagePoint vantage = VantagePoint.parse(vantageText);
         try (InputStream in = Files.newInputStream(TestData.file(relativePath))) {
-            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> vantage).run(in, (key, instance, flow) -> {
-                TreeWriter tree = new TreeWriter();
-                FlowReport.visit(key, instance, flow, tree);
-                reports.put(identity(tree.root), tree.root);
-            }, TcpEventSinkFactory.NONE, error -> {
-                throw new IllegalStateException("capture format error in " + relativePath, error);
-            }, records -> { });
+            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> vantage)
+                    .run(
+                            in,
+                            (key, instance, flow) -> {
+                                TreeWriter tree = new TreeWriter();
+                                FlowReport.visit(key, instance, flow, tree);
+                                reports.put(identity(tree.root), tree.root);
+                            },
+                            TcpEventSinkFactory.NONE,
+                            error -> {
+                                throw new IllegalStateException("capture format error in " + relativePath, error);
+                            },
+                            records -> {});
         } catch (IOException e) {
             throw new UncheckedIOException("cannot analyse " + relativePath, e);
         }
@@ -94,7 +99,9 @@ public final class CaptureFixtures {
 
     private static void flatten(String path, JsonNode node, Map<String, String> out) {
         if (node.isObject()) {
-            node.fields().forEachRemaining(e -> flatten(path.isEmpty() ? e.getKey() : path + "." + e.getKey(), e.getValue(), out));
+            node.fields()
+                    .forEachRemaining(
+                            e -> flatten(path.isEmpty() ? e.getKey() : path + "." + e.getKey(), e.getValue(), out));
         } else if (node.isArray()) {
             out.put(path + "[]", Integer.toString(node.size()));
             for (int i = 0; i < node.size(); i++) {
@@ -110,7 +117,8 @@ public final class CaptureFixtures {
     /** Identity of a report: "vantage client server instance". */
     public static String identity(JsonNode report) {
         JsonNode flow = report.get("flow");
-        return flow.get("vantage").asText() + " " + flow.get("client").asText() + " " + flow.get("server").asText() + " " + flow.get("instance").asLong();
+        return flow.get("vantage").asText() + " " + flow.get("client").asText() + " "
+                + flow.get("server").asText() + " " + flow.get("instance").asLong();
     }
 
     private static final class TreeWriter implements ReportVisitor {

@@ -26,7 +26,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,6 +70,7 @@ class ConntrackBudgetITCase {
 
     @RegisterExtension
     static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+
     static final KafkaBroker KAFKA = SERVICES.kafka();
     static final Postgres POSTGRES = SERVICES.postgres();
 
@@ -84,23 +84,39 @@ class ConntrackBudgetITCase {
     @Test
     void budgetsOfRealRecordedEventsAddUpAndMatchCore(@TempDir Path checkpoints) throws Exception {
         JobConfig config = JobConfig.of(jobOptions(checkpoints));
-        KAFKA.createTopics(PARALLELISM, config.get(JobOption.PACKETS_TOPIC), config.get(JobOption.CONNTRACK_TOPIC),
-                config.get(JobOption.FLOWS_TOPIC), config.get(JobOption.TCP_EVENTS_TOPIC),
-                config.get(JobOption.SERVICE_WINDOWS_TOPIC), config.get(JobOption.VANTAGE_WINDOWS_TOPIC),
-                config.get(JobOption.DEAD_LETTERS_TOPIC), config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
+        KAFKA.createTopics(
+                PARALLELISM,
+                config.get(JobOption.PACKETS_TOPIC),
+                config.get(JobOption.CONNTRACK_TOPIC),
+                config.get(JobOption.FLOWS_TOPIC),
+                config.get(JobOption.TCP_EVENTS_TOPIC),
+                config.get(JobOption.SERVICE_WINDOWS_TOPIC),
+                config.get(JobOption.VANTAGE_WINDOWS_TOPIC),
+                config.get(JobOption.DEAD_LETTERS_TOPIC),
+                config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
 
         Map<String, Expected> expected = new TreeMap<>();
         long burstFirstNs = publishRecordings(config.get(JobOption.CONNTRACK_TOPIC), expected);
         // One real-format loss report inside the burst's first second: ENOBUFS observed = 1 there.
-        ConntrackLoss loss = ConntrackLoss.newBuilder().setTimeNs(burstFirstNs).setVantage(CASES.get("burst"))
-                .setEnobufsCount(1).setReceiveBufferBytes(16384).setSource(ConntrackSource.NETLINK).build();
+        ConntrackLoss loss = ConntrackLoss.newBuilder()
+                .setTimeNs(burstFirstNs)
+                .setVantage(CASES.get("burst"))
+                .setEnobufsCount(1)
+                .setReceiveBufferBytes(16384)
+                .setSource(ConntrackSource.NETLINK)
+                .build();
         List<String> malformed = publishMalformed(config.get(JobOption.CONNTRACK_TOPIC), loss);
 
         PostgresSinks.applySchema(config);
         PostgresSinks.applySchema(config); // V1 + V2 are idempotent
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
-                JobSinks.fromConfig(config)).build(env);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        new FlowtraceJob(
+                        config,
+                        InputSources.packets(config),
+                        InputSources.conntrack(config),
+                        JobSinks.fromConfig(config))
+                .build(env);
         long started = System.nanoTime();
         env.execute("conntrack-budget-itcase");
         LOG.info("conntrack job finished in {} ms", (System.nanoTime() - started) / 1_000_000);
@@ -123,26 +139,34 @@ class ConntrackBudgetITCase {
             Expected x = e.getValue();
             // Independent truth: the recordings' length prefixes.
             assertThat(row.get("events")).as("events in %s", e.getKey()).isEqualTo(x.events);
-            assertThat(row.get("exact_bytes")).as("exact bytes in %s", e.getKey()).isEqualTo(x.bytes);
+            assertThat(row.get("exact_bytes"))
+                    .as("exact bytes in %s", e.getKey())
+                    .isEqualTo(x.bytes);
 
             // Consistency with core: its EventSizeBudget over core's own parse of the same messages.
             long windowMs = (Long) row.get("window_size_ms");
             String[] parts = e.getKey().split(" ");
-            BudgetConfig bc = new BudgetConfig(windowMs * 1_000_000L, DRAIN_MS * 1_000_000L,
-                    BudgetConfig.CONNTRACKD_DEFAULT_RCVBUF, features);
-            io.flowtrace.core.conntrack.EventSizeBudget core =
-                    new io.flowtrace.core.conntrack.EventSizeBudget(parts[0], Long.parseLong(parts[2]) * 1_000_000L, bc);
-            x.core.stream().sorted(Comparator.comparingLong(ConntrackMessage::timeNanos)
-                    .thenComparing(ConntrackMessage::type).thenComparingInt(ConntrackMessage::wireSize)).forEach(core::add);
+            BudgetConfig bc = new BudgetConfig(
+                    windowMs * 1_000_000L, DRAIN_MS * 1_000_000L, BudgetConfig.CONNTRACKD_DEFAULT_RCVBUF, features);
+            io.flowtrace.core.conntrack.EventSizeBudget core = new io.flowtrace.core.conntrack.EventSizeBudget(
+                    parts[0], Long.parseLong(parts[2]) * 1_000_000L, bc);
+            x.core.stream()
+                    .sorted(Comparator.comparingLong(ConntrackMessage::timeNanos)
+                            .thenComparing(ConntrackMessage::type)
+                            .thenComparingInt(ConntrackMessage::wireSize))
+                    .forEach(core::add);
             BudgetReport r = core.report();
             assertThat(row.get("events_new")).isEqualTo(r.newEvents());
             assertThat(row.get("events_update")).isEqualTo(r.updateEvents());
             assertThat(row.get("events_destroy")).isEqualTo(r.destroyEvents());
-            assertThat((Long) row.get("truesize_bytes")).isEqualTo(Math.round(r.truesizeBytesPerSecond() * windowMs / 1000.0));
+            assertThat((Long) row.get("truesize_bytes"))
+                    .isEqualTo(Math.round(r.truesizeBytesPerSecond() * windowMs / 1000.0));
             assertThat((Double) row.get("waste_ratio")).isEqualTo(r.wasteRatio());
             assertThat(row.get("peak_burst_10ms")).isEqualTo(r.peakTruesize10ms());
             assertThat(row.get("peak_burst_100ms")).isEqualTo(r.peakTruesize100ms());
-            assertThat(row.get("buffer_needed_bytes")).as("buffer needed in %s", e.getKey()).isEqualTo(r.bufferNeeded());
+            assertThat(row.get("buffer_needed_bytes"))
+                    .as("buffer needed in %s", e.getKey())
+                    .isEqualTo(r.bufferNeeded());
             assertThat(row.get("buffer_effective_bytes")).isEqualTo(r.effectiveRcvbuf());
             assertThat(row.get("enobufs_predicted")).isEqualTo(r.predictedEnobufs());
             assertThat(row.get("predicted_drops")).isEqualTo(r.predictedDrops());
@@ -151,23 +175,31 @@ class ConntrackBudgetITCase {
             assertThat(row.get("drain_latency_ms")).isEqualTo((double) DRAIN_MS);
             boolean lossWindow = parts[0].equals("itct-burst/ct")
                     && Math.floorDiv(burstFirstNs / 1_000_000L, windowMs) * windowMs == Long.parseLong(parts[2]);
-            assertThat(row.get("enobufs_observed")).as("observed in %s", e.getKey()).isEqualTo(lossWindow ? 1L : 0L);
+            assertThat(row.get("enobufs_observed"))
+                    .as("observed in %s", e.getKey())
+                    .isEqualTo(lossWindow ? 1L : 0L);
         }
         // Every recorded event is in exactly one window of each size.
         for (long size : new long[] {1000, 60_000}) {
-            assertThat(rows.stream().filter(r -> r.get("window_size_ms").equals(size)).mapToLong(r -> (Long) r.get("events")).sum())
+            assertThat(rows.stream()
+                            .filter(r -> r.get("window_size_ms").equals(size))
+                            .mapToLong(r -> (Long) r.get("events"))
+                            .sum())
                     .isEqualTo(449L); // 400 burst + 49 v4_plain messages
         }
         assertBurstMatchesTheKernel(byKey);
 
-        List<Map<String, Object>> dead = POSTGRES.query("SELECT stage, reason FROM dead_letters ORDER BY kafka_partition, kafka_offset");
+        List<Map<String, Object>> dead =
+                POSTGRES.query("SELECT stage, reason FROM dead_letters ORDER BY kafka_partition, kafka_offset");
         assertThat(dead).as("dead letters of %s", malformed).hasSize(malformed.size());
         assertThat(dead).allSatisfy(r -> assertThat((String) r.get("reason")).isNotBlank());
         assertThat(dead).filteredOn(r -> r.get("stage").equals("VALIDATE")).hasSize(5);
         assertThat(dead).filteredOn(r -> r.get("stage").equals("DECODE")).hasSize(malformed.size() - 5);
-        assertThat(KAFKA.readCommitted(config.get(JobOption.DEAD_LETTERS_TOPIC))).hasSize(malformed.size());
+        assertThat(KAFKA.readCommitted(config.get(JobOption.DEAD_LETTERS_TOPIC)))
+                .hasSize(malformed.size());
 
-        List<ConsumerRecord<byte[], byte[]>> budgets = KAFKA.readCommitted(config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
+        List<ConsumerRecord<byte[], byte[]>> budgets =
+                KAFKA.readCommitted(config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
         assertThat(budgets).hasSize(rows.size());
         for (ConsumerRecord<byte[], byte[]> rec : budgets) {
             ConntrackBudget b = ConntrackBudget.getDecoder().decode(rec.value());
@@ -190,13 +222,17 @@ class ConntrackBudgetITCase {
             facts.load(in);
         }
         List<Map<String, Object>> minutes = byKey.entrySet().stream()
-                .filter(e -> e.getKey().startsWith("itct-burst/ct 60000 ")).map(Map.Entry::getValue).toList();
+                .filter(e -> e.getKey().startsWith("itct-burst/ct 60000 "))
+                .map(Map.Entry::getValue)
+                .toList();
         assertThat(minutes).as("the 0.43 s burst lies in one minute").hasSize(1);
         assertThat(minutes.get(0).get("events")).isEqualTo(Long.parseLong(facts.getProperty("flows")));
         assertThat(minutes.get(0).get("buffer_needed_bytes"))
                 .isEqualTo(Long.parseLong(facts.getProperty("big.rmem_before_drain")));
-        // 2 MiB requested → 4 MiB sk_rcvbuf holds the burst, as the conntrackd-sized listener did (conntrackd.enobufs=0)
-        assertThat(minutes.get(0).get("enobufs_predicted")).isEqualTo(Long.parseLong(facts.getProperty("conntrackd.enobufs")));
+        // 2 MiB requested → 4 MiB sk_rcvbuf holds the burst, as the conntrackd-sized listener did
+        // (conntrackd.enobufs=0)
+        assertThat(minutes.get(0).get("enobufs_predicted"))
+                .isEqualTo(Long.parseLong(facts.getProperty("conntrackd.enobufs")));
     }
 
     /** Publishes the recorded messages as the raw agent would; returns the burst's first event time (ns). */
@@ -207,20 +243,24 @@ class ConntrackBudgetITCase {
                 String vantage = c.getValue().getAgentId() + "/" + c.getValue().getInterfaceName();
                 for (byte[] message : ConntrackFixtures.messages(c.getKey())) {
                     ConntrackMessage core = ConntrackFixtures.parse(message);
-                    io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, c.getValue(), ConntrackSource.NETLINK);
+                    io.flowtrace.avro.ConntrackEvent avro =
+                            ConntrackFixtures.toAvro(core, c.getValue(), ConntrackSource.NETLINK);
                     long ms = Math.floorDiv(core.timeNanos(), 1_000_000L);
                     if (c.getKey().equals("burst")) {
                         burstFirst = Math.min(burstFirst, core.timeNanos());
                     }
                     for (long size : new long[] {1000, 60_000}) {
-                        Expected x = expected.computeIfAbsent(key(vantage, size, Math.floorDiv(ms, size) * size), k -> new Expected());
+                        Expected x = expected.computeIfAbsent(
+                                key(vantage, size, Math.floorDiv(ms, size) * size), k -> new Expected());
                         x.events++;
                         x.bytes += message.length; // the .nl.bin length prefix: the real message size
                         x.core.add(core);
                     }
-                    String key = vantage + " " + core.family() + "/" + core.proto() + " " + core.orig().srcText() + ":"
-                            + core.orig().srcPort() + " " + core.orig().dstText() + ":" + core.orig().dstPort();
-                    producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), avro.toByteBuffer().array()));
+                    String key = vantage + " " + core.family() + "/" + core.proto() + " "
+                            + core.orig().srcText() + ":" + core.orig().srcPort() + " "
+                            + core.orig().dstText() + ":" + core.orig().dstPort();
+                    producer.send(new ProducerRecord<>(
+                            topic, key.getBytes(UTF_8), avro.toByteBuffer().array()));
                 }
             }
             producer.flush();
@@ -233,22 +273,44 @@ class ConntrackBudgetITCase {
     /** 5 records that decode but are absurd, and undecodable ones; the valid loss report too. */
     private static List<String> publishMalformed(String topic, ConntrackLoss loss) throws IOException {
         io.flowtrace.avro.ConntrackEvent good = ConntrackFixtures.toAvro(
-                ConntrackFixtures.parse(ConntrackFixtures.messages("v4_plain").get(0)), new Vantage("itct-bad", "ct"),
+                ConntrackFixtures.parse(ConntrackFixtures.messages("v4_plain").get(0)),
+                new Vantage("itct-bad", "ct"),
                 ConntrackSource.NETLINK);
         List<byte[]> values = new ArrayList<>();
         List<String> what = new ArrayList<>();
-        values.add(io.flowtrace.avro.ConntrackEvent.newBuilder(good).setL3Proto(7).build().toByteBuffer().array());
+        values.add(io.flowtrace.avro.ConntrackEvent.newBuilder(good)
+                .setL3Proto(7)
+                .build()
+                .toByteBuffer()
+                .array());
         what.add("l3_proto 7");
-        values.add(io.flowtrace.avro.ConntrackEvent.newBuilder(good).setTimeNs(1).setEventTimestampNs(null).build().toByteBuffer().array());
+        values.add(io.flowtrace.avro.ConntrackEvent.newBuilder(good)
+                .setTimeNs(1)
+                .setEventTimestampNs(null)
+                .build()
+                .toByteBuffer()
+                .array());
         what.add("time 1970");
-        values.add(io.flowtrace.avro.ConntrackEvent.newBuilder(good).setWireSize(3).build().toByteBuffer().array());
+        values.add(io.flowtrace.avro.ConntrackEvent.newBuilder(good)
+                .setWireSize(3)
+                .build()
+                .toByteBuffer()
+                .array());
         what.add("wire_size 3");
         values.add(io.flowtrace.avro.ConntrackEvent.newBuilder(good)
-                .setOrig(io.flowtrace.avro.CtTuple.newBuilder(good.getOrig()).setSrc(ByteBuffer.wrap(new byte[16])).build())
-                .build().toByteBuffer().array());
+                .setOrig(io.flowtrace.avro.CtTuple.newBuilder(good.getOrig())
+                        .setSrc(ByteBuffer.wrap(new byte[16]))
+                        .build())
+                .build()
+                .toByteBuffer()
+                .array());
         what.add("IPv6 address in an IPv4 event");
-        values.add(ConntrackLoss.newBuilder(loss).setVantage(new Vantage("itct-bad", "ct")).setEnobufsCount(-4).build()
-                .toByteBuffer().array());
+        values.add(ConntrackLoss.newBuilder(loss)
+                .setVantage(new Vantage("itct-bad", "ct"))
+                .setEnobufsCount(-4)
+                .build()
+                .toByteBuffer()
+                .array());
         what.add("negative ENOBUFS count");
         Random random = new Random(5);
         for (int i = 0; i < 3; i++) {
@@ -264,7 +326,12 @@ class ConntrackBudgetITCase {
         wrong[4] ^= 0x5a;
         values.add(wrong);
         what.add("unknown fingerprint");
-        values.add(io.flowtrace.avro.Vantage.newBuilder().setAgentId("x").setInterfaceName("y").build().toByteBuffer().array());
+        values.add(io.flowtrace.avro.Vantage.newBuilder()
+                .setAgentId("x")
+                .setInterfaceName("y")
+                .build()
+                .toByteBuffer()
+                .array());
         what.add("another contract (Vantage)");
         values.add("{\"event_type\": \"NEW\"}".getBytes(UTF_8));
         what.add("JSON");
@@ -274,7 +341,8 @@ class ConntrackBudgetITCase {
             for (int i = 0; i < values.size(); i++) {
                 producer.send(new ProducerRecord<>(topic, ("malformed-" + i).getBytes(UTF_8), values.get(i)));
             }
-            producer.send(new ProducerRecord<>(topic, "itct-burst/ct".getBytes(UTF_8), loss.toByteBuffer().array()));
+            producer.send(new ProducerRecord<>(
+                    topic, "itct-burst/ct".getBytes(UTF_8), loss.toByteBuffer().array()));
             producer.flush();
         }
         return what;
@@ -291,7 +359,9 @@ class ConntrackBudgetITCase {
         props.put("enable.idempotence", "true");
         props.put("max.in.flight.requests.per.connection", "1");
         props.put("linger.ms", "5");
-        return new KafkaProducer<>(props, new org.apache.kafka.common.serialization.ByteArraySerializer(),
+        return new KafkaProducer<>(
+                props,
+                new org.apache.kafka.common.serialization.ByteArraySerializer(),
                 new org.apache.kafka.common.serialization.ByteArraySerializer());
     }
 
@@ -300,8 +370,8 @@ class ConntrackBudgetITCase {
     }
 
     private static Map<String, String> jobOptions(Path checkpoints) {
-        Map<String, String> o = ItJobOptions.of("itct", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
-                checkpoints, PARALLELISM)
+        Map<String, String> o = ItJobOptions.of(
+                        "itct", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER, checkpoints, PARALLELISM)
                 .with(JobOption.CONNTRACK_DRAIN_LATENCY_MS, DRAIN_MS)
                 .with(JobOption.CONNTRACK_KERNEL_FEATURES, "stock")
                 .toMap();

@@ -68,13 +68,23 @@ class ConntrackJoinITCase {
 
     @RegisterExtension
     static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+
     static final KafkaBroker KAFKA = SERVICES.kafka();
     static final Postgres POSTGRES = SERVICES.postgres();
 
     /** The kernel's view of one connection (DESTROY message, decoded by ct_dump.py). */
-    record Destroy(long id, String origSrc, String origDst, String replySrc, String replyDst, long origPackets,
-            long origBytes, long replyPackets, long replyBytes, long startNs, long stopNs) {
-    }
+    record Destroy(
+            long id,
+            String origSrc,
+            String origDst,
+            String replySrc,
+            String replyDst,
+            long origPackets,
+            long origBytes,
+            long replyPackets,
+            long replyBytes,
+            long startNs,
+            long stopNs) {}
 
     @Test
     void joinsFlowsOnBothSidesOfTheNatWithTheKernelsCountersAndIdenticalRowsOnHeapAndRocksdb(@TempDir Path tmp)
@@ -86,8 +96,9 @@ class ConntrackJoinITCase {
         Map<Integer, Destroy> destroys = destroys(); // by the client's source port
         assertThat(destroys).hasSize(Integer.parseInt(facts.getProperty("connections")));
 
-        JobConfig common = ItJobOptions.of("itjoin", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER, tmp,
-                PARALLELISM).config();
+        JobConfig common = ItJobOptions.of(
+                        "itjoin", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER, tmp, PARALLELISM)
+                .config();
         KAFKA.createTopics(PARALLELISM, common.get(JobOption.PACKETS_TOPIC), common.get(JobOption.CONNTRACK_TOPIC));
         // Removed on purpose from c0's capture: per "client port direction", the count (the expected loss).
         Map<String, Long> dropped = new TreeMap<>();
@@ -102,27 +113,46 @@ class ConntrackJoinITCase {
             }
             // a job of its own per backend: its group, transactions, output topics and checkpoints
             Path checkpoints = Files.createDirectories(tmp.resolve(backend));
-            JobConfig config = ItJobOptions.of("itjoin-" + backend, KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(),
-                            Postgres.USER, checkpoints, PARALLELISM)
+            JobConfig config = ItJobOptions.of(
+                            "itjoin-" + backend,
+                            KAFKA.bootstrapServers(),
+                            POSTGRES.jdbcUrl(),
+                            Postgres.USER,
+                            checkpoints,
+                            PARALLELISM)
                     .with(JobOption.PACKETS_TOPIC, common.get(JobOption.PACKETS_TOPIC))
                     .with(JobOption.CONNTRACK_TOPIC, common.get(JobOption.CONNTRACK_TOPIC))
                     .with(JobOption.STATE_BACKEND, backend)
                     .config();
-            KAFKA.createTopics(PARALLELISM, config.get(JobOption.FLOWS_TOPIC), config.get(JobOption.TCP_EVENTS_TOPIC),
-                    config.get(JobOption.SERVICE_WINDOWS_TOPIC), config.get(JobOption.VANTAGE_WINDOWS_TOPIC),
-                    config.get(JobOption.DEAD_LETTERS_TOPIC), config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
+            KAFKA.createTopics(
+                    PARALLELISM,
+                    config.get(JobOption.FLOWS_TOPIC),
+                    config.get(JobOption.TCP_EVENTS_TOPIC),
+                    config.get(JobOption.SERVICE_WINDOWS_TOPIC),
+                    config.get(JobOption.VANTAGE_WINDOWS_TOPIC),
+                    config.get(JobOption.DEAD_LETTERS_TOPIC),
+                    config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
             PostgresSinks.applySchema(config);
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-            new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
-                    JobSinks.fromConfig(config)).build(env);
+            StreamExecutionEnvironment env =
+                    StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+            new FlowtraceJob(
+                            config,
+                            InputSources.packets(config),
+                            InputSources.conntrack(config),
+                            JobSinks.fromConfig(config))
+                    .build(env);
             long started = System.nanoTime();
             env.execute("conntrack-join-itcase-" + backend);
             LOG.info("{}: join job finished in {} ms", backend, (System.nanoTime() - started) / 1_000_000);
             assertJoin(facts, destroys, dropped);
             Map<String, List<String>> tables = new TreeMap<>();
             for (Map.Entry<String, String> t : TABLES.entrySet()) {
-                tables.put(t.getKey(), POSTGRES.query("SELECT * FROM " + t.getKey() + " ORDER BY " + t.getValue())
-                        .stream().map(r -> new TreeMap<>(r).toString()).sorted().toList());
+                tables.put(
+                        t.getKey(),
+                        POSTGRES.query("SELECT * FROM " + t.getKey() + " ORDER BY " + t.getValue()).stream()
+                                .map(r -> new TreeMap<>(r).toString())
+                                .sorted()
+                                .toList());
             }
             tablesByBackend.put(backend, tables);
         }
@@ -131,7 +161,8 @@ class ConntrackJoinITCase {
         assertThat(heap.get("service_windows")).isNotEmpty();
         assertThat(heap.get("conntrack_budgets")).isNotEmpty();
         for (String table : TABLES.keySet()) {
-            assertThat(tablesByBackend.get("rocksdb").get(table)).as("%s rows, rocksdb vs hashmap", table)
+            assertThat(tablesByBackend.get("rocksdb").get(table))
+                    .as("%s rows, rocksdb vs hashmap", table)
                     .containsExactlyElementsOf(heap.get(table));
         }
     }
@@ -174,8 +205,12 @@ class ConntrackJoinITCase {
             // Capture loss: exactly what this test removed; none on s0.
             long c2sDropped = clientSide ? dropped.getOrDefault(port + " c2s", 0L) : 0;
             long s2cDropped = clientSide ? dropped.getOrDefault(port + " s2c", 0L) : 0;
-            assertThat(r.get("c2s_missing_packets")).as("c2s loss of %s port %d", vantage, port).isEqualTo(c2sDropped);
-            assertThat(r.get("s2c_missing_packets")).as("s2c loss of %s port %d", vantage, port).isEqualTo(s2cDropped);
+            assertThat(r.get("c2s_missing_packets"))
+                    .as("c2s loss of %s port %d", vantage, port)
+                    .isEqualTo(c2sDropped);
+            assertThat(r.get("s2c_missing_packets"))
+                    .as("s2c loss of %s port %d", vantage, port)
+                    .isEqualTo(s2cDropped);
             assertThat((Long) r.get("captured_c2s_packets") + c2sDropped).isEqualTo(d.origPackets());
             assertThat((Long) r.get("captured_s2c_packets") + s2cDropped).isEqualTo(d.replyPackets());
         }
@@ -202,11 +237,20 @@ class ConntrackJoinITCase {
             }
             String[] cto = f.get("cto").split("/");
             String[] ctr = f.get("ctr").split("/");
-            out.put(Integer.parseInt(f.get("osport")), new Destroy(Long.parseLong(f.get("id")),
-                    f.get("osrc") + ":" + f.get("osport"), f.get("odst") + ":" + f.get("odport"),
-                    f.get("rsrc") + ":" + f.get("rsport"), f.get("rdst") + ":" + f.get("rdport"),
-                    Long.parseLong(cto[0]), Long.parseLong(cto[1]), Long.parseLong(ctr[0]), Long.parseLong(ctr[1]),
-                    Long.parseLong(f.get("tstart")), Long.parseLong(f.get("tstop"))));
+            out.put(
+                    Integer.parseInt(f.get("osport")),
+                    new Destroy(
+                            Long.parseLong(f.get("id")),
+                            f.get("osrc") + ":" + f.get("osport"),
+                            f.get("odst") + ":" + f.get("odport"),
+                            f.get("rsrc") + ":" + f.get("rsport"),
+                            f.get("rdst") + ":" + f.get("rdport"),
+                            Long.parseLong(cto[0]),
+                            Long.parseLong(cto[1]),
+                            Long.parseLong(ctr[0]),
+                            Long.parseLong(ctr[1]),
+                            Long.parseLong(f.get("tstart")),
+                            Long.parseLong(f.get("tstop"))));
         }
         return out;
     }
@@ -220,8 +264,11 @@ class ConntrackJoinITCase {
         DecodedPacket scratch = new DecodedPacket();
         List<PacketEvent> all = new ArrayList<>();
         List<PacketEvent> c0 = CaptureFixtures.packets("join/client.pcap", CLIENT_SIDE);
-        List<Integer> ports = c0.stream().map(p -> p.getDstPort() == 8080 ? p.getSrcPort() : p.getDstPort())
-                .distinct().sorted().toList();
+        List<Integer> ports = c0.stream()
+                .map(p -> p.getDstPort() == 8080 ? p.getSrcPort() : p.getDstPort())
+                .distinct()
+                .sorted()
+                .toList();
         Map<String, Integer> seen = new HashMap<>();
         for (PacketEvent p : c0) {
             boolean c2s = p.getDstPort() == 8080;
@@ -240,7 +287,8 @@ class ConntrackJoinITCase {
             for (PacketEvent p : all) {
                 PacketEvents.fromAvro(p, scratch);
                 String key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch);
-                producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), p.toByteBuffer().array()));
+                producer.send(new ProducerRecord<>(
+                        topic, key.getBytes(UTF_8), p.toByteBuffer().array()));
             }
             producer.flush();
         } catch (IOException e) {
@@ -253,10 +301,13 @@ class ConntrackJoinITCase {
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
             for (byte[] message : ConntrackFixtures.messages("../join/conntrack")) {
                 ConntrackMessage core = ConntrackFixtures.parse(message);
-                io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, CONNTRACK, ConntrackSource.NETLINK);
-                String key = PacketEvents.vantage(CONNTRACK) + " " + core.orig().srcText() + ":" + core.orig().srcPort() + " "
-                        + core.orig().dstText() + ":" + core.orig().dstPort();
-                producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), avro.toByteBuffer().array()));
+                io.flowtrace.avro.ConntrackEvent avro =
+                        ConntrackFixtures.toAvro(core, CONNTRACK, ConntrackSource.NETLINK);
+                String key = PacketEvents.vantage(CONNTRACK) + " " + core.orig().srcText() + ":"
+                        + core.orig().srcPort() + " " + core.orig().dstText() + ":"
+                        + core.orig().dstPort();
+                producer.send(new ProducerRecord<>(
+                        topic, key.getBytes(UTF_8), avro.toByteBuffer().array()));
             }
             producer.flush();
         } catch (IOException e) {

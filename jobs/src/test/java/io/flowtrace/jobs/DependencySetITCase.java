@@ -71,6 +71,7 @@ class DependencySetITCase {
 
     @RegisterExtension
     static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+
     static final KafkaBroker KAFKA = SERVICES.kafka();
     static final Postgres POSTGRES = SERVICES.postgres();
 
@@ -84,17 +85,19 @@ class DependencySetITCase {
 
     @ParameterizedTest(name = "state.backend.type = {0}")
     @ValueSource(strings = {"hashmap", "rocksdb"})
-    void countsPacketsPerFlowIntoPostgresAndExactlyOnceKafka(String backend, @TempDir Path checkpoints) throws Exception {
+    void countsPacketsPerFlowIntoPostgresAndExactlyOnceKafka(String backend, @TempDir Path checkpoints)
+            throws Exception {
         String input = "packets-" + backend;
         String output = "flow-counts-" + backend;
         KAFKA.createTopic(input, PARALLELISM);
         KAFKA.createTopic(output, PARALLELISM);
         Map<String, Long> expected = publishPackets(input);
 
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(jobConfig(backend, checkpoints));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(jobConfig(backend, checkpoints));
         env.setParallelism(PARALLELISM);
-        DataStream<FlowCount> counts = env
-                .fromSource(packetSource(input, backend), WatermarkStrategy.noWatermarks(), "packets")
+        DataStream<FlowCount> counts = env.fromSource(
+                        packetSource(input, backend), WatermarkStrategy.noWatermarks(), "packets")
                 .keyBy(DependencySetITCase::canonicalFlowKey)
                 .process(new PacketCounter(backend))
                 .name("count-per-flow");
@@ -102,8 +105,11 @@ class DependencySetITCase {
         counts.sinkTo(kafkaSink(output, backend)).name("kafka");
         long started = System.nanoTime();
         env.execute("dependency-set-" + backend);
-        LOG.info("{}: job over {} packets finished in {} ms; keyed state classes {}", backend,
-                expected.values().stream().mapToLong(Long::longValue).sum(), (System.nanoTime() - started) / 1_000_000,
+        LOG.info(
+                "{}: job over {} packets finished in {} ms; keyed state classes {}",
+                backend,
+                expected.values().stream().mapToLong(Long::longValue).sum(),
+                (System.nanoTime() - started) / 1_000_000,
                 STATE_CLASSES.get(backend));
 
         assertThat(STATE_CLASSES.get(backend))
@@ -127,17 +133,20 @@ class DependencySetITCase {
             }
             expected.put(canonicalFlowKey(packets.get(packets.size() - 1)), (long) packetsInFlow);
         }
-        AvroSingleObjectSerializationSchema<PacketEvent> values = AvroSingleObjectSerializationSchema.of(PacketEvent.class);
+        AvroSingleObjectSerializationSchema<PacketEvent> values =
+                AvroSingleObjectSerializationSchema.of(PacketEvent.class);
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
             for (PacketEvent packet : packets) {
-                producer.send(new ProducerRecord<>(topic, canonicalFlowKey(packet).getBytes(UTF_8), values.serialize(packet)));
+                producer.send(new ProducerRecord<>(
+                        topic, canonicalFlowKey(packet).getBytes(UTF_8), values.serialize(packet)));
             }
             producer.flush();
         }
         return expected;
     }
 
-    private static PacketEvent packet(long timeNs, int flow, boolean fromClient, int index) throws UnknownHostException {
+    private static PacketEvent packet(long timeNs, int flow, boolean fromClient, int index)
+            throws UnknownHostException {
         byte[] client = InetAddress.getByName("10.1.0." + (flow + 1)).getAddress();
         byte[] server = InetAddress.getByName("10.2.0.1").getAddress();
         int clientPort = 40_000 + flow;
@@ -185,7 +194,8 @@ class DependencySetITCase {
         // The exactly-once KafkaSink commits on checkpoint completion; the final checkpoint at
         // end of input commits the last transaction, so a short interval keeps the test fast.
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(200));
-        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        config.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         return config;
     }
 
@@ -241,8 +251,8 @@ class DependencySetITCase {
 
     private static Map<String, Long> postgresCounts(String run) {
         Map<String, Long> counts = new TreeMap<>();
-        for (Map<String, Object> row : POSTGRES.query(
-                "SELECT flow, packets FROM flow_packet_counts WHERE run = ? ORDER BY flow", run)) {
+        for (Map<String, Object> row :
+                POSTGRES.query("SELECT flow, packets FROM flow_packet_counts WHERE run = ? ORDER BY flow", run)) {
             counts.put((String) row.get("flow"), (Long) row.get("packets"));
         }
         return counts;
@@ -251,12 +261,14 @@ class DependencySetITCase {
     /** Every update of every flow exactly once: for a flow of n packets, the values 1..n, in order. */
     private static void assertExactlyOnceOutput(String topic, Map<String, Long> expected) {
         List<ConsumerRecord<byte[], byte[]>> records = KAFKA.readCommitted(topic);
-        Map<String, List<Long>> valuesByFlow = records.stream().collect(Collectors.groupingBy(
-                r -> new String(r.key(), UTF_8),
-                TreeMap::new,
-                Collectors.mapping(r -> Long.parseLong(new String(r.value(), UTF_8)), Collectors.toList())));
+        Map<String, List<Long>> valuesByFlow = records.stream()
+                .collect(Collectors.groupingBy(
+                        r -> new String(r.key(), UTF_8),
+                        TreeMap::new,
+                        Collectors.mapping(r -> Long.parseLong(new String(r.value(), UTF_8)), Collectors.toList())));
 
-        assertThat(records).hasSize((int) expected.values().stream().mapToLong(Long::longValue).sum());
+        assertThat(records).hasSize((int)
+                expected.values().stream().mapToLong(Long::longValue).sum());
         assertThat(valuesByFlow.keySet()).isEqualTo(new TreeMap<>(expected).keySet());
         valuesByFlow.forEach((flow, values) -> assertThat(values)
                 .as("updates of %s", flow)
@@ -301,7 +313,9 @@ class DependencySetITCase {
         @Override
         public void open(OpenContext context) {
             packets = getRuntimeContext().getState(new ValueStateDescriptor<>("packets", Long.class));
-            STATE_CLASSES.computeIfAbsent(run, r -> ConcurrentHashMap.newKeySet()).add(packets.getClass().getName());
+            STATE_CLASSES
+                    .computeIfAbsent(run, r -> ConcurrentHashMap.newKeySet())
+                    .add(packets.getClass().getName());
         }
 
         @Override

@@ -22,22 +22,37 @@ import java.util.Map;
  * another flow comes {@code linger} packets later).
  */
 public final class FlowBatches {
-    private FlowBatches() {
-    }
+    private FlowBatches() {}
 
     /** One PacketEvent as the source emits it. */
     public static FlowBatch ofEvent(PacketEvent e) {
         byte[] value = encode(e::toByteBuffer);
-        return new FlowBatch(key(e), Math.floorDiv(e.getCaptureTimeNs(), 1_000_000L), 1, "t", 0, 0, 0,
-                key(e).getBytes(StandardCharsets.UTF_8), value);
+        return new FlowBatch(
+                key(e),
+                Math.floorDiv(e.getCaptureTimeNs(), 1_000_000L),
+                1,
+                "t",
+                0,
+                0,
+                0,
+                key(e).getBytes(StandardCharsets.UTF_8),
+                value);
     }
 
     /** Events of one flow as one PacketBatch, as the source emits it. */
     public static FlowBatch ofBatch(List<PacketEvent> events) {
         PacketBatch batch = PacketBatches.fromEvents(events);
         String key = PacketBatches.flowKey(batch);
-        return new FlowBatch(key, Math.floorDiv(batch.getBaseTimeNs(), 1_000_000L), events.size(), "t", 0, 0, 0,
-                key.getBytes(StandardCharsets.UTF_8), encode(batch::toByteBuffer));
+        return new FlowBatch(
+                key,
+                Math.floorDiv(batch.getBaseTimeNs(), 1_000_000L),
+                events.size(),
+                "t",
+                0,
+                0,
+                0,
+                key.getBytes(StandardCharsets.UTF_8),
+                encode(batch::toByteBuffer));
     }
 
     /**

@@ -56,29 +56,39 @@ class FlowtraceJobITCase {
 
     @RegisterExtension
     static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+
     static final KafkaBroker KAFKA = SERVICES.kafka();
     static final Postgres POSTGRES = SERVICES.postgres();
 
     @Test
     void streamsRealCapturesIntoTheSameFlowsAsTheOfflineAnalysis(@TempDir Path checkpoints) throws Exception {
         JobConfig config = JobConfig.of(jobOptions(checkpoints));
-        for (JobOption topic : List.of(JobOption.PACKETS_TOPIC, JobOption.FLOWS_TOPIC, JobOption.TCP_EVENTS_TOPIC,
-                JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC, JobOption.DEAD_LETTERS_TOPIC)) {
+        for (JobOption topic : List.of(
+                JobOption.PACKETS_TOPIC,
+                JobOption.FLOWS_TOPIC,
+                JobOption.TCP_EVENTS_TOPIC,
+                JobOption.SERVICE_WINDOWS_TOPIC,
+                JobOption.VANTAGE_WINDOWS_TOPIC,
+                JobOption.DEAD_LETTERS_TOPIC)) {
             KAFKA.createTopic(config.get(topic), PARALLELISM);
         }
         Map<String, JsonNode> offline = new TreeMap<>();
-        CAPTURES.forEach((capture, vantage) -> offline.putAll(
-                CaptureFixtures.offlineReports(capture, PacketEvents.vantage(vantage))));
+        CAPTURES.forEach((capture, vantage) ->
+                offline.putAll(CaptureFixtures.offlineReports(capture, PacketEvents.vantage(vantage))));
         int packets = publishCaptures(config.get(JobOption.PACKETS_TOPIC));
         List<String> malformedReasons = publishMalformed(config.get(JobOption.PACKETS_TOPIC));
 
         PostgresSinks.applySchema(config);
         PostgresSinks.applySchema(config); // idempotent: a restarted job applies it again
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
         new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         long started = System.nanoTime();
         env.execute("flowtrace-itcase");
-        LOG.info("job over {} packets + {} malformed records finished in {} ms", packets, malformedReasons.size(),
+        LOG.info(
+                "job over {} packets + {} malformed records finished in {} ms",
+                packets,
+                malformedReasons.size(),
                 (System.nanoTime() - started) / 1_000_000);
 
         assertFlowRowsEqualTheOfflineReports(offline);
@@ -86,7 +96,8 @@ class FlowtraceJobITCase {
         assertSlowStartExitsAddUp(offline);
         assertDeadLetters(malformedReasons.size(), config.get(JobOption.DEAD_LETTERS_TOPIC));
         assertCommittedFinalFlowRecords(offline, config.get(JobOption.FLOWS_TOPIC));
-        assertThat(POSTGRES.query("SELECT count(*) AS n FROM tcp_events").get(0).get("n")).isNotEqualTo(0L);
+        assertThat(POSTGRES.query("SELECT count(*) AS n FROM tcp_events").get(0).get("n"))
+                .isNotEqualTo(0L);
     }
 
     private void assertFlowRowsEqualTheOfflineReports(Map<String, JsonNode> offline) throws Exception {
@@ -107,7 +118,8 @@ class FlowtraceJobITCase {
     private void assertWindowsAddUp(int flows) {
         for (Map<String, Object> row : POSTGRES.query(
                 "SELECT window_size_ms, sum(connections) AS connections FROM service_windows GROUP BY window_size_ms")) {
-            assertThat(((Number) row.get("connections")).longValue()).as("connections in %s ms windows", row.get("window_size_ms"))
+            assertThat(((Number) row.get("connections")).longValue())
+                    .as("connections in %s ms windows", row.get("window_size_ms"))
                     .isEqualTo(flows);
         }
         for (Map<String, Object> row : POSTGRES.query(
@@ -115,7 +127,8 @@ class FlowtraceJobITCase {
             assertThat(((Number) row.get("flows")).longValue()).isEqualTo(flows);
         }
         assertThat(POSTGRES.query("SELECT DISTINCT window_size_ms FROM service_windows ORDER BY 1"))
-                .extracting(r -> r.get("window_size_ms")).containsExactly(10_000L, 60_000L);
+                .extracting(r -> r.get("window_size_ms"))
+                .containsExactly(10_000L, 60_000L);
     }
 
     /** Every direction that left slow start offline is one exit in the service windows, premature ones too. */
@@ -134,7 +147,8 @@ class FlowtraceJobITCase {
         assertThat(exits).as("the committed captures contain slow-start exits").isPositive();
         for (Map<String, Object> row : POSTGRES.query("SELECT window_size_ms, sum(slow_start_exits) AS exits,"
                 + " sum(slow_start_premature) AS premature FROM service_windows GROUP BY window_size_ms")) {
-            assertThat(((Number) row.get("exits")).longValue()).as("exits in %s ms windows", row.get("window_size_ms"))
+            assertThat(((Number) row.get("exits")).longValue())
+                    .as("exits in %s ms windows", row.get("window_size_ms"))
                     .isEqualTo(exits);
             assertThat(((Number) row.get("premature")).longValue()).isEqualTo(premature);
         }
@@ -155,15 +169,22 @@ class FlowtraceJobITCase {
             FlowRecord record = decode(r.value());
             // One key per flow instance, so one partition: offset order is update order.
             assertThat(new String(r.key(), UTF_8)).isEqualTo(FlowRecords.identityKey(record.getFlow()));
-            last.put(PacketEvents.vantage(record.getFlow().getVantage()) + " " + record.getFlow().getClient() + " "
-                    + record.getFlow().getServer() + " " + record.getFlow().getInstance(), record);
+            last.put(
+                    PacketEvents.vantage(record.getFlow().getVantage()) + " "
+                            + record.getFlow().getClient() + " "
+                            + record.getFlow().getServer() + " "
+                            + record.getFlow().getInstance(),
+                    record);
         }
         assertThat(last.keySet()).isEqualTo(offline.keySet());
         last.forEach((flow, record) -> {
             JsonNode truth = offline.get(flow);
-            assertThat(record.getEnd().name().toLowerCase()).isEqualTo(truth.get("end").asText());
-            assertThat(record.getC2s().getPackets()).isEqualTo(truth.get("c2s").get("packets").asLong());
-            assertThat(record.getS2c().getDataBytes()).isEqualTo(truth.get("s2c").get("data_bytes").asLong());
+            assertThat(record.getEnd().name().toLowerCase())
+                    .isEqualTo(truth.get("end").asText());
+            assertThat(record.getC2s().getPackets())
+                    .isEqualTo(truth.get("c2s").get("packets").asLong());
+            assertThat(record.getS2c().getDataBytes())
+                    .isEqualTo(truth.get("s2c").get("data_bytes").asLong());
         });
     }
 
@@ -176,8 +197,8 @@ class FlowtraceJobITCase {
     }
 
     private static Map<String, String> jobOptions(Path checkpoints) {
-        return ItJobOptions.bounded("itcase", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
-                checkpoints, PARALLELISM);
+        return ItJobOptions.bounded(
+                "itcase", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER, checkpoints, PARALLELISM);
     }
 
     /** Every TCP packet of the captures, keyed by canonical flow key as an agent publishes them. */
@@ -189,7 +210,8 @@ class FlowtraceJobITCase {
                 for (PacketEvent p : CaptureFixtures.packets(capture.getKey(), capture.getValue())) {
                     PacketEvents.fromAvro(p, scratch);
                     String key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch);
-                    producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), p.toByteBuffer().array()));
+                    producer.send(new ProducerRecord<>(
+                            topic, key.getBytes(UTF_8), p.toByteBuffer().array()));
                     sent++;
                 }
             }

@@ -14,17 +14,27 @@ import java.util.Map;
  * override what they are about with {@link #with}.
  */
 public final class ItJobOptions {
-    private static final List<JobOption> TOPICS = List.of(JobOption.PACKETS_TOPIC, JobOption.CONNTRACK_TOPIC,
-            JobOption.FLOWS_TOPIC, JobOption.TCP_EVENTS_TOPIC, JobOption.SERVICE_WINDOWS_TOPIC,
-            JobOption.VANTAGE_WINDOWS_TOPIC, JobOption.CONNTRACK_BUDGETS_TOPIC, JobOption.DEAD_LETTERS_TOPIC);
+    private static final List<JobOption> TOPICS = List.of(
+            JobOption.PACKETS_TOPIC,
+            JobOption.CONNTRACK_TOPIC,
+            JobOption.FLOWS_TOPIC,
+            JobOption.TCP_EVENTS_TOPIC,
+            JobOption.SERVICE_WINDOWS_TOPIC,
+            JobOption.VANTAGE_WINDOWS_TOPIC,
+            JobOption.CONNTRACK_BUDGETS_TOPIC,
+            JobOption.DEAD_LETTERS_TOPIC);
 
     private final Map<String, String> options = new HashMap<>();
 
-    private ItJobOptions() {
-    }
+    private ItJobOptions() {}
 
-    public static ItJobOptions of(String prefix, String bootstrapServers, String jdbcUrl, String jdbcUser,
-            Path checkpoints, int parallelism) {
+    public static ItJobOptions of(
+            String prefix,
+            String bootstrapServers,
+            String jdbcUrl,
+            String jdbcUser,
+            Path checkpoints,
+            int parallelism) {
         ItJobOptions o = new ItJobOptions()
                 .with(JobOption.BOOTSTRAP_SERVERS, bootstrapServers)
                 .with(JobOption.GROUP_ID, prefix)
@@ -48,9 +58,15 @@ public final class ItJobOptions {
     }
 
     /** The options of {@link #of} as the string map {@code JobConfig.of} and a job's arguments take. */
-    public static Map<String, String> bounded(String prefix, String bootstrapServers, String jdbcUrl, String jdbcUser,
-            Path checkpoints, int parallelism) {
-        return of(prefix, bootstrapServers, jdbcUrl, jdbcUser, checkpoints, parallelism).toMap();
+    public static Map<String, String> bounded(
+            String prefix,
+            String bootstrapServers,
+            String jdbcUrl,
+            String jdbcUser,
+            Path checkpoints,
+            int parallelism) {
+        return of(prefix, bootstrapServers, jdbcUrl, jdbcUser, checkpoints, parallelism)
+                .toMap();
     }
 
     public ItJobOptions with(JobOption option, Object value) {

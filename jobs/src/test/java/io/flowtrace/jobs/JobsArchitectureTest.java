@@ -19,11 +19,18 @@ class JobsArchitectureTest {
 
     @Test
     void theJoinRulesAndCoreUseNoFlink() {
-        assertThat(MAIN.containPackage("io.flowtrace.jobs.join")).as("join classes found").isTrue();
+        assertThat(MAIN.containPackage("io.flowtrace.jobs.join"))
+                .as("join classes found")
+                .isTrue();
         // ConntrackJoinFunction is the join's one Flink adapter (state and timers around ConntrackJoin)
-        noClasses().that().resideInAnyPackage("io.flowtrace.core..", "io.flowtrace.jobs.join..")
-                .and().doNotHaveSimpleName("ConntrackJoinFunction")
-                .should().dependOnClassesThat().resideInAPackage("org.apache.flink..")
+        noClasses()
+                .that()
+                .resideInAnyPackage("io.flowtrace.core..", "io.flowtrace.jobs.join..")
+                .and()
+                .doNotHaveSimpleName("ConntrackJoinFunction")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.apache.flink..")
                 .because("join rules and analysis are plain Java, unit-tested without a MiniCluster")
                 .check(MAIN);
     }

@@ -26,8 +26,6 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,25 +44,38 @@ class NoGenericTypesITCase {
     private static final Vantage CONNTRACK = new Vantage("nokryo", "ftj-r");
     /** Connections with SYN loss: the join captures have no retransmission, so no TCP event of their own. */
     private static final Vantage LOSSY_SIDE = new Vantage("nokryo", "l0");
+
     private static final String LOSSY = "tcp/short-conns.sender.pcap.gz";
 
     @RegisterExtension
     static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+
     static final KafkaBroker KAFKA = SERVICES.kafka();
     static final Postgres POSTGRES = SERVICES.postgres();
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"hashmap", "rocksdb"})
     void theJobRunsWithGenericTypesDisabled(String backend, @TempDir Path checkpoints) throws Exception {
-        Map<String, String> o = ItJobOptions.of("nokryo-" + backend, KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(),
-                Postgres.USER, checkpoints, PARALLELISM)
+        Map<String, String> o = ItJobOptions.of(
+                        "nokryo-" + backend,
+                        KAFKA.bootstrapServers(),
+                        POSTGRES.jdbcUrl(),
+                        Postgres.USER,
+                        checkpoints,
+                        PARALLELISM)
                 .with(JobOption.STATE_BACKEND, backend)
                 .with(JobOption.CONNTRACK_INPUT, true)
                 .toMap();
         JobConfig config = JobConfig.of(o);
-        for (JobOption topic : List.of(JobOption.PACKETS_TOPIC, JobOption.CONNTRACK_TOPIC, JobOption.FLOWS_TOPIC,
-                JobOption.TCP_EVENTS_TOPIC, JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC,
-                JobOption.DEAD_LETTERS_TOPIC, JobOption.CONNTRACK_BUDGETS_TOPIC)) {
+        for (JobOption topic : List.of(
+                JobOption.PACKETS_TOPIC,
+                JobOption.CONNTRACK_TOPIC,
+                JobOption.FLOWS_TOPIC,
+                JobOption.TCP_EVENTS_TOPIC,
+                JobOption.SERVICE_WINDOWS_TOPIC,
+                JobOption.VANTAGE_WINDOWS_TOPIC,
+                JobOption.DEAD_LETTERS_TOPIC,
+                JobOption.CONNTRACK_BUDGETS_TOPIC)) {
             KAFKA.createTopic(config.get(topic), PARALLELISM);
         }
         publishPackets(config.get(JobOption.PACKETS_TOPIC));
@@ -76,25 +87,41 @@ class NoGenericTypesITCase {
         Configuration flink = FlowtraceJob.flinkConfiguration(config);
         flink.set(PipelineOptions.GENERIC_TYPES, false);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
-        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
-                JobSinks.fromConfig(config)).build(env);
-        assertThat(env.getConfig().getSerializerConfig().hasGenericTypesDisabled()).isTrue();
+        new FlowtraceJob(
+                        config,
+                        InputSources.packets(config),
+                        InputSources.conntrack(config),
+                        JobSinks.fromConfig(config))
+                .build(env);
+        assertThat(env.getConfig().getSerializerConfig().hasGenericTypesDisabled())
+                .isTrue();
         env.execute("flowtrace-no-generic-types-" + backend);
 
-        int flows = CaptureFixtures.offlineReports("join/client.pcap", PacketEvents.vantage(CLIENT_SIDE)).size()
-                + CaptureFixtures.offlineReports("join/server.pcap", PacketEvents.vantage(SERVER_SIDE)).size()
-                + CaptureFixtures.offlineReports(LOSSY, PacketEvents.vantage(LOSSY_SIDE)).size();
-        assertThat(POSTGRES.query("SELECT count(*) AS n FROM flow_summary WHERE final").get(0).get("n")).isEqualTo((long) flows);
-        for (String table : List.of("tcp_events", "service_windows", "vantage_windows", "conntrack_budgets", "flow_conntrack")) {
-            assertThat((Long) POSTGRES.query("SELECT count(*) AS n FROM " + table).get(0).get("n")).as(table).isPositive();
+        int flows = CaptureFixtures.offlineReports("join/client.pcap", PacketEvents.vantage(CLIENT_SIDE))
+                        .size()
+                + CaptureFixtures.offlineReports("join/server.pcap", PacketEvents.vantage(SERVER_SIDE))
+                        .size()
+                + CaptureFixtures.offlineReports(LOSSY, PacketEvents.vantage(LOSSY_SIDE))
+                        .size();
+        assertThat(POSTGRES.query("SELECT count(*) AS n FROM flow_summary WHERE final")
+                        .get(0)
+                        .get("n"))
+                .isEqualTo((long) flows);
+        for (String table :
+                List.of("tcp_events", "service_windows", "vantage_windows", "conntrack_budgets", "flow_conntrack")) {
+            assertThat((Long) POSTGRES.query("SELECT count(*) AS n FROM " + table)
+                            .get(0)
+                            .get("n"))
+                    .as(table)
+                    .isPositive();
         }
     }
 
     /** The client and the lossy capture as batches of up to 16 packets, the server capture as single events. */
     private static void publishPackets(String topic) {
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
-            for (List<PacketEvent> cut : FlowBatches.cut(CaptureFixtures.packets("join/client.pcap", CLIENT_SIDE), 16,
-                    50_000_000L)) {
+            for (List<PacketEvent> cut :
+                    FlowBatches.cut(CaptureFixtures.packets("join/client.pcap", CLIENT_SIDE), 16, 50_000_000L)) {
                 FlowBatch b = FlowBatches.ofBatch(cut);
                 producer.send(new ProducerRecord<>(topic, b.recordKey, b.value));
             }
@@ -123,10 +150,13 @@ class NoGenericTypesITCase {
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
             for (byte[] message : ConntrackFixtures.messages("../join/conntrack")) {
                 ConntrackMessage core = ConntrackFixtures.parse(message);
-                io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, CONNTRACK, ConntrackSource.NETLINK);
-                String key = PacketEvents.vantage(CONNTRACK) + " " + core.orig().srcText() + ":" + core.orig().srcPort() + " "
-                        + core.orig().dstText() + ":" + core.orig().dstPort();
-                producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), avro.toByteBuffer().array()));
+                io.flowtrace.avro.ConntrackEvent avro =
+                        ConntrackFixtures.toAvro(core, CONNTRACK, ConntrackSource.NETLINK);
+                String key = PacketEvents.vantage(CONNTRACK) + " " + core.orig().srcText() + ":"
+                        + core.orig().srcPort() + " " + core.orig().dstText() + ":"
+                        + core.orig().dstPort();
+                producer.send(new ProducerRecord<>(
+                        topic, key.getBytes(UTF_8), avro.toByteBuffer().array()));
             }
             producer.flush();
         } catch (IOException e) {

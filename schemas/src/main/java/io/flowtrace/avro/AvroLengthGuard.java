@@ -74,8 +74,7 @@ public final class AvroLengthGuard {
         /** {@code path}: the innermost field's name, for the message (no string is built unless a check fails). */
         void datum(Schema s, String path) throws LengthBombException {
             switch (s.getType()) {
-                case NULL -> {
-                }
+                case NULL -> {}
                 case BOOLEAN -> skip(1, path);
                 case INT, LONG, ENUM -> varint(path);
                 case FLOAT -> skip(4, path);
@@ -131,15 +130,16 @@ public final class AvroLengthGuard {
         private int length(String path, String what) throws LengthBombException {
             long n = varint(path);
             if (n < 0 || n > end - pos) {
-                throw new LengthBombException(path + ": " + what + " " + n + " claimed, the record has "
-                        + (end - pos) + " bytes left");
+                throw new LengthBombException(
+                        path + ": " + what + " " + n + " claimed, the record has " + (end - pos) + " bytes left");
             }
             return (int) n;
         }
 
         private void skip(int n, String path) throws LengthBombException {
             if (n > end - pos) {
-                throw new LengthBombException(path + ": needs " + n + " bytes, the record has " + (end - pos) + " left");
+                throw new LengthBombException(
+                        path + ": needs " + n + " bytes, the record has " + (end - pos) + " left");
             }
             pos += n;
         }

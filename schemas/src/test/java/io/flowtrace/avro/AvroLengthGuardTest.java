@@ -20,7 +20,9 @@ class AvroLengthGuardTest {
      */
     static byte[] gibibyteAgentId() {
         ByteBuffer b = ByteBuffer.allocate(26).order(ByteOrder.LITTLE_ENDIAN);
-        b.put((byte) 0xC3).put((byte) 0x01).putLong(SchemaNormalization.parsingFingerprint64(PacketEvent.getClassSchema()));
+        b.put((byte) 0xC3)
+                .put((byte) 0x01)
+                .putLong(SchemaNormalization.parsingFingerprint64(PacketEvent.getClassSchema()));
         b.put((byte) 0x00);
         b.put(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08});
         byte[] pad = new byte[10];
@@ -66,13 +68,16 @@ class AvroLengthGuardTest {
         System.arraycopy(one, at + 1, lie, at + 4, one.length - at - 1);
         assertThatCode(() -> PACKETS.checkSingleObject(valid)).doesNotThrowAnyException();
         assertThatCode(() -> PACKETS.checkSingleObject(one)).doesNotThrowAnyException();
-        assertThatThrownBy(() -> PACKETS.checkSingleObject(lie)).hasMessageContaining("sack_blocks")
+        assertThatThrownBy(() -> PACKETS.checkSingleObject(lie))
+                .hasMessageContaining("sack_blocks")
                 .hasMessageContaining("1048576 items");
     }
 
     @Test
     void refusesATruncatedRecordAndLeavesAForeignHeaderToTheDecoder() throws Exception {
-        byte[] valid = SampleRecords.dataSegment(1_700_000_000_000_000_000L, 1000).toByteBuffer().array();
+        byte[] valid = SampleRecords.dataSegment(1_700_000_000_000_000_000L, 1000)
+                .toByteBuffer()
+                .array();
         assertThatCode(() -> PACKETS.checkSingleObject(valid)).doesNotThrowAnyException();
         assertThatThrownBy(() -> PACKETS.checkSingleObject(Arrays.copyOf(valid, valid.length - 3)))
                 .isInstanceOf(AvroLengthGuard.LengthBombException.class);

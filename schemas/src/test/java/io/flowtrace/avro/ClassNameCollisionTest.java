@@ -20,22 +20,29 @@ class ClassNameCollisionTest {
 
     @Test
     void noCoreClassIsNamedLikeAContractClass() {
-        JavaClasses classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        JavaClasses classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("io.flowtrace.core", "io.flowtrace.avro");
         Set<String> core = topLevelNames(classes, "io.flowtrace.core");
         Set<String> avro = topLevelNames(classes, "io.flowtrace.avro");
-        assertThat(core).as("core classes found").contains("TcpFlowAnalyzer", "FlowKey", "VantagePoint").hasSizeGreaterThan(50);
+        assertThat(core)
+                .as("core classes found")
+                .contains("TcpFlowAnalyzer", "FlowKey", "VantagePoint")
+                .hasSizeGreaterThan(50);
         assertThat(avro).as("contract classes found").contains("FlowRecord", "TcpEvent", "Vantage");
         Set<String> shared = new TreeSet<>(core);
         shared.retainAll(avro);
-        assertThat(shared).as("simple names in both io.flowtrace.core and io.flowtrace.avro").isEmpty();
+        assertThat(shared)
+                .as("simple names in both io.flowtrace.core and io.flowtrace.avro")
+                .isEmpty();
     }
 
     private static Set<String> topLevelNames(JavaClasses classes, String rootPackage) {
         Set<String> names = new TreeSet<>();
         for (JavaClass c : classes) {
-            if (c.isTopLevelClass() && (c.getPackageName().equals(rootPackage)
-                    || c.getPackageName().startsWith(rootPackage + "."))) {
+            if (c.isTopLevelClass()
+                    && (c.getPackageName().equals(rootPackage)
+                            || c.getPackageName().startsWith(rootPackage + "."))) {
                 names.add(c.getSimpleName());
             }
         }

@@ -46,7 +46,8 @@ public final class PacketEncodingOverhead {
             // compressed sizes are not flattered by one perfectly regular flow.
             int flow = random.nextInt(FLOWS);
             time += random.nextInt(20_000);
-            nextSeq[flow] = nextSeq[flow] == 0 ? random.nextInt() & 0xFFFF_FFFFL : (nextSeq[flow] + 1448) & 0xFFFF_FFFFL;
+            nextSeq[flow] =
+                    nextSeq[flow] == 0 ? random.nextInt() & 0xFFFF_FFFFL : (nextSeq[flow] + 1448) & 0xFFFF_FFFFL;
             packets[i] = PacketEvent.newBuilder(SampleRecords.dataSegment(time, nextSeq[flow]))
                     .setSrcAddr(ByteBuffer.wrap(new byte[] {10, 0, (byte) (flow >> 8), (byte) flow}))
                     .setDstPort(32_768 + flow * 7)
@@ -57,7 +58,9 @@ public final class PacketEncodingOverhead {
                     .setTsEcr(random.nextInt() & 0xFFFF_FFFFL)
                     .setSackBlocks(List.of())
                     .build();
-            withoutVantage[i] = PacketEvent.newBuilder(packets[i]).setVantage(new Vantage("", "")).build();
+            withoutVantage[i] = PacketEvent.newBuilder(packets[i])
+                    .setVantage(new Vantage("", ""))
+                    .build();
         }
         BinaryMessageEncoder<PacketEvent> single = PacketEvent.getEncoder();
         SpecificDatumWriter<PacketEvent> writer = new SpecificDatumWriter<>(PacketEvent.class);
@@ -102,12 +105,18 @@ public final class PacketEncodingOverhead {
         double[] decodeNs = decodeNs(packets, withoutVantage);
 
         System.out.printf("packets=%d batch=%d rounds=%d (best round)%n", PACKETS, BATCH, ROUNDS);
-        System.out.printf("single-object: %.1f bytes/packet, %.0f ns/packet encode%n", singleBytes / (double) PACKETS, singleNs);
-        System.out.printf("PacketBatch:   %.1f bytes/packet, %.0f ns/packet encode%n", batchBytes / (double) PACKETS, batchNs);
-        System.out.printf("decode: single-object %.0f ns/packet (BinaryMessageDecoder), %.0f ns/packet (reused BinaryDecoder), PacketBatch %.0f ns/packet%n",
+        System.out.printf(
+                "single-object: %.1f bytes/packet, %.0f ns/packet encode%n", singleBytes / (double) PACKETS, singleNs);
+        System.out.printf(
+                "PacketBatch:   %.1f bytes/packet, %.0f ns/packet encode%n", batchBytes / (double) PACKETS, batchNs);
+        System.out.printf(
+                "decode: single-object %.0f ns/packet (BinaryMessageDecoder), %.0f ns/packet (reused BinaryDecoder), PacketBatch %.0f ns/packet%n",
                 decodeNs[0], decodeNs[2], decodeNs[1]);
-        System.out.printf("Kafka key (flow key) per single-object record: %d bytes%n", flowKey(packets[0]).length());
-        System.out.printf("gzip of %d messages as Kafka would batch them: single-object + keys %.1f B/packet, PacketBatch %.1f B/packet%n",
+        System.out.printf(
+                "Kafka key (flow key) per single-object record: %d bytes%n",
+                flowKey(packets[0]).length());
+        System.out.printf(
+                "gzip of %d messages as Kafka would batch them: single-object + keys %.1f B/packet, PacketBatch %.1f B/packet%n",
                 BATCH, gzipPerPacket(packets, false), gzipPerPacket(withoutVantage, true));
     }
 
@@ -188,7 +197,9 @@ public final class PacketEncodingOverhead {
     /** Single-object header: 0xC3 0x01 and the little-endian CRC-64-AVRO fingerprint (same size for any schema). */
     private static byte[] header() {
         ByteBuffer header = ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN);
-        header.put((byte) 0xC3).put((byte) 0x01).putLong(SchemaNormalization.parsingFingerprint64(PacketEvent.getClassSchema()));
+        header.put((byte) 0xC3)
+                .put((byte) 0x01)
+                .putLong(SchemaNormalization.parsingFingerprint64(PacketEvent.getClassSchema()));
         return header.array();
     }
 

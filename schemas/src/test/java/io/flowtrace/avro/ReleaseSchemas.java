@@ -27,7 +27,11 @@ public final class ReleaseSchemas {
             Path dir = root.resolve(type.getSimpleName());
             Files.createDirectories(dir);
             int latest = latestVersion(dir);
-            if (latest > 0 && sameSchema(current, new Schema.Parser().parse(dir.resolve("v" + latest + ".avsc").toFile()))) {
+            if (latest > 0
+                    && sameSchema(
+                            current,
+                            new Schema.Parser()
+                                    .parse(dir.resolve("v" + latest + ".avsc").toFile()))) {
                 System.out.printf("%s: unchanged since v%d%n", type.getSimpleName(), latest);
                 continue;
             }

@@ -42,15 +42,33 @@ final class SampleRecords {
     /** Three data segments and one ACK of an IPv4 flow as one batch, sequence numbers relative to the header. */
     static PacketBatch batch() {
         BatchedPacket data = BatchedPacket.newBuilder()
-                .setTimeOffsetNs(0).setFromHigh(false).setSeqOffset(0).setAckOffset(0)
-                .setIpId(23117).setTtl(64).setIpTotalLength(1500).setTcpFlags(0x18).setWindow(501)
-                .setPayloadLength(1448).setCapturedLength(96).setWireLength(1514)
-                .setTsVal(2_837_402_111L).setTsEcr(912_345_678L)
+                .setTimeOffsetNs(0)
+                .setFromHigh(false)
+                .setSeqOffset(0)
+                .setAckOffset(0)
+                .setIpId(23117)
+                .setTtl(64)
+                .setIpTotalLength(1500)
+                .setTcpFlags(0x18)
+                .setWindow(501)
+                .setPayloadLength(1448)
+                .setCapturedLength(96)
+                .setWireLength(1514)
+                .setTsVal(2_837_402_111L)
+                .setTsEcr(912_345_678L)
                 .build();
         BatchedPacket ack = BatchedPacket.newBuilder(data)
-                .setTimeOffsetNs(180_000).setFromHigh(true).setSeqOffset(0).setAckOffset(4_344)
-                .setIpId(811).setIpTotalLength(64).setTcpFlags(0x10).setPayloadLength(0).setCapturedLength(78)
-                .setWireLength(78).setSackBlocks(List.of(new BatchedSackBlock(5_792, 7_240)))
+                .setTimeOffsetNs(180_000)
+                .setFromHigh(true)
+                .setSeqOffset(0)
+                .setAckOffset(4_344)
+                .setIpId(811)
+                .setIpTotalLength(64)
+                .setTcpFlags(0x10)
+                .setPayloadLength(0)
+                .setCapturedLength(78)
+                .setWireLength(78)
+                .setSackBlocks(List.of(new BatchedSackBlock(5_792, 7_240)))
                 .build();
         return PacketBatch.newBuilder()
                 .setVantage(vantage())
@@ -63,9 +81,18 @@ final class SampleRecords {
                 .setBaseTimeNs(1_732_924_800_500_000_000L)
                 .setLowSeqBase(4_294_960_000L)
                 .setHighSeqBase(3_221_225_472L)
-                .setPackets(List.of(data,
-                        BatchedPacket.newBuilder(data).setTimeOffsetNs(12_000).setSeqOffset(1_448).setIpId(23118).build(),
-                        BatchedPacket.newBuilder(data).setTimeOffsetNs(24_000).setSeqOffset(2_896).setIpId(23119).build(),
+                .setPackets(List.of(
+                        data,
+                        BatchedPacket.newBuilder(data)
+                                .setTimeOffsetNs(12_000)
+                                .setSeqOffset(1_448)
+                                .setIpId(23118)
+                                .build(),
+                        BatchedPacket.newBuilder(data)
+                                .setTimeOffsetNs(24_000)
+                                .setSeqOffset(2_896)
+                                .setIpId(23119)
+                                .build(),
                         ack))
                 .build();
     }
@@ -77,8 +104,10 @@ final class SampleRecords {
                 .setVantage(vantage())
                 .setLinkType(1)
                 .setIpVersion(6)
-                .setSrcAddr(ByteBuffer.wrap(new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}))
-                .setDstAddr(ByteBuffer.wrap(new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}))
+                .setSrcAddr(
+                        ByteBuffer.wrap(new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}))
+                .setDstAddr(
+                        ByteBuffer.wrap(new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}))
                 .setSrcPort(51234)
                 .setDstPort(443)
                 .setTtl(64)
@@ -102,12 +131,16 @@ final class SampleRecords {
         CtTuple orig = CtTuple.newBuilder()
                 .setSrc(ByteBuffer.wrap(new byte[] {10, 0, 0, 1}))
                 .setDst(ByteBuffer.wrap(new byte[] {10, 0, 0, 2}))
-                .setL4Proto(6).setSrcPort(51234).setDstPort(443)
+                .setL4Proto(6)
+                .setSrcPort(51234)
+                .setDstPort(443)
                 .build();
         CtTuple reply = CtTuple.newBuilder()
                 .setSrc(ByteBuffer.wrap(new byte[] {10, 0, 0, 2}))
                 .setDst(ByteBuffer.wrap(new byte[] {10, 0, 0, 1}))
-                .setL4Proto(6).setSrcPort(443).setDstPort(51234)
+                .setL4Proto(6)
+                .setSrcPort(443)
+                .setDstPort(51234)
                 .build();
         return ConntrackEvent.newBuilder()
                 .setEventType(ConntrackEventType.DESTROY)
@@ -132,14 +165,22 @@ final class SampleRecords {
     }
 
     static ConntrackLoss conntrackLoss() {
-        return new ConntrackLoss(1_732_924_861_000_000_000L, new Vantage("edge-host-01", "conntrack"), 3L, 2_097_152,
+        return new ConntrackLoss(
+                1_732_924_861_000_000_000L,
+                new Vantage("edge-host-01", "conntrack"),
+                3L,
+                2_097_152,
                 ConntrackSource.NETLINK);
     }
 
     static FlowRecord flowRecord() {
         DirectionStats c2s = DirectionStats.newBuilder()
-                .setPackets(120).setDataPackets(100).setDataBytes(144_800).setUniqueBytes(143_352)
-                .setRetransmittedPackets(1).setRetransmittedBytes(1_448)
+                .setPackets(120)
+                .setDataPackets(100)
+                .setDataBytes(144_800)
+                .setUniqueBytes(143_352)
+                .setRetransmittedPackets(1)
+                .setRetransmittedBytes(1_448)
                 .setRetransmits(new RetransmitCounts(0L, 1L, 0L, 0L, 0L))
                 .setRttUs(new RttStats(40L, 95.0, 180.5, 2_400.0, 320.1))
                 .setMss(1440)
@@ -147,8 +188,12 @@ final class SampleRecords {
                 .setThroughputBps(9.4e8)
                 .setSlowStart(SlowStart.newBuilder()
                         .setExit(SlowStartExitReason.ACK_TRAIN)
-                        .setExitUs(10_500L).setExitCwndBytes(28_960L).setExitCwndSegments(20)
-                        .setMinRttUs(95.0).setMaxCwndBytes(434_400L).setPremature(true)
+                        .setExitUs(10_500L)
+                        .setExitCwndBytes(28_960L)
+                        .setExitCwndSegments(20)
+                        .setMinRttUs(95.0)
+                        .setMaxCwndBytes(434_400L)
+                        .setPremature(true)
                         .build())
                 .build();
         return FlowRecord.newBuilder()

@@ -33,7 +33,9 @@ class SchemaConventionsTest {
     void everyEnumDefaultsToUnknownSoOldReadersSurviveNewSymbols() {
         for (Schema enumeration : namedTypes(Schema.Type.ENUM)) {
             assertThat(enumeration.getEnumDefault()).as(enumeration.getName()).isEqualTo("UNKNOWN");
-            assertThat(enumeration.getEnumSymbols().get(0)).as(enumeration.getName()).isEqualTo("UNKNOWN");
+            assertThat(enumeration.getEnumSymbols().get(0))
+                    .as(enumeration.getName())
+                    .isEqualTo("UNKNOWN");
         }
     }
 
@@ -71,7 +73,7 @@ class SchemaConventionsTest {
             case ARRAY -> collect(schema.getElementType(), seen);
             case MAP -> collect(schema.getValueType(), seen);
             case UNION -> schema.getTypes().forEach(branch -> collect(branch, seen));
-            default -> { }
+            default -> {}
         }
     }
 }

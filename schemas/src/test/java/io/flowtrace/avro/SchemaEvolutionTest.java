@@ -40,25 +40,28 @@ class SchemaEvolutionTest {
 
     @ParameterizedTest(name = "current reads {0}")
     @MethodSource("releasedVersions")
-    void currentSchemaReadsDataWrittenWithReleasedVersion(String label, Class<? extends SpecificRecord> type, Path released) {
-        SchemaPairCompatibility result = SchemaCompatibility.checkReaderWriterCompatibility(
-                Contracts.currentSchema(type), parse(released));
+    void currentSchemaReadsDataWrittenWithReleasedVersion(
+            String label, Class<? extends SpecificRecord> type, Path released) {
+        SchemaPairCompatibility result =
+                SchemaCompatibility.checkReaderWriterCompatibility(Contracts.currentSchema(type), parse(released));
 
         assertThat(result.getType()).as(describe(result)).isEqualTo(SchemaCompatibilityType.COMPATIBLE);
     }
 
     @ParameterizedTest(name = "{0} reads current")
     @MethodSource("releasedVersions")
-    void releasedVersionReadsDataWrittenWithCurrentSchema(String label, Class<? extends SpecificRecord> type, Path released) {
-        SchemaPairCompatibility result = SchemaCompatibility.checkReaderWriterCompatibility(
-                parse(released), Contracts.currentSchema(type));
+    void releasedVersionReadsDataWrittenWithCurrentSchema(
+            String label, Class<? extends SpecificRecord> type, Path released) {
+        SchemaPairCompatibility result =
+                SchemaCompatibility.checkReaderWriterCompatibility(parse(released), Contracts.currentSchema(type));
 
         assertThat(result.getType()).as(describe(result)).isEqualTo(SchemaCompatibilityType.COMPATIBLE);
     }
 
     @Test
     void everyContractHasAReleasedFirstVersionAndNothingElseIsReleased() throws IOException {
-        List<String> contracts = Contracts.ALL.stream().map(Class::getSimpleName).sorted().toList();
+        List<String> contracts =
+                Contracts.ALL.stream().map(Class::getSimpleName).sorted().toList();
         List<String> releasedDirs;
         try (Stream<Path> dirs = Files.list(releasedRoot())) {
             releasedDirs = dirs.map(p -> p.getFileName().toString()).sorted().toList();
@@ -84,10 +87,12 @@ class SchemaEvolutionTest {
     void checkRejectsAFieldAddedWithoutDefault() {
         // The check has teeth: the classic breaking change is caught in the backward direction.
         Schema current = Contracts.currentSchema(PacketEvent.class);
-        Schema broken = new Schema.Parser().parse(current.toString()
-                .replaceFirst("\"fields\":\\[", "\"fields\":[{\"name\":\"flow_label\",\"type\":\"int\"},"));
+        Schema broken = new Schema.Parser()
+                .parse(current.toString()
+                        .replaceFirst("\"fields\":\\[", "\"fields\":[{\"name\":\"flow_label\",\"type\":\"int\"},"));
 
-        assertThat(SchemaCompatibility.checkReaderWriterCompatibility(broken, current).getType())
+        assertThat(SchemaCompatibility.checkReaderWriterCompatibility(broken, current)
+                        .getType())
                 .isEqualTo(SchemaCompatibilityType.INCOMPATIBLE);
     }
 
@@ -95,14 +100,17 @@ class SchemaEvolutionTest {
     void checkRejectsANewEnumSymbolOnlyWhenTheReaderHasNoEnumDefault() {
         // Why every enum has UNKNOWN as its default: an old reader maps a new symbol to it.
         Schema current = Contracts.currentSchema(TcpEvent.class);
-        Schema newer = new Schema.Parser().parse(current.toString()
-                .replace("\"SYN_RETRANSMIT\"]", "\"SYN_RETRANSMIT\",\"PERSIST_TIMER\"]"));
-        Schema currentWithoutEnumDefault = new Schema.Parser().parse(current.toString()
-                .replace("\"SYN_RETRANSMIT\"],\"default\":\"UNKNOWN\"", "\"SYN_RETRANSMIT\"]"));
+        Schema newer = new Schema.Parser()
+                .parse(current.toString().replace("\"SYN_RETRANSMIT\"]", "\"SYN_RETRANSMIT\",\"PERSIST_TIMER\"]"));
+        Schema currentWithoutEnumDefault = new Schema.Parser()
+                .parse(current.toString()
+                        .replace("\"SYN_RETRANSMIT\"],\"default\":\"UNKNOWN\"", "\"SYN_RETRANSMIT\"]"));
 
-        assertThat(SchemaCompatibility.checkReaderWriterCompatibility(current, newer).getType())
+        assertThat(SchemaCompatibility.checkReaderWriterCompatibility(current, newer)
+                        .getType())
                 .isEqualTo(SchemaCompatibilityType.COMPATIBLE);
-        assertThat(SchemaCompatibility.checkReaderWriterCompatibility(currentWithoutEnumDefault, newer).getType())
+        assertThat(SchemaCompatibility.checkReaderWriterCompatibility(currentWithoutEnumDefault, newer)
+                        .getType())
                 .isEqualTo(SchemaCompatibilityType.INCOMPATIBLE);
     }
 
@@ -124,7 +132,9 @@ class SchemaEvolutionTest {
             return List.of();
         }
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.getFileName().toString().matches("v\\d+\\.avsc")).sorted().toList();
+            return files.filter(p -> p.getFileName().toString().matches("v\\d+\\.avsc"))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -39,7 +39,9 @@ class SingleObjectCodecTest {
         reference.get(expected);
 
         assertThat(codec.encode(record)).isEqualTo(expected);
-        assertThat(codec.encode(record)).as("the reused buffers leave nothing behind").isEqualTo(expected);
+        assertThat(codec.encode(record))
+                .as("the reused buffers leave nothing behind")
+                .isEqualTo(expected);
         assertThat(codec.decode(expected)).isEqualTo(record);
     }
 
@@ -69,14 +71,17 @@ class SingleObjectCodecTest {
             hex.append(String.format("%02x", (fp >>> (8 * i)) & 0xff));
         }
 
-        assertThat(HexFormat.of().formatHex(SingleObjectCodec.header(PacketEvent.getClassSchema()))).isEqualTo(hex.toString());
+        assertThat(HexFormat.of().formatHex(SingleObjectCodec.header(PacketEvent.getClassSchema())))
+                .isEqualTo(hex.toString());
     }
 
     @Test
     void aValueWithoutAnIntactHeaderHasNoFingerprint() {
-        assertThat(SingleObjectCodec.fingerprintOf(new byte[] {(byte) 0xC3, 0x01, 1, 2, 3})).isEqualTo(SingleObjectCodec.NO_FINGERPRINT);
+        assertThat(SingleObjectCodec.fingerprintOf(new byte[] {(byte) 0xC3, 0x01, 1, 2, 3}))
+                .isEqualTo(SingleObjectCodec.NO_FINGERPRINT);
         assertThat(SingleObjectCodec.fingerprintOf(null)).isEqualTo(SingleObjectCodec.NO_FINGERPRINT);
-        assertThat(SingleObjectCodec.fingerprintOrNull(new byte[] {2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22})).isNull();
+        assertThat(SingleObjectCodec.fingerprintOrNull(new byte[] {2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22}))
+                .isNull();
     }
 
     @Test
@@ -85,9 +90,11 @@ class SingleObjectCodecTest {
         byte[] loss = SingleObjectCodec.of(ConntrackLoss.class).encode(SampleRecords.conntrackLoss());
 
         assertThatThrownBy(() -> packets.decode(AvroLengthGuardTest.gibibyteAgentId()))
-                .isInstanceOf(AvroLengthGuard.LengthBombException.class).hasMessageContaining("agent_id");
+                .isInstanceOf(AvroLengthGuard.LengthBombException.class)
+                .hasMessageContaining("agent_id");
         assertThatThrownBy(() -> packets.decode(loss))
-                .isInstanceOf(MissingSchemaException.class).hasMessageStartingWith("Cannot resolve schema for fingerprint");
+                .isInstanceOf(MissingSchemaException.class)
+                .hasMessageStartingWith("Cannot resolve schema for fingerprint");
         assertThatThrownBy(() -> packets.decode(new byte[] {2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22}))
                 .isInstanceOf(BadHeaderException.class);
     }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.List;
 import java.util.stream.Stream;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
@@ -37,37 +36,71 @@ class SingleObjectEncodingTest {
                 SampleRecords.flowRecord(),
                 TcpEvent.newBuilder()
                         .setFlow(SampleRecords.flowRecord().getFlow())
-                        .setIndex(3).setTimeUs(1_732_924_800_223_456L)
-                        .setKind(TcpEventKind.RETRANSMISSION).setDirection(Direction.C2S)
+                        .setIndex(3)
+                        .setTimeUs(1_732_924_800_223_456L)
+                        .setKind(TcpEventKind.RETRANSMISSION)
+                        .setDirection(Direction.C2S)
                         .setRetransmitClass(RetransmitClass.FAST)
-                        .setSeq(2_896L).setBytes(1_448L).setSinceOriginalUs(1_900L)
+                        .setSeq(2_896L)
+                        .setBytes(1_448L)
+                        .setSinceOriginalUs(1_900L)
                         .build(),
                 ServiceWindow.newBuilder()
-                        .setWindowStartMs(1_732_924_800_000L).setWindowEndMs(1_732_924_810_000L).setWindowSizeMs(10_000L)
-                        .setVantage(SampleRecords.vantage()).setService("10.0.0.1:443").setConnections(100)
+                        .setWindowStartMs(1_732_924_800_000L)
+                        .setWindowEndMs(1_732_924_810_000L)
+                        .setWindowSizeMs(10_000L)
+                        .setVantage(SampleRecords.vantage())
+                        .setService("10.0.0.1:443")
+                        .setConnections(100)
                         .setSetupUs(new Distribution(100L, 900.0, 1_150.0, 210.0, 1_100.0, 1_400.0, 1_900.0, 2_000.0))
                         .build(),
-                VantageWindow.newBuilder().setVantage(SampleRecords.vantage()).setPackets(10_000).build(),
-                ConntrackBudget.newBuilder().setVantage(SampleRecords.vantage()).setEventsNew(500).build(),
+                VantageWindow.newBuilder()
+                        .setVantage(SampleRecords.vantage())
+                        .setPackets(10_000)
+                        .build(),
+                ConntrackBudget.newBuilder()
+                        .setVantage(SampleRecords.vantage())
+                        .setEventsNew(500)
+                        .build(),
                 DeadLetter.newBuilder()
-                        .setTopic("flowtrace.packets").setPartition(1).setOffset(42).setTimestampMs(1_732_924_800_000L)
-                        .setReason("Cannot resolve schema for fingerprint: 0").setRaw(ByteBuffer.wrap(new byte[] {1, 2, 3}))
+                        .setTopic("flowtrace.packets")
+                        .setPartition(1)
+                        .setOffset(42)
+                        .setTimestampMs(1_732_924_800_000L)
+                        .setReason("Cannot resolve schema for fingerprint: 0")
+                        .setRaw(ByteBuffer.wrap(new byte[] {1, 2, 3}))
                         .setStage(DeadLetterStage.DECODE)
                         .build(),
                 OpenVpnBatch.newBuilder()
-                        .setVantage(SampleRecords.vantage()).setBaseTimeNs(1_732_924_800_000_000_000L)
-                        .setLowAddr(ByteBuffer.wrap(new byte[] {10, 0, 0, 1})).setLowPort(1194)
-                        .setHighAddr(ByteBuffer.wrap(new byte[] {10, 0, 0, 2})).setHighPort(40_000)
-                        .setPackets(java.util.List.of(BatchedOpenVpnPacket.newBuilder().setPayloadLength(54)
-                                .setCapturedPayloadLength(54).setHeader(ByteBuffer.wrap(new byte[] {0x38, 1, 2, 3, 4, 5, 6, 7, 8, 0}))
-                                .setWireLength(96).build()))
+                        .setVantage(SampleRecords.vantage())
+                        .setBaseTimeNs(1_732_924_800_000_000_000L)
+                        .setLowAddr(ByteBuffer.wrap(new byte[] {10, 0, 0, 1}))
+                        .setLowPort(1194)
+                        .setHighAddr(ByteBuffer.wrap(new byte[] {10, 0, 0, 2}))
+                        .setHighPort(40_000)
+                        .setPackets(java.util.List.of(BatchedOpenVpnPacket.newBuilder()
+                                .setPayloadLength(54)
+                                .setCapturedPayloadLength(54)
+                                .setHeader(ByteBuffer.wrap(new byte[] {0x38, 1, 2, 3, 4, 5, 6, 7, 8, 0}))
+                                .setWireLength(96)
+                                .build()))
                         .build(),
-                OpenVpnSessionRecord.newBuilder().setVantage(SampleRecords.vantage()).setClient("10.0.0.2:40000")
-                        .setServer("10.0.0.1:1194").setClientId("0123456789abcdef").setFirstSeenUs(1_732_924_800_000_000L)
+                OpenVpnSessionRecord.newBuilder()
+                        .setVantage(SampleRecords.vantage())
+                        .setClient("10.0.0.2:40000")
+                        .setServer("10.0.0.1:1194")
+                        .setClientId("0123456789abcdef")
+                        .setFirstSeenUs(1_732_924_800_000_000L)
                         .build(),
-                OpenVpnServerWindow.newBuilder().setVantage(SampleRecords.vantage()).setServer("10.0.0.1:1194")
-                        .setWindowStartMs(1_732_924_800_000L).setWindowEndMs(1_732_924_810_000L).setWindowSizeMs(10_000L)
-                        .setSessions(3).setCompleted(2).build());
+                OpenVpnServerWindow.newBuilder()
+                        .setVantage(SampleRecords.vantage())
+                        .setServer("10.0.0.1:1194")
+                        .setWindowStartMs(1_732_924_800_000L)
+                        .setWindowEndMs(1_732_924_810_000L)
+                        .setWindowSizeMs(10_000L)
+                        .setSessions(3)
+                        .setCompleted(2)
+                        .build());
     }
 
     @Test
@@ -119,8 +152,7 @@ class SingleObjectEncodingTest {
     void messageOfAnotherContractFailsWithMissingSchemaException() throws IOException {
         byte[] loss = toArray(SampleRecords.conntrackLoss().toByteBuffer());
 
-        assertThatThrownBy(() -> ConntrackEvent.getDecoder().decode(loss))
-                .isInstanceOf(MissingSchemaException.class);
+        assertThatThrownBy(() -> ConntrackEvent.getDecoder().decode(loss)).isInstanceOf(MissingSchemaException.class);
     }
 
     @Test
@@ -147,8 +179,8 @@ class SingleObjectEncodingTest {
         // 'truncated' field) decodes through a SchemaStore holding the older schema; the missing
         // field takes its default.
         Schema current = PacketEvent.getClassSchema();
-        Schema older = new Schema.Parser().parse(current.toString()
-                .replaceFirst(",\\{\"name\":\"truncated\".*?\"default\":false\\}\\]", "]"));
+        Schema older = new Schema.Parser()
+                .parse(current.toString().replaceFirst(",\\{\"name\":\"truncated\".*?\"default\":false\\}\\]", "]"));
         assertThat(older.getField("truncated")).isNull();
         GenericRecord old = new GenericData.Record(older);
         PacketEvent sample = SampleRecords.syn();
@@ -169,7 +201,8 @@ class SingleObjectEncodingTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static org.apache.avro.message.BinaryMessageDecoder<SpecificRecordBase> decoderFor(SpecificRecordBase record) {
+    private static org.apache.avro.message.BinaryMessageDecoder<SpecificRecordBase> decoderFor(
+            SpecificRecordBase record) {
         try {
             return (org.apache.avro.message.BinaryMessageDecoder<SpecificRecordBase>)
                     record.getClass().getMethod("getDecoder").invoke(null);
@@ -191,5 +224,4 @@ class SingleObjectEncodingTest {
         buffer.get(bytes);
         return bytes;
     }
-
 }

@@ -78,6 +78,7 @@ public final class HeadlessChromium {
             });
             </script>
             """;
+
     private static final String ERROR_TRAP = """
             <script>
             window.__errors = [];
@@ -121,8 +122,17 @@ public final class HeadlessChromium {
 
     public Screenshot screenshot(Path page, Path tmp, int width, int height) throws IOException, InterruptedException {
         Path png = Files.createTempFile(tmp, "report", ".png");
-        Run shot = run(tmp, binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                "--enable-logging=stderr", "--v=0", "--window-size=" + width + "," + height, "--screenshot=" + png,
+        Run shot = run(
+                tmp,
+                binary,
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--window-size=" + width + "," + height,
+                "--screenshot=" + png,
                 page.toUri().toString());
         BufferedImage image = shot.status == 0 && Files.size(png) > 0 ? ImageIO.read(png.toFile()) : null;
         return new Screenshot(shot.status, shot.stderr, consoleMessages(shot.stderr), image);
@@ -136,15 +146,32 @@ public final class HeadlessChromium {
     public JsonNode probe(Path page, Path tmp) throws IOException, InterruptedException {
         String html = Files.readString(page, StandardCharsets.UTF_8);
         Path probed = Files.createTempFile(tmp, "probed", ".html");
-        Files.writeString(probed, html.replaceFirst("<head>", "<head>" + Matcher.quoteReplacement(ERROR_TRAP))
-                .replace("</body>", PROBE + "</body>"), StandardCharsets.UTF_8);
-        Run dom = run(tmp, binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-                "--window-size=1300,1600", "--virtual-time-budget=10000", "--dump-dom", probed.toUri().toString());
-        Matcher m = Pattern.compile("<pre id=\"probe-result\">(.*?)</pre>", Pattern.DOTALL).matcher(dom.stdout);
+        Files.writeString(
+                probed,
+                html.replaceFirst("<head>", "<head>" + Matcher.quoteReplacement(ERROR_TRAP))
+                        .replace("</body>", PROBE + "</body>"),
+                StandardCharsets.UTF_8);
+        Run dom = run(
+                tmp,
+                binary,
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--window-size=1300,1600",
+                "--virtual-time-budget=10000",
+                "--dump-dom",
+                probed.toUri().toString());
+        Matcher m = Pattern.compile("<pre id=\"probe-result\">(.*?)</pre>", Pattern.DOTALL)
+                .matcher(dom.stdout);
         if (dom.status != 0 || !m.find()) {
             return null;
         }
-        return JSON.readTree(m.group(1).replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">")
+        return JSON.readTree(m.group(1)
+                .replace("&quot;", "\"")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
                 .replace("&amp;", "&"));
     }
 
@@ -162,13 +189,13 @@ public final class HeadlessChromium {
         return out;
     }
 
-    private record Run(int status, String stdout, String stderr) {
-    }
+    private record Run(int status, String stdout, String stderr) {}
 
     private static Run run(Path tmp, String... command) throws IOException, InterruptedException {
         Path stdout = Files.createTempFile(tmp, "chromium", ".out");
         Path stderr = Files.createTempFile(tmp, "chromium", ".err");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
         pb.environment().put("HOME", tmp.toString()); // a private profile, nothing left in the user's home
         Process proc = pb.start();
         if (!proc.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {

@@ -81,7 +81,9 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
         // The first group-coordinator lookup creates __consumer_offsets; do it now, so that a job's
         // first offset commit does not fail with CoordinatorNotAvailableException.
-        admin.listConsumerGroupOffsets("flowtrace-warm-up").partitionsToOffsetAndMetadata().get();
+        admin.listConsumerGroupOffsets("flowtrace-warm-up")
+                .partitionsToOffsetAndMetadata()
+                .get();
         LOG.info("Kafka (KRaft) ready at {} in {} ms", bootstrapServers(), (System.nanoTime() - started) / 1_000_000);
     }
 
@@ -130,7 +132,8 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
             boolean ready;
             try {
                 ready = admin.describeTopics(names).allTopicNames().get().values().stream()
-                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                        .allMatch(d -> d.partitions().stream()
+                                .allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
             } catch (ExecutionException e) {
                 // the broker's metadata cache can lag the controller: a just-created topic is unknown for a moment
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
@@ -188,7 +191,8 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         return readAll(clientProperties(), topic, isolation);
     }
 
-    private static List<ConsumerRecord<byte[], byte[]>> readAll(Properties base, String topic, IsolationLevel isolation) {
+    private static List<ConsumerRecord<byte[], byte[]>> readAll(
+            Properties base, String topic, IsolationLevel isolation) {
         Properties props = new Properties();
         props.putAll(base);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString());
@@ -240,7 +244,8 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
 
     private void requireStarted() {
         if (cluster == null) {
-            throw new IllegalStateException("KafkaBroker not started: register it with @RegisterExtension on a static field");
+            throw new IllegalStateException(
+                    "KafkaBroker not started: register it with @RegisterExtension on a static field");
         }
     }
 
@@ -288,14 +293,17 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
             server.put("process.roles", "broker,controller");
             server.put("node.id", "1");
             server.put("controller.quorum.bootstrap.servers", "localhost:" + controller);
-            server.put("listeners", "SASL_SSL://localhost:" + saslSslPort + ",INTERNAL://localhost:" + internal
-                    + ",CONTROLLER://localhost:" + controller);
+            server.put(
+                    "listeners",
+                    "SASL_SSL://localhost:" + saslSslPort + ",INTERNAL://localhost:" + internal
+                            + ",CONTROLLER://localhost:" + controller);
             server.put("listener.security.protocol.map", "SASL_SSL:SASL_SSL,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT");
             server.put("inter.broker.listener.name", "INTERNAL");
             server.put("controller.listener.names", "CONTROLLER");
             server.put("log.dirs", dir.resolve("data").toString());
             server.put("sasl.enabled.mechanisms", MECHANISM);
-            server.put("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+            server.put(
+                    "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
                     "org.apache.kafka.common.security.scram.ScramLoginModule required;");
             server.put("ssl.keystore.location", dir.resolve("broker.p12").toString());
             server.put("ssl.keystore.type", "PKCS12");
@@ -307,15 +315,35 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
                 server.store(w, "flowtrace test broker (SASL_SSL)");
             }
             String clusterId = org.apache.kafka.common.Uuid.randomUuid().toString();
-            run(List.of(javaBin(), "-cp", System.getProperty("java.class.path"), "kafka.tools.StorageTool", "format",
-                    "-t", clusterId, "-c", config.toString(), "--standalone",
-                    "--add-scram", MECHANISM + "=[name=" + USER + ",password=" + password + "]"), "format");
-            ProcessBuilder pb = new ProcessBuilder(javaBin(), "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-                    "kafka.Kafka", config.toString());
-            pb.redirectErrorStream(true).redirectOutput(dir.resolve("broker.log").toFile());
+            run(
+                    List.of(
+                            javaBin(),
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            "kafka.tools.StorageTool",
+                            "format",
+                            "-t",
+                            clusterId,
+                            "-c",
+                            config.toString(),
+                            "--standalone",
+                            "--add-scram",
+                            MECHANISM + "=[name=" + USER + ",password=" + password + "]"),
+                    "format");
+            ProcessBuilder pb = new ProcessBuilder(
+                    javaBin(),
+                    "-Xmx512m",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    "kafka.Kafka",
+                    config.toString());
+            pb.redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("broker.log").toFile());
             process = pb.start();
             awaitReady();
-            LOG.info("Kafka (KRaft, SASL_SSL + SCRAM) ready at {} in {} ms", bootstrapServers(),
+            LOG.info(
+                    "Kafka (KRaft, SASL_SSL + SCRAM) ready at {} in {} ms",
+                    bootstrapServers(),
                     (System.nanoTime() - started) / 1_000_000);
         }
 
@@ -329,7 +357,8 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
             }
             if (dir != null) {
                 try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(dir)) {
-                    files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                    files.sorted(java.util.Comparator.reverseOrder())
+                            .forEach(f -> f.toFile().delete());
                 }
                 dir = null;
             }
@@ -362,13 +391,19 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
          */
         public Map<String, String> securityProperties(String user, String password) {
             return Map.of(
-                    "security.protocol", "SASL_SSL",
-                    "sasl.mechanism", MECHANISM,
-                    "sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
-                            + user + "\" password=\"" + password + "\";",
-                    "ssl.truststore.location", truststore().toString(),
-                    "ssl.truststore.type", "PKCS12",
-                    "ssl.truststore.password", storePassword);
+                    "security.protocol",
+                    "SASL_SSL",
+                    "sasl.mechanism",
+                    MECHANISM,
+                    "sasl.jaas.config",
+                    "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user
+                            + "\" password=\"" + password + "\";",
+                    "ssl.truststore.location",
+                    truststore().toString(),
+                    "ssl.truststore.type",
+                    "PKCS12",
+                    "ssl.truststore.password",
+                    storePassword);
         }
 
         /** bootstrap.servers plus the right credentials. */
@@ -389,8 +424,10 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
                 long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                 while (true) {
                     try {
-                        if (admin.describeTopics(List.of(names)).allTopicNames().get().values().stream().allMatch(
-                                d -> d.partitions().stream().allMatch(q -> q.leader() != null && !q.leader().isEmpty()))) {
+                        if (admin.describeTopics(List.of(names)).allTopicNames().get().values().stream()
+                                .allMatch(d -> d.partitions().stream()
+                                        .allMatch(q -> q.leader() != null
+                                                && !q.leader().isEmpty()))) {
                             return;
                         }
                     } catch (ExecutionException e) {
@@ -430,13 +467,63 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         private void makeCertificates() throws Exception {
             String broker = dir.resolve("broker.p12").toString();
             String cert = dir.resolve("broker.crt").toString();
-            run(List.of(keytool(), "-genkeypair", "-alias", "broker", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2",
-                    "-dname", "CN=localhost", "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-keystore", broker,
-                    "-storetype", "PKCS12", "-storepass", storePassword, "-keypass", storePassword), "keytool -genkeypair");
-            run(List.of(keytool(), "-exportcert", "-rfc", "-alias", "broker", "-keystore", broker, "-storetype", "PKCS12",
-                    "-storepass", storePassword, "-file", cert), "keytool -exportcert");
-            run(List.of(keytool(), "-importcert", "-noprompt", "-alias", "broker", "-file", cert, "-keystore",
-                    truststore().toString(), "-storetype", "PKCS12", "-storepass", storePassword), "keytool -importcert");
+            run(
+                    List.of(
+                            keytool(),
+                            "-genkeypair",
+                            "-alias",
+                            "broker",
+                            "-keyalg",
+                            "RSA",
+                            "-keysize",
+                            "2048",
+                            "-validity",
+                            "2",
+                            "-dname",
+                            "CN=localhost",
+                            "-ext",
+                            "SAN=dns:localhost,ip:127.0.0.1",
+                            "-keystore",
+                            broker,
+                            "-storetype",
+                            "PKCS12",
+                            "-storepass",
+                            storePassword,
+                            "-keypass",
+                            storePassword),
+                    "keytool -genkeypair");
+            run(
+                    List.of(
+                            keytool(),
+                            "-exportcert",
+                            "-rfc",
+                            "-alias",
+                            "broker",
+                            "-keystore",
+                            broker,
+                            "-storetype",
+                            "PKCS12",
+                            "-storepass",
+                            storePassword,
+                            "-file",
+                            cert),
+                    "keytool -exportcert");
+            run(
+                    List.of(
+                            keytool(),
+                            "-importcert",
+                            "-noprompt",
+                            "-alias",
+                            "broker",
+                            "-file",
+                            cert,
+                            "-keystore",
+                            truststore().toString(),
+                            "-storetype",
+                            "PKCS12",
+                            "-storepass",
+                            storePassword),
+                    "keytool -importcert");
         }
 
         private void awaitReady() throws Exception {
@@ -452,7 +539,9 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
                 try (Admin admin = Admin.create(p)) {
                     admin.describeCluster().nodes().get();
                     // create __consumer_offsets now, as the plain broker does
-                    admin.listConsumerGroupOffsets("flowtrace-warm-up").partitionsToOffsetAndMetadata().get();
+                    admin.listConsumerGroupOffsets("flowtrace-warm-up")
+                            .partitionsToOffsetAndMetadata()
+                            .get();
                     return;
                 } catch (ExecutionException e) {
                     last = e;
@@ -481,11 +570,13 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
         }
 
         private static String javaBin() {
-            return java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            return java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                    .toString();
         }
 
         private static String keytool() {
-            return java.nio.file.Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+            return java.nio.file.Path.of(System.getProperty("java.home"), "bin", "keytool")
+                    .toString();
         }
 
         private static int freePort() throws java.io.IOException {
@@ -494,5 +585,4 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
             }
         }
     }
-
 }

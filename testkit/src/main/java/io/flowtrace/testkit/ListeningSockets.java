@@ -24,8 +24,7 @@ public final class ListeningSockets {
         }
     }
 
-    private ListeningSockets() {
-    }
+    private ListeningSockets() {}
 
     /** Every socket of any process listening on this TCP port (PostgreSQL is a process of its own). */
     public static List<Listener> onPort(int port) throws IOException {
@@ -77,7 +76,8 @@ public final class ListeningSockets {
         byte[] b = new byte[hex.length() / 2];
         for (int word = 0; word < b.length / 4; word++) {
             for (int i = 0; i < 4; i++) {
-                b[word * 4 + i] = (byte) Integer.parseInt(hex.substring(word * 8 + (3 - i) * 2, word * 8 + (3 - i) * 2 + 2), 16);
+                b[word * 4 + i] =
+                        (byte) Integer.parseInt(hex.substring(word * 8 + (3 - i) * 2, word * 8 + (3 - i) * 2 + 2), 16);
             }
         }
         if (b.length == 4) {

@@ -37,8 +37,10 @@ final class LoopbackSocketFactoryManager extends PreboundSocketFactoryManager {
             ((PreboundSocketFactoryManager) f.get(builder)).close();
             f.set(builder, new LoopbackSocketFactoryManager());
         } catch (Exception e) {
-            throw new IllegalStateException("cannot bind the Kafka test kit to loopback (KafkaClusterTestKit.Builder"
-                    + ".socketFactoryManager changed?): " + e, e);
+            throw new IllegalStateException(
+                    "cannot bind the Kafka test kit to loopback (KafkaClusterTestKit.Builder"
+                            + ".socketFactoryManager changed?): " + e,
+                    e);
         }
     }
 
@@ -50,7 +52,8 @@ final class LoopbackSocketFactoryManager extends PreboundSocketFactoryManager {
         Map<String, ServerSocketChannel> ofNode = sockets.computeIfAbsent(node, n -> new HashMap<>());
         ServerSocketChannel channel = ofNode.get(listener);
         if (channel == null) {
-            channel = ServerSocketFactory.INSTANCE.openServerSocket(listener, new InetSocketAddress(LOOPBACK, 0), -1, -1);
+            channel =
+                    ServerSocketFactory.INSTANCE.openServerSocket(listener, new InetSocketAddress(LOOPBACK, 0), -1, -1);
             ofNode.put(listener, channel);
         }
         return channel.socket().getLocalPort();
@@ -69,8 +72,8 @@ final class LoopbackSocketFactoryManager extends PreboundSocketFactoryManager {
                 return pre;
             }
             int port = pre != null ? pre.socket().getLocalPort() : address.getPort();
-            return ServerSocketFactory.INSTANCE.openServerSocket(listener, new InetSocketAddress(LOOPBACK, port), backlog,
-                    receiveBuffer);
+            return ServerSocketFactory.INSTANCE.openServerSocket(
+                    listener, new InetSocketAddress(LOOPBACK, port), backlog, receiveBuffer);
         };
     }
 

@@ -96,7 +96,8 @@ public final class PipelineServices
     }
 
     @Override
-    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) throws ParameterResolutionException {
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context)
+            throws ParameterResolutionException {
         return flink.resolveParameter(parameter, context);
     }
 }

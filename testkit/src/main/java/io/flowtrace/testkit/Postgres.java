@@ -14,9 +14,9 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -49,6 +49,7 @@ public final class Postgres implements BeforeAllCallback, AfterAllCallback {
     private EmbeddedPostgres server;
     /** Our own data directory and port, kept across {@link #stopServer()}/{@link #restartServer()}. */
     private Path dataDirectory;
+
     private int port;
 
     @Override
@@ -66,7 +67,8 @@ public final class Postgres implements BeforeAllCallback, AfterAllCallback {
             long started = System.nanoTime();
             // An explicit data directory that zonky does not clean on close, so that the same
             // cluster can be stopped and started again; close() deletes it.
-            dataDirectory = Files.createTempDirectory("flowtrace-pg-",
+            dataDirectory = Files.createTempDirectory(
+                    "flowtrace-pg-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             server = builder().start();
             port = server.getPort();
@@ -122,7 +124,8 @@ public final class Postgres implements BeforeAllCallback, AfterAllCallback {
 
     private EmbeddedPostgres.Builder builder() {
         // No clean-up by zonky: the directory outlives a stop; initdb runs only while it is empty.
-        EmbeddedPostgres.Builder b = EmbeddedPostgres.builder().setDataDirectory(dataDirectory).setCleanDataDirectory(false);
+        EmbeddedPostgres.Builder b =
+                EmbeddedPostgres.builder().setDataDirectory(dataDirectory).setCleanDataDirectory(false);
         return port > 0 ? b.setPort(port) : b;
     }
 
@@ -196,7 +199,8 @@ public final class Postgres implements BeforeAllCallback, AfterAllCallback {
 
     /** Executes SQL without parameters; pgjdbc runs a multi-statement script in one call. */
     public void execute(String sql) {
-        try (Connection connection = dataSource().getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException("SQL failed: " + abbreviate(sql), e);
@@ -233,9 +237,10 @@ public final class Postgres implements BeforeAllCallback, AfterAllCallback {
 
     private EmbeddedPostgres require() {
         if (server == null) {
-            throw new IllegalStateException(dataDirectory == null
-                    ? "Postgres not started: register it with @RegisterExtension on a static field"
-                    : "PostgreSQL is stopped (stopServer): restartServer() first");
+            throw new IllegalStateException(
+                    dataDirectory == null
+                            ? "Postgres not started: register it with @RegisterExtension on a static field"
+                            : "PostgreSQL is stopped (stopServer): restartServer() first");
         }
         return server;
     }

@@ -35,6 +35,7 @@ public final class FlowBatcher<C extends BatchContents> {
         final C contents;
         /** The batcher this batch belongs to: a key's pointer may be from another batcher's run. */
         final Object owner;
+
         BatchKey key;
         int packets;
         int bytes;
@@ -55,6 +56,7 @@ public final class FlowBatcher<C extends BatchContents> {
     private final ArrayDeque<Open<C>> free = new ArrayDeque<>();
     /** Open batches, oldest first. */
     private Open<C> head;
+
     private Open<C> tail;
     private long clock = Long.MIN_VALUE;
     private long openPackets;

@@ -7,10 +7,8 @@ public interface ConntrackEventSink {
     void event(ConntrackMessage event);
 
     /** A message or line that could not be parsed; reading continues. */
-    default void malformed(Exception error) {
-    }
+    default void malformed(Exception error) {}
 
     /** recv() returned ENOBUFS: the kernel dropped events for this socket (netlink_overrun()). */
-    default void enobufs(long totalSoFar) {
-    }
+    default void enobufs(long totalSoFar) {}
 }

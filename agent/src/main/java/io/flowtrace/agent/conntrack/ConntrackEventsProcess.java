@@ -4,7 +4,6 @@ import io.flowtrace.core.conntrack.ConntrackLineParser;
 import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.ConntrackTextParseException;
 import io.flowtrace.core.conntrack.KernelFeatures;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -19,8 +18,7 @@ import java.util.List;
  * only prints a warning to stderr), see docs/conntrack.md.
  */
 public final class ConntrackEventsProcess {
-    public static final List<String> COMMAND =
-            List.of("conntrack", "-E", "-o", "timestamp,extended,id,ktimestamp");
+    public static final List<String> COMMAND = List.of("conntrack", "-E", "-o", "timestamp,extended,id,ktimestamp");
 
     private final ConntrackLineParser parser;
 
@@ -48,7 +46,9 @@ public final class ConntrackEventsProcess {
 
     /** Starts {@link #COMMAND} (stderr inherited) and reads it until it exits. */
     public int runCommand(ConntrackEventSink sink) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(COMMAND).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder(COMMAND)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         try (Reader out = new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)) {
             read(out, sink);
         } finally {

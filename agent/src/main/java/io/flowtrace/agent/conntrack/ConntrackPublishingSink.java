@@ -10,7 +10,6 @@ import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.ConntrackAvroMapper;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.conntrack.ConntrackMessage;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +39,11 @@ public final class ConntrackPublishingSink implements ConntrackEventSink {
     private final RateLimitedLog lossLog = new RateLimitedLog(LOG, 5_000);
 
     /** @param receiveBuffer the socket's sk_rcvbuf, or null when unknown (text source) */
-    public ConntrackPublishingSink(Vantage vantage, ConntrackSource source, Integer receiveBuffer, SpoolingPublisher out,
+    public ConntrackPublishingSink(
+            Vantage vantage,
+            ConntrackSource source,
+            Integer receiveBuffer,
+            SpoolingPublisher out,
             AgentMetrics metrics) {
         this.vantage = vantage;
         this.vantageName = PacketEvents.vantage(vantage);
@@ -55,7 +58,8 @@ public final class ConntrackPublishingSink implements ConntrackEventSink {
     public void event(ConntrackMessage event) {
         metrics.read.increment();
         try {
-            out.publish(ConntrackAvroMapper.key(vantageName, event).getBytes(StandardCharsets.UTF_8),
+            out.publish(
+                    ConntrackAvroMapper.key(vantageName, event).getBytes(StandardCharsets.UTF_8),
                     events.encode(ConntrackAvroMapper.toAvro(event, vantage, source)));
         } catch (IOException e) {
             throw new UncheckedIOException("publishing conntrack event id " + event.id(), e);
@@ -72,11 +76,15 @@ public final class ConntrackPublishingSink implements ConntrackEventSink {
     @Override
     public void enobufs(long totalSoFar) {
         metrics.sourceCounter(ENOBUFS, totalSoFar);
-        lossLog.warn("ENOBUFS on the ctnetlink socket (receive buffer {} B): the kernel dropped events; {} so far",
-                receiveBuffer, totalSoFar);
+        lossLog.warn(
+                "ENOBUFS on the ctnetlink socket (receive buffer {} B): the kernel dropped events; {} so far",
+                receiveBuffer,
+                totalSoFar);
         try {
-            out.publish(vantageKey, losses.encode(
-                    ConntrackAvroMapper.loss(System.currentTimeMillis() * 1_000_000L, vantage, 1, receiveBuffer, source)));
+            out.publish(
+                    vantageKey,
+                    losses.encode(ConntrackAvroMapper.loss(
+                            System.currentTimeMillis() * 1_000_000L, vantage, 1, receiveBuffer, source)));
         } catch (IOException e) {
             throw new UncheckedIOException("publishing a ConntrackLoss", e);
         }

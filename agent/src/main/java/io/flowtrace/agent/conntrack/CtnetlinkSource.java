@@ -2,10 +2,8 @@ package io.flowtrace.agent.conntrack;
 
 import com.sun.jna.LastErrorException;
 import io.flowtrace.agent.os.LibC;
-import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.CtnetlinkParseException;
 import io.flowtrace.core.conntrack.CtnetlinkParser;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -58,15 +56,25 @@ public final class CtnetlinkSource implements AutoCloseable {
                 c.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_RCVBUF, int32(requestedRcvbuf), 4);
             }
             // struct timeval {long tv_sec; long tv_usec;}: 0.5 s so close() is noticed by a blocked reader
-            byte[] tv = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder()).putLong(0).putLong(500_000).array();
+            byte[] tv = ByteBuffer.allocate(16)
+                    .order(ByteOrder.nativeOrder())
+                    .putLong(0)
+                    .putLong(500_000)
+                    .array();
             c.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_RCVTIMEO, tv, 16);
             // struct sockaddr_nl {u16 nl_family; u16 nl_pad; u32 nl_pid; u32 nl_groups;}
-            byte[] sa = ByteBuffer.allocate(12).order(ByteOrder.nativeOrder())
-                    .putShort((short) LibC.AF_NETLINK).putShort((short) 0).putInt(0).putInt(groups).array();
+            byte[] sa = ByteBuffer.allocate(12)
+                    .order(ByteOrder.nativeOrder())
+                    .putShort((short) LibC.AF_NETLINK)
+                    .putShort((short) 0)
+                    .putInt(0)
+                    .putInt(groups)
+                    .array();
             c.bind(fd, sa, sa.length);
             byte[] out = new byte[4];
             c.getsockopt(fd, LibC.SOL_SOCKET, LibC.SO_RCVBUF, out, new int[] {4});
-            return new CtnetlinkSource(fd, ByteBuffer.wrap(out).order(ByteOrder.nativeOrder()).getInt());
+            return new CtnetlinkSource(
+                    fd, ByteBuffer.wrap(out).order(ByteOrder.nativeOrder()).getInt());
         } catch (LastErrorException e) {
             c.close(fd);
             throw new IOException("setting up the ctnetlink socket: errno " + e.getErrorCode(), e);

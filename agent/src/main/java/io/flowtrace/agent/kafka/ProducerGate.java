@@ -6,7 +6,6 @@ import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +42,8 @@ final class ProducerGate {
      * Offers a record, retrying every millisecond for up to {@code blockNanos} while the producer
      * refuses it. True when the producer accepted it (its callback will say how delivery ended).
      */
-    boolean offer(byte[] key, byte[] value, Callback callback, long blockNanos, java.util.function.BooleanSupplier giveUp) {
+    boolean offer(
+            byte[] key, byte[] value, Callback callback, long blockNanos, java.util.function.BooleanSupplier giveUp) {
         long deadline = System.nanoTime() + blockNanos;
         SendState state = STATE.get();
         while (true) {
@@ -94,8 +94,11 @@ final class ProducerGate {
                 return;
             } catch (TimeoutException e) {
                 if (System.nanoTime() - deadline >= 0) {
-                    LOG.warn("no metadata for topic {} after {} s (broker unreachable or topic missing); records "
-                            + "will be spooled until it comes", topic, TimeUnit.NANOSECONDS.toSeconds(METADATA_WARM_UP_NANOS));
+                    LOG.warn(
+                            "no metadata for topic {} after {} s (broker unreachable or topic missing); records "
+                                    + "will be spooled until it comes",
+                            topic,
+                            TimeUnit.NANOSECONDS.toSeconds(METADATA_WARM_UP_NANOS));
                     return;
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));

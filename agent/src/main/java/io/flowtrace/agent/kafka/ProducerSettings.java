@@ -39,8 +39,7 @@ public final class ProducerSettings {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerSettings.class);
     public static final String DEFAULT_COMPRESSION = "zstd";
 
-    private ProducerSettings() {
-    }
+    private ProducerSettings() {}
 
     /**
      * The largest record value {@code props} lets the producer send: a record over
@@ -48,8 +47,10 @@ public final class ProducerSettings {
      * which for the agent would be a loss; 1 KiB is left for the key and the record's framing.
      */
     public static long maxValueBytes(Properties props) {
-        long request = Long.parseLong(props.getProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, "1048576").trim());
-        long buffer = Long.parseLong(props.getProperty(ProducerConfig.BUFFER_MEMORY_CONFIG, String.valueOf(32L << 20)).trim());
+        long request = Long.parseLong(props.getProperty(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, "1048576")
+                .trim());
+        long buffer = Long.parseLong(props.getProperty(ProducerConfig.BUFFER_MEMORY_CONFIG, String.valueOf(32L << 20))
+                .trim());
         return Math.min(request, buffer) - 1024;
     }
 
@@ -81,10 +82,17 @@ public final class ProducerSettings {
             }
             for (Map.Entry<Object, Object> e : file.entrySet()) {
                 String key = e.getKey().toString();
-                if (key.equals(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG) || key.equals(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG)
-                        || key.equals(ProducerConfig.ACKS_CONFIG) || key.equals(ProducerConfig.MAX_BLOCK_MS_CONFIG)) {
-                    LOG.warn("{} sets {}={}: the agent's no-loss/no-duplicate guarantee assumes the default {} "
-                            + "(docs/agent.md)", clientConfig, key, e.getValue(), p.get(key));
+                if (key.equals(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)
+                        || key.equals(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG)
+                        || key.equals(ProducerConfig.ACKS_CONFIG)
+                        || key.equals(ProducerConfig.MAX_BLOCK_MS_CONFIG)) {
+                    LOG.warn(
+                            "{} sets {}={}: the agent's no-loss/no-duplicate guarantee assumes the default {} "
+                                    + "(docs/agent.md)",
+                            clientConfig,
+                            key,
+                            e.getValue(),
+                            p.get(key));
                 }
                 p.put(key, e.getValue().toString());
             }
@@ -96,8 +104,8 @@ public final class ProducerSettings {
             p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
         }
         if (!p.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
-            throw new IllegalArgumentException("no Kafka bootstrap servers: give --bootstrap-servers or "
-                    + "bootstrap.servers in --kafka-config");
+            throw new IllegalArgumentException(
+                    "no Kafka bootstrap servers: give --bootstrap-servers or " + "bootstrap.servers in --kafka-config");
         }
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

@@ -54,6 +54,7 @@ public final class SpoolingPublisher implements AutoCloseable {
     private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** A spool this short is sent while the capture thread waits, so that publishing can go direct again. */
     private static final int CATCH_UP_RECORDS = 2_000;
+
     private static final long CATCH_UP_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final Producer<byte[], byte[]> producer;
@@ -79,8 +80,13 @@ public final class SpoolingPublisher implements AutoCloseable {
      * @param maxBlockNanos how long {@link #publish} waits for room in the producer before it spools
      *     (back-pressure for file replay; 0 for live sources, which must never stall the capture)
      */
-    public SpoolingPublisher(Producer<byte[], byte[]> producer, String topic, DiskSpool spool, AgentMetrics metrics,
-            long maxBlockNanos, Duration shutdownTimeout) {
+    public SpoolingPublisher(
+            Producer<byte[], byte[]> producer,
+            String topic,
+            DiskSpool spool,
+            AgentMetrics metrics,
+            long maxBlockNanos,
+            Duration shutdownTimeout) {
         this.producer = producer;
         this.topic = topic;
         this.spool = spool;
@@ -92,8 +98,11 @@ public final class SpoolingPublisher implements AutoCloseable {
         // What a previous run left in the spool goes out before anything new.
         this.spooling = !spool.isEmpty();
         if (spooling) {
-            LOG.info("spool {} holds {} records ({} packets or events) from a previous run; replaying them first",
-                    spool.directory(), spool.pendingRecords(), spool.pendingItems());
+            LOG.info(
+                    "spool {} holds {} records ({} packets or events) from a previous run; replaying them first",
+                    spool.directory(),
+                    spool.pendingRecords(),
+                    spool.pendingItems());
         }
         this.replayer = new Thread(this::replayLoop, "flowtrace-spool-replay-" + topic);
         this.replayer.setDaemon(true);
@@ -119,7 +128,10 @@ public final class SpoolingPublisher implements AutoCloseable {
             synchronized (mode) {
                 spooling = true;
             }
-            LOG.warn("Kafka is not taking records for {} ({}); spooling to {}", topic, describe(gate.lastRefusal()),
+            LOG.warn(
+                    "Kafka is not taking records for {} ({}); spooling to {}",
+                    topic,
+                    describe(gate.lastRefusal()),
                     spool.directory());
         }
         spoolOrDrop(key, value, packets);
@@ -191,9 +203,10 @@ public final class SpoolingPublisher implements AutoCloseable {
         if (!spoolFullAnnounced) {
             spoolFullAnnounced = true;
             // Loud on purpose: this is data loss, the one thing the agent exists to avoid.
-            System.err.printf("flowtrace agent: SPOOL FULL (%s, %,d of %,d bytes): Kafka is still unreachable; "
-                    + "DROPPING records until it drains (%,d dropped so far)%n", spool.directory(), spool.sizeBytes(),
-                    spool.maxBytes(), metrics.dropped.sum());
+            System.err.printf(
+                    "flowtrace agent: SPOOL FULL (%s, %,d of %,d bytes): Kafka is still unreachable; "
+                            + "DROPPING records until it drains (%,d dropped so far)%n",
+                    spool.directory(), spool.sizeBytes(), spool.maxBytes(), metrics.dropped.sum());
         }
         spoolFullLog.warn("spool {} full: {} records dropped so far", spool.directory(), metrics.dropped.sum());
     }
@@ -222,8 +235,11 @@ public final class SpoolingPublisher implements AutoCloseable {
             }
             metrics.failed(e.getClass().getSimpleName());
             if (e instanceof RetriableException || closing) {
-                failureLog.warn("Kafka gave up on a record for {}: {}; spooling it again (it may now arrive twice "
-                        + "or out of order)", topic, describe(e));
+                failureLog.warn(
+                        "Kafka gave up on a record for {}: {}; spooling it again (it may now arrive twice "
+                                + "or out of order)",
+                        topic,
+                        describe(e));
                 try {
                     synchronized (mode) {
                         spooling = true;
@@ -254,7 +270,8 @@ public final class SpoolingPublisher implements AutoCloseable {
                 return;
             }
             replayBatchFailed = true;
-            failureLog.warn("Kafka did not take a replayed record for {}: {} (it stays in the spool)", topic, describe(e));
+            failureLog.warn(
+                    "Kafka did not take a replayed record for {}: {} (it stays in the spool)", topic, describe(e));
         }
     }
 
@@ -294,8 +311,10 @@ public final class SpoolingPublisher implements AutoCloseable {
                     continue;
                 }
                 if (closing && System.nanoTime() - closeDeadline >= 0) {
-                    LOG.warn("shutdown timeout: {} records stay in the spool {} for the next run",
-                            spool.pendingRecords(), spool.directory());
+                    LOG.warn(
+                            "shutdown timeout: {} records stay in the spool {} for the next run",
+                            spool.pendingRecords(),
+                            spool.directory());
                     return;
                 }
                 if (!replayOnce()) {
@@ -306,7 +325,8 @@ public final class SpoolingPublisher implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (IOException | SpoolCorruptedException | RuntimeException e) {
             replayError = e;
-            LOG.error("replaying the spool {} stopped: {}; records keep being spooled", spool.directory(), e.toString());
+            LOG.error(
+                    "replaying the spool {} stopped: {}; records keep being spooled", spool.directory(), e.toString());
         }
     }
 

@@ -15,6 +15,7 @@ import java.util.function.LongSupplier;
 public final class HealthCheck {
     /** Defaults: 3 restarts in 5 minutes (a crash loop, not one lost interface), 5 minutes without publishing. */
     public static final int DEFAULT_MAX_RESTARTS = 3;
+
     public static final Duration DEFAULT_RESTART_WINDOW = Duration.ofMinutes(5);
     public static final Duration DEFAULT_MAX_SILENCE = Duration.ofMinutes(5);
     private static final String RESTARTS = "tcpdump_restarts";
@@ -31,10 +32,13 @@ public final class HealthCheck {
     private long lastPublishChangeNanos;
 
     /** The answer of one probe: healthy or not, and why in one line. */
-    public record Status(boolean healthy, String reason) {
-    }
+    public record Status(boolean healthy, String reason) {}
 
-    public HealthCheck(AgentMetrics metrics, LongSupplier nanoClock, int maxRestarts, Duration restartWindow,
+    public HealthCheck(
+            AgentMetrics metrics,
+            LongSupplier nanoClock,
+            int maxRestarts,
+            Duration restartWindow,
             Duration maxSilence) {
         this.metrics = metrics;
         this.nanoClock = nanoClock;
@@ -45,7 +49,8 @@ public final class HealthCheck {
     }
 
     public static HealthCheck withDefaults(AgentMetrics metrics) {
-        return new HealthCheck(metrics, System::nanoTime, DEFAULT_MAX_RESTARTS, DEFAULT_RESTART_WINDOW, DEFAULT_MAX_SILENCE);
+        return new HealthCheck(
+                metrics, System::nanoTime, DEFAULT_MAX_RESTARTS, DEFAULT_RESTART_WINDOW, DEFAULT_MAX_SILENCE);
     }
 
     /** Takes note of new restarts and publishing progress. */
@@ -71,14 +76,20 @@ public final class HealthCheck {
         sample();
         long now = nanoClock.getAsLong();
         if (restartTimes.size() >= maxRestarts) {
-            return new Status(false, String.format("tcpdump restarted %d times in the last %d s", restartTimes.size(),
-                    restartWindowNanos / 1_000_000_000L));
+            return new Status(
+                    false,
+                    String.format(
+                            "tcpdump restarted %d times in the last %d s",
+                            restartTimes.size(), restartWindowNanos / 1_000_000_000L));
         }
         long silent = now - lastPublishChangeNanos;
         long readSince = metrics.read.sum() - readAtLastPublish;
         if (silent >= maxSilenceNanos && readSince > 0) {
-            return new Status(false, String.format("nothing published for %d s while %,d records were read",
-                    silent / 1_000_000_000L, readSince));
+            return new Status(
+                    false,
+                    String.format(
+                            "nothing published for %d s while %,d records were read",
+                            silent / 1_000_000_000L, readSince));
         }
         return new Status(true, "ok");
     }

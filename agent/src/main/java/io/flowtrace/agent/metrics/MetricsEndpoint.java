@@ -56,8 +56,9 @@ public final class MetricsEndpoint implements AutoCloseable {
     }
 
     /** As {@link #start(InetSocketAddress, AgentMetrics, Map, LongSupplier, HealthCheck)} with the default health rules. */
-    public static MetricsEndpoint start(InetSocketAddress address, AgentMetrics metrics, Map<String, String> labels,
-            LongSupplier spoolPending) throws IOException {
+    public static MetricsEndpoint start(
+            InetSocketAddress address, AgentMetrics metrics, Map<String, String> labels, LongSupplier spoolPending)
+            throws IOException {
         return start(address, metrics, labels, spoolPending, HealthCheck.withDefaults(metrics));
     }
 
@@ -67,8 +68,13 @@ public final class MetricsEndpoint implements AutoCloseable {
      * @param labels constant labels on every sample (e.g. agent id and topic)
      * @param spoolPending records waiting in the disk spool, read at each scrape
      */
-    public static MetricsEndpoint start(InetSocketAddress address, AgentMetrics metrics, Map<String, String> labels,
-            LongSupplier spoolPending, HealthCheck health) throws IOException {
+    public static MetricsEndpoint start(
+            InetSocketAddress address,
+            AgentMetrics metrics,
+            Map<String, String> labels,
+            LongSupplier spoolPending,
+            HealthCheck health)
+            throws IOException {
         PrometheusRegistry registry = new PrometheusRegistry();
         registry.register(new AgentCollector(metrics, new TreeMap<>(labels), spoolPending));
         ExecutorService pool = Executors.newFixedThreadPool(THREADS, daemon("flowtrace-metrics-http"));
@@ -145,27 +151,49 @@ public final class MetricsEndpoint implements AutoCloseable {
         @Override
         public MetricSnapshots collect() {
             List<MetricSnapshot> families = new ArrayList<>();
-            families.add(counter("flowtrace_agent_records",
+            families.add(counter(
+                    "flowtrace_agent_records",
                     "records by stage: read from the source, accepted for publishing, published (acknowledged by "
                             + "Kafka), spooled to disk, replayed from the spool, dropped because the spool was full",
-                    "stage", orderedStages()));
-            families.add(counter("flowtrace_agent_batches",
+                    "stage",
+                    orderedStages()));
+            families.add(counter(
+                    "flowtrace_agent_batches",
                     "Kafka records at the same stages: a batch of one flow's packets, or one record per packet "
-                            + "(batching off) or conntrack event", "stage", orderedBatchStages()));
-            families.add(counter("flowtrace_agent_batch_flushes", "why batches left the batcher: packets, bytes, linger, "
-                    + "open-batch-cap, fin-rst, spooling, shutdown", "reason", m.batchFlushes()));
-            families.add(counter("flowtrace_agent_malformed", "records that could not be decoded, by reason", "reason",
+                            + "(batching off) or conntrack event",
+                    "stage",
+                    orderedBatchStages()));
+            families.add(counter(
+                    "flowtrace_agent_batch_flushes",
+                    "why batches left the batcher: packets, bytes, linger, "
+                            + "open-batch-cap, fin-rst, spooling, shutdown",
+                    "reason",
+                    m.batchFlushes()));
+            families.add(counter(
+                    "flowtrace_agent_malformed",
+                    "records that could not be decoded, by reason",
+                    "reason",
                     m.malformed()));
-            families.add(counter("flowtrace_agent_skipped", "records not ours to publish (e.g. not TCP), by reason",
-                    "reason", m.skipped()));
-            families.add(counter("flowtrace_agent_failed", "records Kafka refused for good, by reason", "reason",
-                    m.failed()));
-            families.add(counter("flowtrace_agent_source", "the source's own cumulative counters: tcpdump's captured / "
-                    + "received by filter / dropped by kernel and restarts, netlink ENOBUFS", "counter", m.sourceCounters()));
-            families.add(GaugeSnapshot.builder().name("flowtrace_agent_spool_pending_records")
+            families.add(counter(
+                    "flowtrace_agent_skipped",
+                    "records not ours to publish (e.g. not TCP), by reason",
+                    "reason",
+                    m.skipped()));
+            families.add(counter(
+                    "flowtrace_agent_failed", "records Kafka refused for good, by reason", "reason", m.failed()));
+            families.add(counter(
+                    "flowtrace_agent_source",
+                    "the source's own cumulative counters: tcpdump's captured / "
+                            + "received by filter / dropped by kernel and restarts, netlink ENOBUFS",
+                    "counter",
+                    m.sourceCounters()));
+            families.add(GaugeSnapshot.builder()
+                    .name("flowtrace_agent_spool_pending_records")
                     .help("records in the disk spool waiting for Kafka")
-                    .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(labels(null, null))
-                            .value(spoolPending.getAsLong()).build())
+                    .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                            .labels(labels(null, null))
+                            .value(spoolPending.getAsLong())
+                            .build())
                     .build());
             return new MetricSnapshots(families);
         }
@@ -195,7 +223,9 @@ public final class MetricsEndpoint implements AutoCloseable {
         private CounterSnapshot counter(String name, String help, String label, Map<String, Long> values) {
             CounterSnapshot.Builder b = CounterSnapshot.builder().name(name).help(help);
             values.forEach((value, n) -> b.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
-                    .labels(labels(label, value)).value(n).build()));
+                    .labels(labels(label, value))
+                    .value(n)
+                    .build()));
             return b.build();
         }
 

@@ -16,6 +16,7 @@ public interface LibC extends Library {
     int SOCK_CLOEXEC = 0x80000;
     /** NETLINK_NETFILTER (include/uapi/linux/netlink.h). */
     int NETLINK_NETFILTER = 12;
+
     int SOL_SOCKET = 1;
     int SO_RCVBUF = 8;
     int SO_RCVTIMEO = 20;

@@ -58,12 +58,14 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
     private final FlowBatcher<PacketBatchWriter> batcher;
     /** UDP on the OpenVPN ports, or null when OpenVPN is off. */
     private final OpenVpnBatching openvpn;
+
     private final boolean wallClock;
     private final Thread lingerTimer;
     private Vantage[] vantages = new Vantage[1];
     private VantagePoint[] vantagePoints = new VantagePoint[1];
     /** Set when a flushed batch found the publisher newly spooling: the other open batches follow it. */
     private boolean spoolFlushDue;
+
     private boolean spoolingSeen;
     private volatile boolean closed;
     private volatile IOException timerFailure;
@@ -78,8 +80,8 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
      *     pcapng interface id becomes "if&lt;id&gt;" as in {@code flowtrace analyze}
      * @param batching per-flow batches, or null for one PacketEvent per segment
      */
-    public CapturePublisher(String agentId, String interfaceName, SpoolingPublisher out, AgentMetrics metrics,
-            BatchOptions batching) {
+    public CapturePublisher(
+            String agentId, String interfaceName, SpoolingPublisher out, AgentMetrics metrics, BatchOptions batching) {
         this(agentId, interfaceName, out, metrics, batching, null);
     }
 
@@ -87,17 +89,27 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
      * @param openVpnWire the OpenVPN ports and control-channel wrapping, or null to skip UDP; its
      *     batches follow {@code batching}'s limits (one packet per batch when batching is off)
      */
-    public CapturePublisher(String agentId, String interfaceName, SpoolingPublisher out, AgentMetrics metrics,
-            BatchOptions batching, OpenVpnWire openVpnWire) {
+    public CapturePublisher(
+            String agentId,
+            String interfaceName,
+            SpoolingPublisher out,
+            AgentMetrics metrics,
+            BatchOptions batching,
+            OpenVpnWire openVpnWire) {
         this.agentId = agentId;
         this.interfaceName = interfaceName;
         this.out = out;
         this.metrics = metrics;
         // The UDP test of withUdp() sits after the TCP test: TCP frames decode as before (docs/decoding.md).
         this.decoder = openVpnWire != null ? PacketDecoder.withUdp() : new PacketDecoder();
-        this.openvpn = openVpnWire == null ? null
-                : new OpenVpnBatching(openVpnWire, batching != null ? batching.limits() : SINGLE_PACKET_BATCHES,
-                        this::vantage, (key, w, packets, reason) -> sent(key, w.finish(), packets, reason), metrics);
+        this.openvpn = openVpnWire == null
+                ? null
+                : new OpenVpnBatching(
+                        openVpnWire,
+                        batching != null ? batching.limits() : SINGLE_PACKET_BATCHES,
+                        this::vantage,
+                        (key, w, packets, reason) -> sent(key, w.finish(), packets, reason),
+                        metrics);
         if (batching == null) {
             batcher = null;
             wallClock = false;
@@ -161,8 +173,12 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
             case NOT_IP, NOT_TCP, NON_FIRST_FRAGMENT -> metrics.skipped(reasonName(status));
             case TRUNCATED, MALFORMED, UNSUPPORTED_LINK -> {
                 metrics.malformed(reasonName(status));
-                malformedLog.warn("record {} (byte offset {}): {}: {}", rec.recordNumber, rec.byteOffset,
-                        reasonName(status), packet.reason);
+                malformedLog.warn(
+                        "record {} (byte offset {}): {}: {}",
+                        rec.recordNumber,
+                        rec.byteOffset,
+                        reasonName(status),
+                        packet.reason);
             }
         }
     }
@@ -240,7 +256,8 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
     }
 
     /** The batcher's sink: one Kafka record per batch, key = the flow key, value = single-object PacketBatch. */
-    private void publishBatch(BatchKey key, PacketBatchWriter batch, int packets, FlushReason reason) throws IOException {
+    private void publishBatch(BatchKey key, PacketBatchWriter batch, int packets, FlushReason reason)
+            throws IOException {
         sent(key, batch.finish(), packets, reason);
     }
 
@@ -311,7 +328,10 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
         }
         if (vantages[interfaceId] == null) {
             String name = interfaceName != null ? interfaceName : "if" + interfaceId;
-            vantages[interfaceId] = Vantage.newBuilder().setAgentId(agentId).setInterfaceName(name).build();
+            vantages[interfaceId] = Vantage.newBuilder()
+                    .setAgentId(agentId)
+                    .setInterfaceName(name)
+                    .build();
             vantagePoints[interfaceId] = PacketEvents.vantagePoint(vantages[interfaceId]);
         }
     }

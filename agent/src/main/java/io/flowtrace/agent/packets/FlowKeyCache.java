@@ -67,8 +67,14 @@ final class FlowKeyCache {
         h = h * 17 + Long.hashCode(lo1 * 0x9E3779B97F4A7C15L ^ hi1);
         int slot = (h ^ (h >>> 16)) & (SLOTS - 1);
         Entry e = slots[slot];
-        if (e != null && e.lo0 == lo0 && e.hi0 == hi0 && e.ports == ports && e.lo1 == lo1 && e.hi1 == hi1
-                && e.interfaceId == interfaceId && e.length == n) {
+        if (e != null
+                && e.lo0 == lo0
+                && e.hi0 == hi0
+                && e.ports == ports
+                && e.lo1 == lo1
+                && e.hi1 == hi1
+                && e.interfaceId == interfaceId
+                && e.length == n) {
             return e.key;
         }
         BatchKey key = new BatchKey(PacketEvents.flowKey(vantage, p).getBytes(StandardCharsets.UTF_8), interfaceId);

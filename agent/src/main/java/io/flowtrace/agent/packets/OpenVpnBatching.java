@@ -41,7 +41,11 @@ final class OpenVpnBatching {
     /** The frame of the packet being added: what the writers copy its header from. */
     private byte[] frame;
 
-    OpenVpnBatching(OpenVpnWire wire, BatchLimits limits, IntFunction<Vantage> vantages, FlowBatcher.Sink<Writer> sink,
+    OpenVpnBatching(
+            OpenVpnWire wire,
+            BatchLimits limits,
+            IntFunction<Vantage> vantages,
+            FlowBatcher.Sink<Writer> sink,
             AgentMetrics metrics) {
         this.wire = wire;
         this.decoder = new OpenVpnHeaderDecoder(wire);
@@ -60,8 +64,12 @@ final class OpenVpnBatching {
         if (kind == OpenVpnHeader.Kind.TRUNCATED || kind == OpenVpnHeader.Kind.MALFORMED) {
             String reason = kind == OpenVpnHeader.Kind.TRUNCATED ? "openvpn-truncated" : "openvpn-malformed";
             metrics.malformed(reason);
-            badHeaderLog.warn("record {} (byte offset {}): {}: {} (published; the job dead-letters it)",
-                    rec.recordNumber, rec.byteOffset, reason, header.reason);
+            badHeaderLog.warn(
+                    "record {} (byte offset {}): {}: {} (published; the job dead-letters it)",
+                    rec.recordNumber,
+                    rec.byteOffset,
+                    reason,
+                    header.reason);
         }
         frame = rec.data;
         batcher.add(key, p, now);

@@ -95,8 +95,17 @@ final class PacketBatchWriter implements BatchContents {
         encoded = 0;
         items.reset();
         // Header fields at their largest: strings as UTF-8 (≤ 3 bytes a char), ints 5, longs 10.
-        headerBytes = HEADER.length + 2 * 5 + 3 * (vantage.getAgentId().length() + vantage.getInterfaceName().length())
-                + 2 * 5 + 2 * (5 + addrLength) + 2 * 5 + 3 * 10 + 10 + 1;
+        headerBytes = HEADER.length
+                + 2 * 5
+                + 3
+                        * (vantage.getAgentId().length()
+                                + vantage.getInterfaceName().length())
+                + 2 * 5
+                + 2 * (5 + addrLength)
+                + 2 * 5
+                + 3 * 10
+                + 10
+                + 1;
     }
 
     /** Same link type: a pcapng's interfaces given one --interface-name can share flow keys. */

@@ -17,13 +17,14 @@ import org.apache.avro.io.DecoderFactory;
  */
 public final class PacketRecordWeight implements RecordWeight {
     public static final PacketRecordWeight INSTANCE = new PacketRecordWeight();
-    private static final long BATCH_FINGERPRINT = SingleObjectCodec.of(PacketBatch.class).fingerprint();
-    private static final long OPENVPN_FINGERPRINT = SingleObjectCodec.of(OpenVpnBatch.class).fingerprint();
+    private static final long BATCH_FINGERPRINT =
+            SingleObjectCodec.of(PacketBatch.class).fingerprint();
+    private static final long OPENVPN_FINGERPRINT =
+            SingleObjectCodec.of(OpenVpnBatch.class).fingerprint();
 
     private BinaryDecoder decoder;
 
-    private PacketRecordWeight() {
-    }
+    private PacketRecordWeight() {}
 
     @Override
     public synchronized int items(byte[] value, int offset, int length) {
@@ -34,7 +35,12 @@ public final class PacketRecordWeight implements RecordWeight {
         if (fp != BATCH_FINGERPRINT && fp != OPENVPN_FINGERPRINT) {
             return 1;
         }
-        decoder = DecoderFactory.get().binaryDecoder(value, offset + SingleObjectCodec.HEADER_BYTES, length - SingleObjectCodec.HEADER_BYTES, decoder);
+        decoder = DecoderFactory.get()
+                .binaryDecoder(
+                        value,
+                        offset + SingleObjectCodec.HEADER_BYTES,
+                        length - SingleObjectCodec.HEADER_BYTES,
+                        decoder);
         try {
             if (fp == OPENVPN_FINGERPRINT) {
                 return openVpnPackets();

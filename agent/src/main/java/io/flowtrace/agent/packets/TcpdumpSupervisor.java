@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class TcpdumpSupervisor {
     private static final Logger LOG = LoggerFactory.getLogger(TcpdumpSupervisor.class);
-    private static final Pattern STAT = Pattern.compile("(\\d+) packets? (captured|received by filter|dropped by kernel)");
+    private static final Pattern STAT =
+            Pattern.compile("(\\d+) packets? (captured|received by filter|dropped by kernel)");
     private static final long MAX_BACKOFF_MS = 60_000;
 
     public static final String CAPTURED = "tcpdump_packets_captured";
@@ -49,8 +50,8 @@ public final class TcpdumpSupervisor {
     private volatile boolean stopping;
 
     /** @param statsIntervalMs how often tcpdump is asked for its statistics (SIGUSR1); 0: only at exit */
-    public TcpdumpSupervisor(String tcpdump, String iface, int snaplen, String filter, AgentMetrics metrics,
-            long statsIntervalMs) {
+    public TcpdumpSupervisor(
+            String tcpdump, String iface, int snaplen, String filter, AgentMetrics metrics, long statsIntervalMs) {
         this.tcpdump = tcpdump;
         this.iface = iface;
         this.snaplen = snaplen;
@@ -64,8 +65,8 @@ public final class TcpdumpSupervisor {
         // --immediate-mode: without it TPACKET_V3 hands packets over in blocks (up to 1 s late), and
         // what sits in the ring when tcpdump gets SIGTERM is never written ("N received by filter"
         // but fewer "captured"). -U: write each packet as it comes.
-        List<String> cmd = new ArrayList<>(List.of(tcpdump, "-i", iface, "-s", String.valueOf(snaplen), "--immediate-mode",
-                "-U", "-w", "-"));
+        List<String> cmd = new ArrayList<>(
+                List.of(tcpdump, "-i", iface, "-s", String.valueOf(snaplen), "--immediate-mode", "-U", "-w", "-"));
         if (filter != null && !filter.isBlank()) {
             cmd.add("--"); // the end of the options: a filter that starts with '-' stays a filter (getopt)
             cmd.add(filter);
@@ -159,22 +160,26 @@ public final class TcpdumpSupervisor {
         if (statsIntervalMs <= 0) {
             return null;
         }
-        Thread t = new Thread(() -> {
-            try {
-                while (true) {
-                    Thread.sleep(statsIntervalMs);
-                    if (!p.isAlive()) {
-                        return;
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        while (true) {
+                            Thread.sleep(statsIntervalMs);
+                            if (!p.isAlive()) {
+                                return;
+                            }
+                            LibC.INSTANCE.kill((int) p.pid(), LibC.SIGUSR1);
+                        }
+                    } catch (InterruptedException e) {
+                        // the run is over
+                    } catch (LastErrorException | UnsatisfiedLinkError e) {
+                        LOG.warn(
+                                "cannot ask tcpdump (pid {}) for its statistics: {}; they are known at its exit only",
+                                p.pid(),
+                                e.toString());
                     }
-                    LibC.INSTANCE.kill((int) p.pid(), LibC.SIGUSR1);
-                }
-            } catch (InterruptedException e) {
-                // the run is over
-            } catch (LastErrorException | UnsatisfiedLinkError e) {
-                LOG.warn("cannot ask tcpdump (pid {}) for its statistics: {}; they are known at its exit only", p.pid(),
-                        e.toString());
-            }
-        }, "tcpdump-stats-" + iface);
+                },
+                "tcpdump-stats-" + iface);
         t.setDaemon(true);
         t.start();
         return t;

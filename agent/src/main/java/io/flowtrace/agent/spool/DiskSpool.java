@@ -47,6 +47,7 @@ public final class DiskSpool implements Closeable {
     static final int RECORD_OVERHEAD = 12;
     /** A packet or conntrack record is < 2 KiB; anything near this is a corrupt length, not a record. */
     static final int MAX_RECORD_BYTES = 16 << 20;
+
     static final String SUFFIX = ".seg";
     private static final int WRITE_BUFFER = 256 * 1024;
 
@@ -55,6 +56,7 @@ public final class DiskSpool implements Closeable {
     private final long segmentBytes;
     /** Segment id → bytes in it (file plus what the write buffer holds for the tail). */
     private final TreeMap<Long, Long> segments = new TreeMap<>();
+
     private final ByteBuffer writeBuffer = ByteBuffer.allocate(WRITE_BUFFER);
     private final CRC32C crc = new CRC32C();
     private final long recoveredTornBytes;
@@ -92,12 +94,14 @@ public final class DiskSpool implements Closeable {
      * As {@link #open(Path, long)}, counting the packets or events of each record with {@code weight}
      * ({@link #pendingItems()}, {@link SpoolRecord#items()}).
      */
-    public static DiskSpool open(Path dir, long maxBytes, RecordWeight weight) throws IOException, SpoolCorruptedException {
+    public static DiskSpool open(Path dir, long maxBytes, RecordWeight weight)
+            throws IOException, SpoolCorruptedException {
         if (maxBytes < 1024) {
             throw new IllegalArgumentException("spool size limit " + maxBytes + " B is below 1 KiB");
         }
         // Packet metadata of every local flow: readable by the agent's user only (0700 / 0600 when created here).
-        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.createDirectories(
+                dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         FileChannel lock = lock(dir);
         try {
             DiskSpool spool = openLocked(dir, maxBytes, weight);
@@ -111,10 +115,12 @@ public final class DiskSpool implements Closeable {
 
     /** One agent per spool directory: two writers would interleave their records. */
     private static FileChannel lock(Path dir) throws IOException {
-        FileChannel ch = FileChannel.open(dir.resolve("lock"), Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), OWNER_ONLY);
+        FileChannel ch = FileChannel.open(
+                dir.resolve("lock"), Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), OWNER_ONLY);
         try {
             if (ch.tryLock() == null) {
-                throw new IOException("spool " + dir + " is in use by another flowtrace agent (give each agent its own --spool-dir)");
+                throw new IOException(
+                        "spool " + dir + " is in use by another flowtrace agent (give each agent its own --spool-dir)");
             }
         } catch (java.nio.channels.OverlappingFileLockException e) {
             ch.close();
@@ -126,7 +132,8 @@ public final class DiskSpool implements Closeable {
         return ch;
     }
 
-    private static DiskSpool openLocked(Path dir, long maxBytes, RecordWeight weight) throws IOException, SpoolCorruptedException {
+    private static DiskSpool openLocked(Path dir, long maxBytes, RecordWeight weight)
+            throws IOException, SpoolCorruptedException {
         TreeMap<Long, Path> files = SpoolRecovery.listSegments(dir);
         long[] head = SpoolRecovery.readHead(dir.resolve("head"));
         long torn = 0;
@@ -276,7 +283,8 @@ public final class DiskSpool implements Closeable {
             return;
         }
         if (count > batch.records().size()) {
-            throw new IllegalArgumentException("commit of " + count + " records from a batch of " + batch.records().size());
+            throw new IllegalArgumentException("commit of " + count + " records from a batch of "
+                    + batch.records().size());
         }
         SpoolRecord last = batch.records().get(count - 1);
         if (last.segment() < headId || (last.segment() == headId && last.endOffset() <= headOffset)) {
@@ -420,8 +428,9 @@ public final class DiskSpool implements Closeable {
         return b.array();
     }
 
-    private SpoolRecord decode(Path file, long offset, ByteBuffer buf, int keyLen, int valueLen, long segment,
-            long endOffset) throws SpoolCorruptedException {
+    private SpoolRecord decode(
+            Path file, long offset, ByteBuffer buf, int keyLen, int valueLen, long segment, long endOffset)
+            throws SpoolCorruptedException {
         int start = buf.position();
         crc.reset();
         crc.update(buf.array(), buf.arrayOffset() + start, 8 + keyLen + valueLen);
@@ -444,8 +453,8 @@ public final class DiskSpool implements Closeable {
 
     static void checkLengths(Path file, long offset, int keyLen, int valueLen) throws SpoolCorruptedException {
         if (keyLen < 0 || valueLen < 0 || (long) keyLen + valueLen > MAX_RECORD_BYTES) {
-            throw new SpoolCorruptedException(file, offset,
-                    "impossible record lengths key=" + keyLen + " value=" + valueLen);
+            throw new SpoolCorruptedException(
+                    file, offset, "impossible record lengths key=" + keyLen + " value=" + valueLen);
         }
     }
 

@@ -5,5 +5,4 @@ package io.flowtrace.agent.spool;
  * packets or events it carries ({@link RecordWeight}), and the spool position just after it
  * ({@link DiskSpool#commit(SpoolBatch, int)} needs it).
  */
-public record SpoolRecord(byte[] key, byte[] value, int items, long segment, long endOffset) {
-}
+public record SpoolRecord(byte[] key, byte[] value, int items, long segment, long endOffset) {}

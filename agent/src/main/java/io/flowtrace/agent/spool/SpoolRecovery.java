@@ -19,14 +19,13 @@ import java.util.zip.CRC32C;
  * appending) and rejecting anything else that does not check out.
  */
 final class SpoolRecovery {
-    private SpoolRecovery() {
-    }
+    private SpoolRecovery() {}
 
-    record SegmentScan(long records, long items, long validEnd, long tornBytes) {
-    }
+    record SegmentScan(long records, long items, long validEnd, long tornBytes) {}
 
     /** Checks every record from {@code from}; cuts a torn tail off the last segment. */
-    static SegmentScan scan(Path file, long from, boolean last, RecordWeight weight) throws IOException, SpoolCorruptedException {
+    static SegmentScan scan(Path file, long from, boolean last, RecordWeight weight)
+            throws IOException, SpoolCorruptedException {
         long size = Files.size(file);
         if (size < DiskSpool.HEADER) {
             if (last) {
@@ -39,7 +38,8 @@ final class SpoolRecovery {
             throw new SpoolCorruptedException(file, 0, "segment shorter than its header");
         }
         if (from > size) {
-            throw new SpoolCorruptedException(file, from, "head checkpoint points past the end of the segment (" + size + " B)");
+            throw new SpoolCorruptedException(
+                    file, from, "head checkpoint points past the end of the segment (" + size + " B)");
         }
         CRC32C crc = new CRC32C();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
@@ -80,8 +80,8 @@ final class SpoolRecovery {
         }
     }
 
-    private static SegmentScan torn(FileChannel ch, Path file, long offset, long size, boolean last, long records,
-            long items)
+    private static SegmentScan torn(
+            FileChannel ch, Path file, long offset, long size, boolean last, long records, long items)
             throws IOException, SpoolCorruptedException {
         if (!last) {
             throw new SpoolCorruptedException(file, offset, "record cut short inside a segment that is not the last");
@@ -123,5 +123,4 @@ final class SpoolRecovery {
             throw new SpoolCorruptedException(head, 0, "head checkpoint is not \"segment offset\": '" + text + "'");
         }
     }
-
 }

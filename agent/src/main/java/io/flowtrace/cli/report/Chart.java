@@ -10,9 +10,13 @@ import java.util.List;
  * {@code categories} the x values are indexes 0..n-1 into those labels (histogram bins); with
  * {@code counts} the y axis ticks are whole numbers.
  */
-public record Chart(String title, String xLabel, String yLabel, List<Series> series, List<String> categories,
-        boolean counts) {
-    public enum Style { LINE, POINTS, BARS }
+public record Chart(
+        String title, String xLabel, String yLabel, List<Series> series, List<String> categories, boolean counts) {
+    public enum Style {
+        LINE,
+        POINTS,
+        BARS
+    }
 
     /**
      * One series; points are sorted by x (uPlot wants ascending x). {@code shown}, when not null,
@@ -59,8 +63,14 @@ public record Chart(String title, String xLabel, String yLabel, List<Series> ser
      * and the series before it, from the top of the stack down, so each shows as its own band; the
      * legend shows each series' own count.
      */
-    public static Chart stackedBars(String title, String xLabel, String yLabel, List<String> bins, List<String> names,
-            List<String> colours, double[][] counts) {
+    public static Chart stackedBars(
+            String title,
+            String xLabel,
+            String yLabel,
+            List<String> bins,
+            List<String> names,
+            List<String> colours,
+            double[][] counts) {
         int n = bins.size();
         double[] x = new double[n];
         for (int b = 0; b < n; b++) {

@@ -12,8 +12,8 @@ import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.pcap.PacketDecoder;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSink;
-import io.flowtrace.core.tcp.TcpFlowEvent;
 import io.flowtrace.core.tcp.TcpEventSinkFactory;
+import io.flowtrace.core.tcp.TcpFlowEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -33,16 +33,22 @@ import java.util.Map;
  */
 public final class FlowGraph {
     /** The flow to draw: its identity from the first pass and the direction that carried the data. */
-    public record Selection(FlowKey key, long instance, Endpoint client, Endpoint server, long firstSeenNanos,
-            long lastSeenNanos, boolean senderIsClient, String title) {
-    }
+    public record Selection(
+            FlowKey key,
+            long instance,
+            Endpoint client,
+            Endpoint server,
+            long firstSeenNanos,
+            long lastSeenNanos,
+            boolean senderIsClient,
+            String title) {}
 
     final Selection flow;
     long originNanos = -1;
-    final List<double[]> segments = new ArrayList<>();   // {s, seq, classIndex (-1 original), flight bytes}
-    final List<double[]> acks = new ArrayList<>();       // {s, ack, window end}
-    final List<double[]> sacks = new ArrayList<>();      // {s, left, right}
-    final List<double[]> rounds = new ArrayList<>();     // {s, cwnd bytes, min RTT ms}
+    final List<double[]> segments = new ArrayList<>(); // {s, seq, classIndex (-1 original), flight bytes}
+    final List<double[]> acks = new ArrayList<>(); // {s, ack, window end}
+    final List<double[]> sacks = new ArrayList<>(); // {s, left, right}
+    final List<double[]> rounds = new ArrayList<>(); // {s, cwnd bytes, min RTT ms}
     double slowStartExitSeconds = Double.NaN;
     private final Map<Long, Map<Long, Integer>> retransmissionClass = new HashMap<>(); // time → seq → class
 
@@ -51,8 +57,7 @@ public final class FlowGraph {
     }
 
     /** A flow named as the sink tables name it: vantage, "ip:port" of client and server, instance id. */
-    public record FlowId(String vantage, String client, String server, long instance, String title) {
-    }
+    public record FlowId(String vantage, String client, String server, long instance, String title) {}
 
     /**
      * The selections of the flows {@code wanted} names, as core's analysis of {@code capture} sees
@@ -62,17 +67,33 @@ public final class FlowGraph {
     public static List<Selection> find(Path capture, String agentId, List<FlowId> wanted) throws IOException {
         Selection[] found = new Selection[wanted.size()];
         try (InputStream in = Files.newInputStream(capture)) {
-            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint(agentId, "if" + iface)).run(in, (key, instance, f) -> {
-                for (int i = 0; i < found.length; i++) {
-                    FlowId w = wanted.get(i);
-                    if (w.instance() == instance && w.vantage().equals(key.vantage().toString())
-                            && w.client().equals(f.client().toString()) && w.server().equals(f.server().toString())) {
-                        boolean senderIsClient = f.clientToServer().uniqueBytes >= f.serverToClient().uniqueBytes;
-                        found[i] = new Selection(key, instance, f.client(), f.server(), f.firstSeenNanos(),
-                                f.lastSeenNanos(), senderIsClient, w.title());
-                    }
-                }
-            }, TcpEventSinkFactory.NONE, error -> { }, records -> { });
+            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint(agentId, "if" + iface))
+                    .run(
+                            in,
+                            (key, instance, f) -> {
+                                for (int i = 0; i < found.length; i++) {
+                                    FlowId w = wanted.get(i);
+                                    if (w.instance() == instance
+                                            && w.vantage().equals(key.vantage().toString())
+                                            && w.client().equals(f.client().toString())
+                                            && w.server().equals(f.server().toString())) {
+                                        boolean senderIsClient =
+                                                f.clientToServer().uniqueBytes >= f.serverToClient().uniqueBytes;
+                                        found[i] = new Selection(
+                                                key,
+                                                instance,
+                                                f.client(),
+                                                f.server(),
+                                                f.firstSeenNanos(),
+                                                f.lastSeenNanos(),
+                                                senderIsClient,
+                                                w.title());
+                                    }
+                                }
+                            },
+                            TcpEventSinkFactory.NONE,
+                            error -> {},
+                            records -> {});
         }
         List<Selection> out = new ArrayList<>();
         for (Selection s : found) {
@@ -84,24 +105,31 @@ public final class FlowGraph {
     }
 
     /** The graphs of {@code selections}, from the records of {@code capture} that {@code filter} accepts. */
-    public static List<FlowGraph> read(Path capture, String agentId, List<Selection> selections,
-            CaptureRecordFilter filter) throws IOException {
+    public static List<FlowGraph> read(
+            Path capture, String agentId, List<Selection> selections, CaptureRecordFilter filter) throws IOException {
         List<FlowGraph> graphs = new ArrayList<>();
         for (Selection s : selections) {
             graphs.add(new FlowGraph(s));
         }
         try (InputStream in = Files.newInputStream(capture)) {
-            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint(agentId, "if" + iface)).run(in, filter, (k, i, f) -> { },
-                    (key, instance) -> {
-                        for (FlowGraph g : graphs) {
-                            if (g.flow.key().equals(key) && g.flow.instance() == instance) {
-                                return g::onEvent;
-                            }
-                        }
-                        return TcpEventSink.NONE;
-                    }, error -> { }, records -> { });
+            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint(agentId, "if" + iface))
+                    .run(
+                            in,
+                            filter,
+                            (k, i, f) -> {},
+                            (key, instance) -> {
+                                for (FlowGraph g : graphs) {
+                                    if (g.flow.key().equals(key) && g.flow.instance() == instance) {
+                                        return g::onEvent;
+                                    }
+                                }
+                                return TcpEventSink.NONE;
+                            },
+                            error -> {},
+                            records -> {});
         }
-        try (InputStream in = Files.newInputStream(capture); CaptureReader reader = CaptureReader.open(in)) {
+        try (InputStream in = Files.newInputStream(capture);
+                CaptureReader reader = CaptureReader.open(in)) {
             CaptureRecord rec = new CaptureRecord();
             PacketDecoder decoder = new PacketDecoder();
             DecodedPacket p = new DecodedPacket();
@@ -124,10 +152,13 @@ public final class FlowGraph {
             return;
         }
         if (e instanceof TcpFlowEvent.Retransmission r) {
-            retransmissionClass.computeIfAbsent(r.timeNanos(), t -> new HashMap<>())
+            retransmissionClass
+                    .computeIfAbsent(r.timeNanos(), t -> new HashMap<>())
                     .put(r.seq(), r.retransmissionClass().ordinal());
         } else if (e instanceof TcpFlowEvent.Round r) {
-            rounds.add(new double[] {r.timeNanos(), r.flightBytes(), r.minRttNanos() < 0 ? Double.NaN : r.minRttNanos() / 1e6});
+            rounds.add(new double[] {
+                r.timeNanos(), r.flightBytes(), r.minRttNanos() < 0 ? Double.NaN : r.minRttNanos() / 1e6
+            });
         } else if (e instanceof TcpFlowEvent.SlowStartExit x) {
             slowStartExitSeconds = x.timeNanos();
         }
@@ -146,8 +177,10 @@ public final class FlowGraph {
         }
         Endpoint sender = flow.senderIsClient() ? flow.client() : flow.server();
         Endpoint receiver = flow.senderIsClient() ? flow.server() : flow.client();
-        boolean fromSender = is(p.srcAddr, p.addrLength, p.srcPort, sender) && is(p.dstAddr, p.addrLength, p.dstPort, receiver);
-        boolean fromReceiver = !fromSender && is(p.srcAddr, p.addrLength, p.srcPort, receiver)
+        boolean fromSender =
+                is(p.srcAddr, p.addrLength, p.srcPort, sender) && is(p.dstAddr, p.addrLength, p.dstPort, receiver);
+        boolean fromReceiver = !fromSender
+                && is(p.srcAddr, p.addrLength, p.srcPort, receiver)
                 && is(p.dstAddr, p.addrLength, p.dstPort, sender);
         if (!fromSender && !fromReceiver) {
             return;
@@ -168,7 +201,9 @@ public final class FlowGraph {
                 highestSent = Math.max(highestSent, seq + p.payloadLength);
                 Map<Long, Integer> at = retransmissionClass.get(p.timestampNanos);
                 Integer cls = at == null ? null : at.get(seq);
-                segments.add(new double[] {p.timestampNanos, seq, cls == null ? -1 : cls, Math.max(0, highestSent - lastAck)});
+                segments.add(
+                        new double[] {p.timestampNanos, seq, cls == null ? -1 : cls, Math.max(0, highestSent - lastAck)
+                        });
             }
             return;
         }
@@ -187,11 +222,15 @@ public final class FlowGraph {
         long window = scaled ? (long) p.window << Math.min(receiverScale, 14) : p.window; // RFC 7323 §2.3
         acks.add(new double[] {p.timestampNanos, ack, ack + window});
         for (int i = 0; i < p.sackCount; i++) {
-            sacks.add(new double[] {p.timestampNanos, (p.sackLeft[i] - isn) & 0xffffffffL, (p.sackRight[i] - isn) & 0xffffffffL});
+            sacks.add(new double[] {
+                p.timestampNanos, (p.sackLeft[i] - isn) & 0xffffffffL, (p.sackRight[i] - isn) & 0xffffffffL
+            });
         }
     }
 
     private static boolean is(byte[] addr, int length, int port, Endpoint e) {
-        return port == e.port() && length == e.address().length && Arrays.equals(addr, 0, length, e.address(), 0, length);
+        return port == e.port()
+                && length == e.address().length
+                && Arrays.equals(addr, 0, length, e.address(), 0, length);
     }
 }

@@ -31,8 +31,7 @@ public final class InteractiveReport {
         }
     }
 
-    private InteractiveReport() {
-    }
+    private InteractiveReport() {}
 
     /** Writes the report of one capture's flows; {@code target} is a .html file, or a directory that gets index.html. */
     public static Path write(Path target, String captureName, List<FlowGraph> graphs) throws IOException {
@@ -143,7 +142,8 @@ public final class InteractiveReport {
         int si = 0;
         int ai = 0;
         while (si < f.segments.size() || ai < f.acks.size()) {
-            boolean seg = ai >= f.acks.size() || (si < f.segments.size() && f.segments.get(si)[0] <= f.acks.get(ai)[0]);
+            boolean seg =
+                    ai >= f.acks.size() || (si < f.segments.size() && f.segments.get(si)[0] <= f.acks.get(ai)[0]);
             rows.add(seg ? new double[] {f.segments.get(si)[0], 0, si++} : new double[] {f.acks.get(ai)[0], 1, ai++});
         }
         int n = rows.size();

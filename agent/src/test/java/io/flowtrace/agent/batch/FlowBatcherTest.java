@@ -21,8 +21,7 @@ class FlowBatcherTest {
     private static final BatchKey C = key("c");
 
     /** What left the batcher: flow, sequence numbers in order, reason. */
-    record Flushed(String flow, List<Long> seqs, FlushReason reason) {
-    }
+    record Flushed(String flow, List<Long> seqs, FlushReason reason) {}
 
     /** Test contents: the sequence numbers, 20 bytes a packet + 8 a SACK block. */
     static final class Recorded implements BatchContents {
@@ -51,7 +50,9 @@ class FlowBatcherTest {
     private final List<Flushed> flushed = new ArrayList<>();
 
     private FlowBatcher<Recorded> batcher(int maxPackets, int maxBytes, long lingerNanos, int maxOpen) {
-        return new FlowBatcher<>(new BatchLimits(maxPackets, maxBytes, lingerNanos, maxOpen), Recorded::new,
+        return new FlowBatcher<>(
+                new BatchLimits(maxPackets, maxBytes, lingerNanos, maxOpen),
+                Recorded::new,
                 (key, c, packets, reason) -> {
                     assertThat(c.seqs).hasSize(packets);
                     flushed.add(new Flushed(key.toString(), List.copyOf(c.seqs), reason));
@@ -82,9 +83,10 @@ class FlowBatcherTest {
         one.add(k, packet(3, 0), MS);
         two.flushAll(FlushReason.SHUTDOWN);
         one.flushAll(FlushReason.SHUTDOWN);
-        assertThat(flushed).containsExactly(
-                new Flushed("e", List.of(2L), FlushReason.SHUTDOWN),
-                new Flushed("e", List.of(1L, 3L), FlushReason.SHUTDOWN));
+        assertThat(flushed)
+                .containsExactly(
+                        new Flushed("e", List.of(2L), FlushReason.SHUTDOWN),
+                        new Flushed("e", List.of(1L, 3L), FlushReason.SHUTDOWN));
     }
 
     @Test
@@ -95,10 +97,11 @@ class FlowBatcherTest {
         }
         assertThat(b.openPackets()).isEqualTo(1);
         b.flushAll(FlushReason.SHUTDOWN);
-        assertThat(flushed).containsExactly(
-                new Flushed("a", List.of(1L, 2L, 3L), FlushReason.PACKETS),
-                new Flushed("a", List.of(4L, 5L, 6L), FlushReason.PACKETS),
-                new Flushed("a", List.of(7L), FlushReason.SHUTDOWN));
+        assertThat(flushed)
+                .containsExactly(
+                        new Flushed("a", List.of(1L, 2L, 3L), FlushReason.PACKETS),
+                        new Flushed("a", List.of(4L, 5L, 6L), FlushReason.PACKETS),
+                        new Flushed("a", List.of(7L), FlushReason.SHUTDOWN));
         assertThat(b.openBatches()).isZero();
         assertThat(b.openPackets()).isZero();
     }
@@ -157,8 +160,10 @@ class FlowBatcherTest {
         b.expire(59 * MS);
         assertThat(flushed).isEmpty();
         b.expire(60 * MS);
-        assertThat(flushed).containsExactly(new Flushed("a", List.of(1L, 2L), FlushReason.LINGER),
-                new Flushed("b", List.of(100L), FlushReason.LINGER));
+        assertThat(flushed)
+                .containsExactly(
+                        new Flushed("a", List.of(1L, 2L), FlushReason.LINGER),
+                        new Flushed("b", List.of(100L), FlushReason.LINGER));
     }
 
     @Test
@@ -169,8 +174,10 @@ class FlowBatcherTest {
         // A second capture concatenated behind the first, 900 ms earlier: both batches go, and the
         // new packet's batch lingers on the new timeline (flushed at 110 ms, not at 1011 ms).
         b.add(A, packet(2, 0), 100 * MS);
-        assertThat(flushed).containsExactly(new Flushed("a", List.of(1L), FlushReason.CLOCK_STEP),
-                new Flushed("b", List.of(100L), FlushReason.CLOCK_STEP));
+        assertThat(flushed)
+                .containsExactly(
+                        new Flushed("a", List.of(1L), FlushReason.CLOCK_STEP),
+                        new Flushed("b", List.of(100L), FlushReason.CLOCK_STEP));
         b.expire(109 * MS);
         assertThat(flushed).hasSize(2);
         b.expire(110 * MS);
@@ -214,8 +221,11 @@ class FlowBatcherTest {
         b.add(B, packet(100, 0), 2);
         b.add(C, packet(1001, 0), 3);
         b.flushAll(FlushReason.SHUTDOWN);
-        assertThat(flushed).containsExactly(new Flushed("c", List.of(1000L, 1001L), FlushReason.SHUTDOWN),
-                new Flushed("a", List.of(1L), FlushReason.SHUTDOWN), new Flushed("b", List.of(100L), FlushReason.SHUTDOWN));
+        assertThat(flushed)
+                .containsExactly(
+                        new Flushed("c", List.of(1000L, 1001L), FlushReason.SHUTDOWN),
+                        new Flushed("a", List.of(1L), FlushReason.SHUTDOWN),
+                        new Flushed("b", List.of(100L), FlushReason.SHUTDOWN));
         assertThat(b.openBatches()).isZero();
     }
 
@@ -226,10 +236,12 @@ class FlowBatcherTest {
             b.add(A, packet(i, 0), i);
             b.add(B, packet(100 + i, 0), i);
         }
-        assertThat(flushed).containsExactly(new Flushed("a", List.of(0L, 1L), FlushReason.PACKETS),
-                new Flushed("b", List.of(100L, 101L), FlushReason.PACKETS),
-                new Flushed("a", List.of(2L, 3L), FlushReason.PACKETS),
-                new Flushed("b", List.of(102L, 103L), FlushReason.PACKETS));
+        assertThat(flushed)
+                .containsExactly(
+                        new Flushed("a", List.of(0L, 1L), FlushReason.PACKETS),
+                        new Flushed("b", List.of(100L, 101L), FlushReason.PACKETS),
+                        new Flushed("a", List.of(2L, 3L), FlushReason.PACKETS),
+                        new Flushed("b", List.of(102L, 103L), FlushReason.PACKETS));
     }
 
     @Test

@@ -67,8 +67,11 @@ public final class AgentThroughput {
             for (int i = 0; i < 3; i++) {
                 best = Math.max(best, stageRate(capture, stage));
             }
-            System.out.printf("stage %d %-28s (best of 3): %,.0f packets/s%n", stage,
-                    new String[] {"", "decode + flow key", "+ PacketEvent (toAvro)", "+ single-object encode"}[stage], best);
+            System.out.printf(
+                    "stage %d %-28s (best of 3): %,.0f packets/s%n",
+                    stage,
+                    new String[] {"", "decode + flow key", "+ PacketEvent (toAvro)", "+ single-object encode"}[stage],
+                    best);
         }
         if (stages) {
             double best = 0;
@@ -77,8 +80,11 @@ public final class AgentThroughput {
             }
             System.out.printf("stage 4 %-28s (best of 3): %,.0f packets/s%n", "decode + key + PacketBatch", best);
             for (long lingerMs : new long[] {1, 5, 20, 50, 100}) {
-                BatchLimits limits = new BatchLimits(BatchLimits.DEFAULT_MAX_PACKETS, BatchLimits.DEFAULT_MAX_BYTES,
-                        TimeUnit.MILLISECONDS.toNanos(lingerMs), BatchLimits.DEFAULT_MAX_OPEN_BATCHES);
+                BatchLimits limits = new BatchLimits(
+                        BatchLimits.DEFAULT_MAX_PACKETS,
+                        BatchLimits.DEFAULT_MAX_BYTES,
+                        TimeUnit.MILLISECONDS.toNanos(lingerMs),
+                        BatchLimits.DEFAULT_MAX_OPEN_BATCHES);
                 BatchStage.report(capture, limits);
             }
         }
@@ -90,7 +96,8 @@ public final class AgentThroughput {
                     String mode = batched ? "batched" : "off";
                     String topic = "bench-" + codec + "-" + mode;
                     kafka.createTopic(topic, 4);
-                    publishRate(kafka, capture, topic, codec, clientConfig, batched, true); // warm-up (JIT), not reported
+                    publishRate(
+                            kafka, capture, topic, codec, clientConfig, batched, true); // warm-up (JIT), not reported
                     String warm = topic + "-measured";
                     kafka.createTopic(warm, 4);
                     AgentMetrics m = new AgentMetrics();
@@ -98,12 +105,22 @@ public final class AgentThroughput {
                     double rate = publishRate(kafka, capture, warm, codec, clientConfig, batched, false, m, cpu);
                     long log = logBytes(kafka, warm);
                     double agentNs = (cpu[0] + cpu[1]) / m.read.sum();
-                    System.out.printf("publish %-5s %-7s: %,.0f packets/s = %.0f%% of decode; agent CPU %.0f ns/packet "
+                    System.out.printf(
+                            "publish %-5s %-7s: %,.0f packets/s = %.0f%% of decode; agent CPU %.0f ns/packet "
                                     + "(capture thread %.0f + producer I/O %.0f) = %.0f%% of decode's rate per CPU; %,d records "
-                                    + "(%.1f packets each); log size %,d bytes (%.1f B/packet)%n", codec, mode, rate,
-                            100 * rate / decode, agentNs, cpu[0] / m.read.sum(), cpu[1] / m.read.sum(),
-                            100 * decodeCpuNs / agentNs, m.publishedBatches.sum(),
-                            (double) m.published.sum() / m.publishedBatches.sum(), log, (double) log / m.published.sum());
+                                    + "(%.1f packets each); log size %,d bytes (%.1f B/packet)%n",
+                            codec,
+                            mode,
+                            rate,
+                            100 * rate / decode,
+                            agentNs,
+                            cpu[0] / m.read.sum(),
+                            cpu[1] / m.read.sum(),
+                            100 * decodeCpuNs / agentNs,
+                            m.publishedBatches.sum(),
+                            (double) m.published.sum() / m.publishedBatches.sum(),
+                            log,
+                            (double) log / m.published.sum());
                 }
             }
         } finally {
@@ -112,7 +129,8 @@ public final class AgentThroughput {
         }
     }
 
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
 
     /** CPU time of the live producer I/O threads of client id "bench" (one per producer). */
     private static long producerIoCpu() {
@@ -127,9 +145,14 @@ public final class AgentThroughput {
 
     /** Bytes the topic's partitions hold on the broker's disk: what the compression saved. */
     private static long logBytes(KafkaBroker kafka, String topic) throws Exception {
-        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(kafka.clientProperties())) {
+        try (org.apache.kafka.clients.admin.Admin admin =
+                org.apache.kafka.clients.admin.Admin.create(kafka.clientProperties())) {
             long bytes = 0;
-            for (var dir : admin.describeLogDirs(List.of(0)).allDescriptions().get().get(0).values()) {
+            for (var dir : admin.describeLogDirs(List.of(0))
+                    .allDescriptions()
+                    .get()
+                    .get(0)
+                    .values()) {
                 for (var e : dir.replicaInfos().entrySet()) {
                     if (e.getKey().topic().equals(topic)) {
                         bytes += e.getValue().size();
@@ -158,7 +181,12 @@ public final class AgentThroughput {
                             if (rec.linkType != 1) {
                                 continue;
                             }
-                            w.write(rec.timestampNanos + shift, rec.data, rec.dataOffset, rec.capturedLength, rec.wireLength);
+                            w.write(
+                                    rec.timestampNanos + shift,
+                                    rec.data,
+                                    rec.dataOffset,
+                                    rec.capturedLength,
+                                    rec.wireLength);
                             n++;
                         }
                     }
@@ -197,7 +225,10 @@ public final class AgentThroughput {
         long start = System.nanoTime();
         long n = 0;
         long sink = 0;
-        io.flowtrace.avro.Vantage v = io.flowtrace.avro.Vantage.newBuilder().setAgentId("bench").setInterfaceName("if0").build();
+        io.flowtrace.avro.Vantage v = io.flowtrace.avro.Vantage.newBuilder()
+                .setAgentId("bench")
+                .setInterfaceName("if0")
+                .build();
         io.flowtrace.core.net.VantagePoint vantage = io.flowtrace.avro.mapping.PacketEvents.vantagePoint(v);
         java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream(256);
         try (InputStream in = new BufferedInputStream(Files.newInputStream(capture), 1 << 16)) {
@@ -210,7 +241,8 @@ public final class AgentThroughput {
                 if (d.decode(rec, p) != DecodeStatus.TCP) {
                     continue;
                 }
-                sink += io.flowtrace.avro.mapping.PacketEvents.flowKey(vantage, p).length();
+                sink += io.flowtrace.avro.mapping.PacketEvents.flowKey(vantage, p)
+                        .length();
                 if (stage >= 2) {
                     io.flowtrace.avro.PacketEvent e = io.flowtrace.avro.mapping.PacketEvents.toAvro(p, v);
                     if (stage >= 3) {
@@ -227,20 +259,45 @@ public final class AgentThroughput {
         return n / ((System.nanoTime() - start) / 1e9);
     }
 
-    private static double publishRate(KafkaBroker kafka, Path capture, String topic, String codec, Path clientConfig,
-            boolean batched, boolean warmUp) throws Exception {
-        return publishRate(kafka, capture, topic, codec, clientConfig, batched, warmUp, new AgentMetrics(), new double[2]);
+    private static double publishRate(
+            KafkaBroker kafka,
+            Path capture,
+            String topic,
+            String codec,
+            Path clientConfig,
+            boolean batched,
+            boolean warmUp)
+            throws Exception {
+        return publishRate(
+                kafka, capture, topic, codec, clientConfig, batched, warmUp, new AgentMetrics(), new double[2]);
     }
 
-    private static double publishRate(KafkaBroker kafka, Path capture, String topic, String codec, Path clientConfig,
-            boolean batched, boolean warmUp, AgentMetrics metrics, double[] cpuNanos) throws Exception {
+    private static double publishRate(
+            KafkaBroker kafka,
+            Path capture,
+            String topic,
+            String codec,
+            Path clientConfig,
+            boolean batched,
+            boolean warmUp,
+            AgentMetrics metrics,
+            double[] cpuNanos)
+            throws Exception {
         Path spool = Files.createTempDirectory("flowtrace-bench-spool");
         long start = System.nanoTime();
         long captureCpu = THREADS.getCurrentThreadCpuTime();
         SpoolingPublisher publisher = new SpoolingPublisher(
-                new KafkaProducer<>(ProducerSettings.build(kafka.bootstrapServers(), codec, clientConfig, "bench")), topic,
-                DiskSpool.open(spool, 1L << 30, PacketRecordWeight.INSTANCE), metrics, 5_000_000_000L, Duration.ofSeconds(60));
-        CapturePublisher packets = new CapturePublisher("bench", null, publisher, metrics,
+                new KafkaProducer<>(ProducerSettings.build(kafka.bootstrapServers(), codec, clientConfig, "bench")),
+                topic,
+                DiskSpool.open(spool, 1L << 30, PacketRecordWeight.INSTANCE),
+                metrics,
+                5_000_000_000L,
+                Duration.ofSeconds(60));
+        CapturePublisher packets = new CapturePublisher(
+                "bench",
+                null,
+                publisher,
+                metrics,
                 batched ? new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME) : null);
         try (InputStream in = Files.newInputStream(capture)) {
             packets.publishAll(CaptureReader.open(in, packets), ReplayPacer.UNPACED, () -> false);
@@ -256,8 +313,14 @@ public final class AgentThroughput {
         publisher.close(); // waits for every acknowledgement
         double seconds = (System.nanoTime() - start) / 1e9;
         if (!warmUp) {
-            System.out.printf("  %s %s: %,d read, %,d published, %,d spooled in %.2f s%n", codec,
-                    batched ? "batched" : "off", metrics.read.sum(), metrics.published.sum(), metrics.spooled.sum(), seconds);
+            System.out.printf(
+                    "  %s %s: %,d read, %,d published, %,d spooled in %.2f s%n",
+                    codec,
+                    batched ? "batched" : "off",
+                    metrics.read.sum(),
+                    metrics.published.sum(),
+                    metrics.spooled.sum(),
+                    seconds);
         }
         return metrics.read.sum() / seconds;
     }

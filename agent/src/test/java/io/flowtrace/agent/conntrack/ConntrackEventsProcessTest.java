@@ -1,17 +1,16 @@
 package io.flowtrace.agent.conntrack;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.KernelFeatures;
-import org.junit.jupiter.api.Test;
-
 import java.io.Reader;
 import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class ConntrackEventsProcessTest {
 

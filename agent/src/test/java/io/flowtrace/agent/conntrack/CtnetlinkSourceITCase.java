@@ -1,13 +1,12 @@
 package io.flowtrace.agent.conntrack;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.flowtrace.agent.os.LibC;
 import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.EventType;
 import io.flowtrace.core.conntrack.NetlinkSizer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,9 +16,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Opens a real ctnetlink socket inside a namespace of its own (ftct-it-PID): needs root, iproute2 and
@@ -60,9 +59,28 @@ class CtnetlinkSourceITCase {
             }
         });
         Thread.sleep(500);
-        assertThat(sh("ip", "netns", "exec", ns, "conntrack", "-I", "-p", "udp", "-s", "10.9.9.1", "-d", "10.9.9.2",
-                "--sport", "1111", "--dport", "2222", "-t", "30")).isZero();
-        assertThat(sh("ip", "netns", "exec", ns, "conntrack", "-D", "-p", "udp", "-s", "10.9.9.1")).isZero();
+        assertThat(sh(
+                        "ip",
+                        "netns",
+                        "exec",
+                        ns,
+                        "conntrack",
+                        "-I",
+                        "-p",
+                        "udp",
+                        "-s",
+                        "10.9.9.1",
+                        "-d",
+                        "10.9.9.2",
+                        "--sport",
+                        "1111",
+                        "--dport",
+                        "2222",
+                        "-t",
+                        "30"))
+                .isZero();
+        assertThat(sh("ip", "netns", "exec", ns, "conntrack", "-D", "-p", "udp", "-s", "10.9.9.1"))
+                .isZero();
         assertThat(run.get(15, TimeUnit.SECONDS)).isZero();
         assertThat(got).extracting(ConntrackMessage::type).containsExactly(EventType.NEW, EventType.DESTROY);
         assertThat(got.get(0).orig().srcPort()).isEqualTo(1111);
@@ -73,7 +91,10 @@ class CtnetlinkSourceITCase {
     }
 
     private static int sh(String... cmd) throws IOException, InterruptedException {
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start().waitFor();
+        return new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start()
+                .waitFor();
     }
 }

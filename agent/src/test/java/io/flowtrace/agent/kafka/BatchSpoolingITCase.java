@@ -67,9 +67,15 @@ class BatchSpoolingITCase {
         }
         AgentMetrics metrics = new AgentMetrics();
         DiskSpool spool = DiskSpool.open(dir, 256L << 20, PacketRecordWeight.INSTANCE);
-        SpoolingPublisher publisher = new SpoolingPublisher(new KafkaProducer<>(ProducerSettings.build(
-                "127.0.0.1:" + closedPort, null, null, "batch-spool-it")), "t", spool, metrics, 0, Duration.ofSeconds(1));
-        BatchOptions batching = new BatchOptions(new BatchLimits(512, 64 * 1024, TimeUnit.SECONDS.toNanos(10), 1024),
+        SpoolingPublisher publisher = new SpoolingPublisher(
+                new KafkaProducer<>(ProducerSettings.build("127.0.0.1:" + closedPort, null, null, "batch-spool-it")),
+                "t",
+                spool,
+                metrics,
+                0,
+                Duration.ofSeconds(1));
+        BatchOptions batching = new BatchOptions(
+                new BatchLimits(512, 64 * 1024, TimeUnit.SECONDS.toNanos(10), 1024),
                 BatchOptions.LingerClock.CAPTURE_TIME);
         CapturePublisher packets = new CapturePublisher("spool-host", null, publisher, metrics, batching);
         try (InputStream in = Files.newInputStream(capture)) {
@@ -97,7 +103,9 @@ class BatchSpoolingITCase {
             }
             assertThat(got.keySet()).containsExactlyInAnyOrderElementsOf(expected.keySet());
             for (Map.Entry<String, List<PacketEvent>> flow : expected.entrySet()) {
-                assertThat(got.get(flow.getKey())).as("flow %s", flow.getKey()).containsExactlyElementsOf(flow.getValue());
+                assertThat(got.get(flow.getKey()))
+                        .as("flow %s", flow.getKey())
+                        .containsExactlyElementsOf(flow.getValue());
             }
         }
     }
@@ -116,7 +124,8 @@ class BatchSpoolingITCase {
                     continue;
                 }
                 String key = PacketEvents.flowKey(vantage, p);
-                assertThat(packets.merge(key, 1, Integer::sum)).as("packets of %s before the first FIN/RST", key)
+                assertThat(packets.merge(key, 1, Integer::sum))
+                        .as("packets of %s before the first FIN/RST", key)
                         .isLessThan(512);
                 if ((p.flags & (DecodedPacket.FIN | DecodedPacket.RST)) != 0) {
                     seen.remove(key);

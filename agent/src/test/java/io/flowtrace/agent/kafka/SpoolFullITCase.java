@@ -32,8 +32,13 @@ class SpoolFullITCase {
         }
         AgentMetrics metrics = new AgentMetrics();
         DiskSpool spool = DiskSpool.open(dir, 10_000);
-        SpoolingPublisher publisher = new SpoolingPublisher(new KafkaProducer<>(ProducerSettings.build(
-                "127.0.0.1:" + closedPort, null, null, "spool-full-it")), "t", spool, metrics, 0, Duration.ofSeconds(1));
+        SpoolingPublisher publisher = new SpoolingPublisher(
+                new KafkaProducer<>(ProducerSettings.build("127.0.0.1:" + closedPort, null, null, "spool-full-it")),
+                "t",
+                spool,
+                metrics,
+                0,
+                Duration.ofSeconds(1));
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PrintStream saved = System.err;
         System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));

@@ -28,9 +28,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The broker goes away in the middle of a paced replay and comes back on the same port and log
@@ -67,33 +67,43 @@ class SpoolingPublisherOutageITCase {
         // A small producer buffer so that the outage reaches the spool within a second; batches
         // take ~25 bytes a packet against ~140, so their buffer (and batches) are smaller still.
         Path config = tmp.resolve("kafka.properties");
-        Files.writeString(config, (batched ? "buffer.memory=16384\nbatch.size=4096\n" : "buffer.memory=262144\nbatch.size=16384\n")
-                + "linger.ms=5\nreconnect.backoff.max.ms=500\n");
+        Files.writeString(
+                config,
+                (batched ? "buffer.memory=16384\nbatch.size=4096\n" : "buffer.memory=262144\nbatch.size=16384\n")
+                        + "linger.ms=5\nreconnect.backoff.max.ms=500\n");
         AgentMetrics metrics = new AgentMetrics();
         Path spoolDir = tmp.resolve("spool");
         SpoolingPublisher publisher = new SpoolingPublisher(
-                new KafkaProducer<>(ProducerSettings.build(kafka.bootstrapServers(), null, config, "outage-it")), TOPIC,
-                DiskSpool.open(spoolDir, 64 << 20, PacketRecordWeight.INSTANCE), metrics, TimeUnit.MILLISECONDS.toNanos(50),
+                new KafkaProducer<>(ProducerSettings.build(kafka.bootstrapServers(), null, config, "outage-it")),
+                TOPIC,
+                DiskSpool.open(spoolDir, 64 << 20, PacketRecordWeight.INSTANCE),
+                metrics,
+                TimeUnit.MILLISECONDS.toNanos(50),
                 Duration.ofSeconds(60));
-        BatchOptions batches = batched ? new BatchOptions(new BatchLimits(512, 4096, TimeUnit.MILLISECONDS.toNanos(20), 1024),
-                BatchOptions.LingerClock.CAPTURE_TIME) : null;
+        BatchOptions batches = batched
+                ? new BatchOptions(
+                        new BatchLimits(512, 4096, TimeUnit.MILLISECONDS.toNanos(20), 1024),
+                        BatchOptions.LingerClock.CAPTURE_TIME)
+                : null;
         CapturePublisher packets = new CapturePublisher("outage-host", null, publisher, metrics, batches);
 
         CompletableFuture<Void> replay = new CompletableFuture<>();
-        Thread replayThread = new Thread(() -> {
-            try (InputStream in = Files.newInputStream(capture)) {
-                CaptureReader reader = CaptureReader.open(in, packets);
-                CaptureRecord rec = new CaptureRecord();
-                while (reader.next(rec)) {
-                    // A steady 2 ms per packet (~11 s for the file): capture time has long silences.
-                    LockSupport.parkNanos(2_000_000);
-                    packets.publish(rec);
-                }
-                replay.complete(null);
-            } catch (Exception | Error e) {
-                replay.completeExceptionally(e);
-            }
-        }, "outage-replay");
+        Thread replayThread = new Thread(
+                () -> {
+                    try (InputStream in = Files.newInputStream(capture)) {
+                        CaptureReader reader = CaptureReader.open(in, packets);
+                        CaptureRecord rec = new CaptureRecord();
+                        while (reader.next(rec)) {
+                            // A steady 2 ms per packet (~11 s for the file): capture time has long silences.
+                            LockSupport.parkNanos(2_000_000);
+                            packets.publish(rec);
+                        }
+                        replay.complete(null);
+                    } catch (Exception | Error e) {
+                        replay.completeExceptionally(e);
+                    }
+                },
+                "outage-replay");
         replayThread.start();
         long started = System.nanoTime();
         while (metrics.published.sum() < 500 && !replay.isDone()) {
@@ -127,17 +137,22 @@ class SpoolingPublisherOutageITCase {
         assertThat(metrics.published.sum()).isEqualTo(CapturedPackets.count(expected));
         assertThat(metrics.replayed.sum()).isEqualTo(metrics.spooled.sum());
         try (Stream<Path> files = Files.list(spoolDir)) {
-            assertThat(files.filter(p -> p.toString().endsWith(".seg"))).as("spool segments left").isEmpty();
+            assertThat(files.filter(p -> p.toString().endsWith(".seg")))
+                    .as("spool segments left")
+                    .isEmpty();
         }
         assertThat(metrics.publishedBatches.sum()).as("records acknowledged").isEqualTo(records.size());
-        assertThat(metrics.replayedBatches.sum()).isEqualTo(metrics.spooledBatches.sum()).isPositive();
+        assertThat(metrics.replayedBatches.sum())
+                .isEqualTo(metrics.spooledBatches.sum())
+                .isPositive();
         if (batched) {
             assertThat(CapturedPackets.batches(records)).isEqualTo(records.size());
             assertThat(metrics.spooledBatches.sum()).as("batches spooled").isLessThan(metrics.spooled.sum());
         } else {
             assertThat(CapturedPackets.batches(records)).isZero();
         }
-        System.err.printf("outage %d s: %d published before, %d spooled, %d replayed, %d published in all%n",
+        System.err.printf(
+                "outage %d s: %d published before, %d spooled, %d replayed, %d published in all%n",
                 outageSeconds, beforeOutage, metrics.spooled.sum(), metrics.replayed.sum(), metrics.published.sum());
     }
 
@@ -149,7 +164,13 @@ class SpoolingPublisherOutageITCase {
     }
 
     private static void report(String what, AgentMetrics m, long started) {
-        System.err.printf("t=%.1fs %s read %d published %d spooled %d replayed %d%n", (System.nanoTime() - started) / 1e9,
-                what, m.read.sum(), m.published.sum(), m.spooled.sum(), m.replayed.sum());
+        System.err.printf(
+                "t=%.1fs %s read %d published %d spooled %d replayed %d%n",
+                (System.nanoTime() - started) / 1e9,
+                what,
+                m.read.sum(),
+                m.published.sum(),
+                m.spooled.sum(),
+                m.replayed.sum());
     }
 }

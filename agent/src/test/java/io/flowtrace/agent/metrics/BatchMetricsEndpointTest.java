@@ -21,7 +21,8 @@ class BatchMetricsEndpointTest {
         m.batchFlushed("fin-rst");
         String text = MetricsEndpoint.render(m, Map.of("agent", "h"), 0);
         Map<String, Long> samples = PrometheusText.parse(text);
-        assertThat(samples).containsEntry("flowtrace_agent_records_total{agent=h,stage=published}", 5000L)
+        assertThat(samples)
+                .containsEntry("flowtrace_agent_records_total{agent=h,stage=published}", 5000L)
                 .containsEntry("flowtrace_agent_batches_total{agent=h,stage=published}", 12L)
                 .containsEntry("flowtrace_agent_batches_total{agent=h,stage=spooled}", 3L)
                 .containsEntry("flowtrace_agent_batches_total{agent=h,stage=replayed}", 2L)
@@ -29,7 +30,8 @@ class BatchMetricsEndpointTest {
                 .containsEntry("flowtrace_agent_batches_total{agent=h,stage=dropped}", 0L)
                 .containsEntry("flowtrace_agent_batch_flushes_total{agent=h,reason=linger}", 2L)
                 .containsEntry("flowtrace_agent_batch_flushes_total{agent=h,reason=fin-rst}", 1L);
-        assertThat(text).contains("# TYPE flowtrace_agent_batches_total counter\n")
+        assertThat(text)
+                .contains("# TYPE flowtrace_agent_batches_total counter\n")
                 .contains("# TYPE flowtrace_agent_batch_flushes_total counter\n");
     }
 }

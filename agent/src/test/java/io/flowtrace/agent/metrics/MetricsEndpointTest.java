@@ -21,7 +21,8 @@ class MetricsEndpointTest {
 
     @org.junit.jupiter.api.BeforeAll
     static void parser() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(PrometheusText.parserAvailable(),
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                PrometheusText.parserAvailable(),
                 "python3 with prometheus_client (Debian python3-prometheus-client) is needed to parse the exposition");
     }
 
@@ -29,8 +30,11 @@ class MetricsEndpointTest {
     void servesEveryCounterWithItsLabelsAndAFreshSnapshotPerScrape() throws Exception {
         AgentMetrics m = new AgentMetrics();
         AtomicLong spool = new AtomicLong(7);
-        try (MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress("127.0.0.1", 0), m,
-                Map.of("agent", "host-1", "topic", "flowtrace.packets"), spool::get)) {
+        try (MetricsEndpoint endpoint = MetricsEndpoint.start(
+                new InetSocketAddress("127.0.0.1", 0),
+                m,
+                Map.of("agent", "host-1", "topic", "flowtrace.packets"),
+                spool::get)) {
             m.read.add(1000);
             m.accepted.add(990);
             m.published.add(980);
@@ -45,7 +49,8 @@ class MetricsEndpointTest {
             assertThat(r.headers().firstValue("Content-Type")).hasValue(MetricsEndpoint.CONTENT_TYPE);
             Map<String, Long> samples = PrometheusText.parse(r.body());
             String c = "agent=host-1,topic=flowtrace.packets";
-            assertThat(samples).containsEntry("flowtrace_agent_records_total{" + c + ",stage=read}", 1000L)
+            assertThat(samples)
+                    .containsEntry("flowtrace_agent_records_total{" + c + ",stage=read}", 1000L)
                     .containsEntry("flowtrace_agent_records_total{" + c + ",stage=accepted}", 990L)
                     .containsEntry("flowtrace_agent_records_total{" + c + ",stage=published}", 980L)
                     .containsEntry("flowtrace_agent_records_total{" + c + ",stage=spooled}", 12L)
@@ -53,7 +58,8 @@ class MetricsEndpointTest {
                     .containsEntry("flowtrace_agent_records_total{" + c + ",stage=dropped}", 3L)
                     .containsEntry("flowtrace_agent_malformed_total{" + c + ",reason=truncated IPv4 header}", 2L)
                     .containsEntry("flowtrace_agent_skipped_total{" + c + ",reason=not TCP}", 1L)
-                    .containsEntry("flowtrace_agent_source_total{" + c + ",counter=tcpdump_packets_dropped_by_kernel}", 42L)
+                    .containsEntry(
+                            "flowtrace_agent_source_total{" + c + ",counter=tcpdump_packets_dropped_by_kernel}", 42L)
                     .containsEntry("flowtrace_agent_spool_pending_records{" + c + "}", 7L);
             for (String family : new String[] {"flowtrace_agent_records_total", "flowtrace_agent_source_total"}) {
                 assertThat(r.body()).contains("# TYPE " + family + " counter\n").contains("# HELP " + family + " ");
@@ -61,8 +67,10 @@ class MetricsEndpointTest {
 
             m.published.add(10);
             spool.set(0);
-            Map<String, Long> later = PrometheusText.parse(get(endpoint, "/metrics").body());
-            assertThat(later).containsEntry("flowtrace_agent_records_total{" + c + ",stage=published}", 990L)
+            Map<String, Long> later =
+                    PrometheusText.parse(get(endpoint, "/metrics").body());
+            assertThat(later)
+                    .containsEntry("flowtrace_agent_records_total{" + c + ",stage=published}", 990L)
                     .containsEntry("flowtrace_agent_spool_pending_records{" + c + "}", 0L);
         }
     }
@@ -71,13 +79,19 @@ class MetricsEndpointTest {
     void escapesLabelValuesAndAnswersOnlyGetOnMetrics() throws Exception {
         AgentMetrics m = new AgentMetrics();
         m.malformed("bad \"option\" \\ length\nnext");
-        try (MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress("127.0.0.1", 0), m, Map.of(), () -> 0)) {
-            Map<String, Long> samples = PrometheusText.parse(get(endpoint, "/metrics").body());
-            assertThat(samples).containsEntry("flowtrace_agent_malformed_total{reason=bad \"option\" \\ length\nnext}", 1L)
+        try (MetricsEndpoint endpoint =
+                MetricsEndpoint.start(new InetSocketAddress("127.0.0.1", 0), m, Map.of(), () -> 0)) {
+            Map<String, Long> samples =
+                    PrometheusText.parse(get(endpoint, "/metrics").body());
+            assertThat(samples)
+                    .containsEntry("flowtrace_agent_malformed_total{reason=bad \"option\" \\ length\nnext}", 1L)
                     .containsEntry("flowtrace_agent_spool_pending_records{}", 0L);
             assertThat(get(endpoint, "/other").statusCode()).isEqualTo(404);
-            HttpResponse<String> post = http.send(HttpRequest.newBuilder(uri(endpoint, "/metrics"))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> post = http.send(
+                    HttpRequest.newBuilder(uri(endpoint, "/metrics"))
+                            .POST(HttpRequest.BodyPublishers.noBody())
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(post.statusCode()).isEqualTo(405);
         }
     }
@@ -86,7 +100,8 @@ class MetricsEndpointTest {
     void aClientThatSendsEightBytesAndWaitsBlocksNeitherScrapesNorProbesAndIsDropped() throws Exception {
         AgentMetrics m = new AgentMetrics();
         m.read.add(5);
-        try (MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress("127.0.0.1", 0), m, Map.of(), () -> 0);
+        try (MetricsEndpoint endpoint =
+                        MetricsEndpoint.start(new InetSocketAddress("127.0.0.1", 0), m, Map.of(), () -> 0);
                 java.net.Socket slow = new java.net.Socket("127.0.0.1", endpoint.port())) {
             slow.getOutputStream().write("GET /met".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             slow.getOutputStream().flush();
@@ -98,11 +113,16 @@ class MetricsEndpointTest {
                 more.add(s);
             }
             try {
-                HttpResponse<String> r = http.sendAsync(HttpRequest.newBuilder(uri(endpoint, "/metrics"))
-                        .timeout(java.time.Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString())
+                HttpResponse<String> r = http.sendAsync(
+                                HttpRequest.newBuilder(uri(endpoint, "/metrics"))
+                                        .timeout(java.time.Duration.ofSeconds(30))
+                                        .GET()
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
                         .get(MetricsEndpoint.REQUEST_TIMEOUT_SECONDS * 3L, java.util.concurrent.TimeUnit.SECONDS);
                 assertThat(r.statusCode()).isEqualTo(200);
-                assertThat(PrometheusText.parse(r.body())).containsEntry("flowtrace_agent_records_total{stage=read}", 5L);
+                assertThat(PrometheusText.parse(r.body()))
+                        .containsEntry("flowtrace_agent_records_total{stage=read}", 5L);
                 assertThat(get(endpoint, "/healthz").statusCode()).isEqualTo(200);
                 // The server gives up on the incomplete request: the stalled connection is closed, not kept forever.
                 slow.setSoTimeout((MetricsEndpoint.REQUEST_TIMEOUT_SECONDS * 3) * 1000);
@@ -121,7 +141,8 @@ class MetricsEndpointTest {
     @Test
     void healthzIs200WhenHealthyAnd503WhenTcpdumpKeepsRestarting() throws Exception {
         AgentMetrics m = new AgentMetrics();
-        try (MetricsEndpoint endpoint = MetricsEndpoint.start(new InetSocketAddress("127.0.0.1", 0), m, Map.of(), () -> 0)) {
+        try (MetricsEndpoint endpoint =
+                MetricsEndpoint.start(new InetSocketAddress("127.0.0.1", 0), m, Map.of(), () -> 0)) {
             HttpResponse<String> ok = get(endpoint, "/healthz");
             assertThat(ok.statusCode()).isEqualTo(200);
             assertThat(ok.body()).isEqualTo("ok\n");
@@ -133,7 +154,8 @@ class MetricsEndpointTest {
     }
 
     private HttpResponse<String> get(MetricsEndpoint endpoint, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(uri(endpoint, path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(uri(endpoint, path)).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static URI uri(MetricsEndpoint endpoint, String path) {

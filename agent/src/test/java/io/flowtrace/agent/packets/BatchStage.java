@@ -28,8 +28,7 @@ import java.util.Map;
  * packets per batch, bytes per packet, and the latency batching adds per packet.
  */
 public final class BatchStage {
-    private BatchStage() {
-    }
+    private BatchStage() {}
 
     /** Frames per second through read, decode, key and batch encoding (values made, not sent). */
     public static double rate(Path capture, BatchLimits limits) throws Exception {
@@ -77,20 +76,31 @@ public final class BatchStage {
         long[] l = Arrays.copyOf(latency[0], n[0]);
         Arrays.sort(l);
         StringBuilder why = new StringBuilder();
-        reasons.forEach((r, c) -> why.append(' ').append(r.label()).append(' ').append(c).append(';'));
-        System.out.printf("linger %3d ms: %,d batches, %.1f packets/batch, %.1f B/packet; added latency p50 %.2f ms, "
+        reasons.forEach((r, c) ->
+                why.append(' ').append(r.label()).append(' ').append(c).append(';'));
+        System.out.printf(
+                "linger %3d ms: %,d batches, %.1f packets/batch, %.1f B/packet; added latency p50 %.2f ms, "
                         + "p99 %.2f ms, max %.2f ms; flushed by:%s (%.2f s with decoding the batches back)%n",
-                limits.lingerNanos() / 1_000_000, batches[0], (double) n[0] / batches[0], (double) bytes[0] / n[0],
-                l[n[0] / 2] / 1e6, l[(int) (n[0] * 0.99)] / 1e6, l[n[0] - 1] / 1e6, why, seconds);
+                limits.lingerNanos() / 1_000_000,
+                batches[0],
+                (double) n[0] / batches[0],
+                (double) bytes[0] / n[0],
+                l[n[0] / 2] / 1e6,
+                l[(int) (n[0] * 0.99)] / 1e6,
+                l[n[0] - 1] / 1e6,
+                why,
+                seconds);
     }
 
-    private static long run(Path capture, BatchLimits limits, FlowBatcher.Sink<PacketBatchWriter> sink) throws Exception {
+    private static long run(Path capture, BatchLimits limits, FlowBatcher.Sink<PacketBatchWriter> sink)
+            throws Exception {
         return run(capture, limits, new long[1], sink);
     }
 
     private static long run(Path capture, BatchLimits limits, long[] now, FlowBatcher.Sink<PacketBatchWriter> sink)
             throws Exception {
-        Vantage v = Vantage.newBuilder().setAgentId("bench").setInterfaceName("if0").build();
+        Vantage v =
+                Vantage.newBuilder().setAgentId("bench").setInterfaceName("if0").build();
         VantagePoint vantage = PacketEvents.vantagePoint(v);
         FlowBatcher<PacketBatchWriter> batcher = new FlowBatcher<>(limits, () -> new PacketBatchWriter(id -> v), sink);
         FlowKeyCache keys = new FlowKeyCache();

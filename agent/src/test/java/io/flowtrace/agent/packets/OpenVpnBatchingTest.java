@@ -36,17 +36,19 @@ import org.junit.jupiter.api.Test;
 class OpenVpnBatchingTest {
     private static final Vantage VANTAGE = new Vantage("vpn-host", "if0");
 
-    record Sent(String key, byte[] value, int packets) {
-    }
+    record Sent(String key, byte[] value, int packets) {}
 
     @Test
     void batchesEveryOpenVpnPacketOfACaptureAsItsHeaderBytes() throws Exception {
         OpenVpnWire wire = OpenVpnWire.defaults();
         AgentMetrics metrics = new AgentMetrics();
         List<Sent> sent = new ArrayList<>();
-        OpenVpnBatching batching = new OpenVpnBatching(wire,
-                new BatchLimits(64, 32 * 1024, TimeUnit.MILLISECONDS.toNanos(20), 1024), i -> VANTAGE,
-                (key, w, packets, reason) -> sent.add(new Sent(key.toString(), w.finish(), packets)), metrics);
+        OpenVpnBatching batching = new OpenVpnBatching(
+                wire,
+                new BatchLimits(64, 32 * 1024, TimeUnit.MILLISECONDS.toNanos(20), 1024),
+                i -> VANTAGE,
+                (key, w, packets, reason) -> sent.add(new Sent(key.toString(), w.finish(), packets)),
+                metrics);
         FlowKeyCache keys = new FlowKeyCache();
         PacketDecoder decoder = PacketDecoder.withUdp();
         OpenVpnHeaderDecoder direct = new OpenVpnHeaderDecoder(wire);
@@ -54,8 +56,9 @@ class OpenVpnBatchingTest {
         OpenVpnHeader h = new OpenVpnHeader();
         List<String> expected = new ArrayList<>();
         long truncatedSent = 0;
-        try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file("openvpn/push-100k.client.pcap.gz")));
-                CaptureReader reader = CaptureReader.open(in, e -> { })) {
+        try (InputStream in =
+                        new GZIPInputStream(Files.newInputStream(TestData.file("openvpn/push-100k.client.pcap.gz")));
+                CaptureReader reader = CaptureReader.open(in, e -> {})) {
             CaptureRecord rec = new CaptureRecord();
             while (reader.next(rec)) {
                 if (rec.recordNumber % 500 == 7) {
@@ -81,7 +84,8 @@ class OpenVpnBatchingTest {
             OpenVpnBatch b = OpenVpnBatch.getDecoder().decode(s.value());
             assertThat(s.key()).isEqualTo(OpenVpnBatches.flowKey(b));
             assertThat(s.packets()).isEqualTo(b.getPackets().size()).isLessThanOrEqualTo(64);
-            assertThat(PacketRecordWeight.INSTANCE.items(s.value(), 0, s.value().length)).isEqualTo(s.packets());
+            assertThat(PacketRecordWeight.INSTANCE.items(s.value(), 0, s.value().length))
+                    .isEqualTo(s.packets());
             assertThat(OpenVpnBatches.wire(b)).isEqualTo(wire);
             OpenVpnHeaderDecoder job = new OpenVpnHeaderDecoder(OpenVpnBatches.wire(b));
             for (int i = 0; i < b.getPackets().size(); i++) {

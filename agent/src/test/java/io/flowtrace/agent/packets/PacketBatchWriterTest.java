@@ -47,9 +47,14 @@ class PacketBatchWriterTest {
 
     static Stream<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
-        for (String capture : List.of("tcp/reorder.sender.pcap.gz", "tcp/ipv6-loss.receiver.pcap.gz",
-                "decoding/tcp4-2if.pcapng", "decoding/tcp4-sack.pcap", "tcp/short-conns.sender.pcap.gz",
-                "decoding/tcp4-truncated.pcap", "decoding/vlan-qinq.pcap")) {
+        for (String capture : List.of(
+                "tcp/reorder.sender.pcap.gz",
+                "tcp/ipv6-loss.receiver.pcap.gz",
+                "decoding/tcp4-2if.pcapng",
+                "decoding/tcp4-sack.pcap",
+                "tcp/short-conns.sender.pcap.gz",
+                "decoding/tcp4-truncated.pcap",
+                "decoding/vlan-qinq.pcap")) {
             out.add(Arguments.of(capture, new BatchLimits(1, 64 * 1024, 20 * MS, 1024)));
             out.add(Arguments.of(capture, new BatchLimits(7, 64 * 1024, 1 * MS, 3)));
             out.add(Arguments.of(capture, BatchLimits.DEFAULTS));
@@ -60,13 +65,14 @@ class PacketBatchWriterTest {
 
     @ParameterizedTest
     @MethodSource("cases")
-    void batchesExpandToTheCapturesPacketsPerFlowAndEncodeAsTheReference(String capture, BatchLimits limits) throws Exception {
+    void batchesExpandToTheCapturesPacketsPerFlowAndEncodeAsTheReference(String capture, BatchLimits limits)
+            throws Exception {
         Path file = TestData.file(capture);
         Map<String, List<PacketEvent>> expected = CapturedPackets.byFlow(file, "a");
         Map<String, List<PacketEvent>> got = new LinkedHashMap<>();
         List<Vantage> vantages = new ArrayList<>();
-        FlowBatcher<PacketBatchWriter> batcher = new FlowBatcher<>(limits, () -> new PacketBatchWriter(vantages::get),
-                (key, writer, packets, reason) -> {
+        FlowBatcher<PacketBatchWriter> batcher = new FlowBatcher<>(
+                limits, () -> new PacketBatchWriter(vantages::get), (key, writer, packets, reason) -> {
                     assertThat(writer.packets()).isEqualTo(packets);
                     byte[] value = writer.finish();
                     assertThat(value.length).as("batch bytes").isLessThanOrEqualTo(limits.maxBytes());
@@ -74,7 +80,8 @@ class PacketBatchWriterTest {
                     assertThat(bytes(PacketBatch.getEncoder().encode(batch))).isEqualTo(value);
                     assertThat(batch.getPackets()).hasSize(packets).hasSizeLessThanOrEqualTo(limits.maxPackets());
                     assertThat(PacketBatches.flowKey(batch)).isEqualTo(key.toString());
-                    assertThat(PacketRecordWeight.INSTANCE.items(value, 0, value.length)).isEqualTo(packets);
+                    assertThat(PacketRecordWeight.INSTANCE.items(value, 0, value.length))
+                            .isEqualTo(packets);
                     got.computeIfAbsent(key.toString(), k -> new ArrayList<>()).addAll(PacketBatches.toEvents(batch));
                 });
         FlowKeyCache keys = new FlowKeyCache();
@@ -88,14 +95,19 @@ class PacketBatchWriterTest {
                     continue;
                 }
                 while (vantages.size() <= rec.interfaceId) {
-                    vantages.add(Vantage.newBuilder().setAgentId("a").setInterfaceName("if" + vantages.size()).build());
+                    vantages.add(Vantage.newBuilder()
+                            .setAgentId("a")
+                            .setInterfaceName("if" + vantages.size())
+                            .build());
                 }
                 VantagePoint vantage = PacketEvents.vantagePoint(vantages.get(rec.interfaceId));
                 batcher.add(keys.flow(rec.interfaceId, vantage, p), p, rec.timestampNanos);
             }
         }
         batcher.flushAll(FlushReason.SHUTDOWN);
-        assertThat(CapturedPackets.count(got)).isEqualTo(CapturedPackets.count(expected)).isPositive();
+        assertThat(CapturedPackets.count(got))
+                .isEqualTo(CapturedPackets.count(expected))
+                .isPositive();
         assertThat(got.keySet()).containsExactlyInAnyOrderElementsOf(expected.keySet());
         for (Map.Entry<String, List<PacketEvent>> flow : expected.entrySet()) {
             assertThat(got.get(flow.getKey())).as("flow %s", flow.getKey()).containsExactlyElementsOf(flow.getValue());
@@ -108,12 +120,14 @@ class PacketBatchWriterTest {
         // server: more than the writer keeps waiting for a base, so it falls back to base 0.
         List<DecodedPacket> sent = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            sent.add(packet(true, 4_000_000_000L, 0, DecodedPacket.SYN, 1_700_000_000_000_000_000L + i * 1_000_000_000L));
+            sent.add(packet(
+                    true, 4_000_000_000L, 0, DecodedPacket.SYN, 1_700_000_000_000_000_000L + i * 1_000_000_000L));
         }
         sent.add(packet(false, 0, 4_000_000_001L, DecodedPacket.RST | DecodedPacket.ACK, 1_700_000_010_000_000_000L));
         Vantage v = Vantage.newBuilder().setAgentId("a").setInterfaceName("if0").build();
         PacketBatchWriter writer = new PacketBatchWriter(id -> v);
-        BatchKey key = new BatchKey(PacketEvents.flowKey(PacketEvents.vantagePoint(v), sent.get(0)).getBytes(StandardCharsets.UTF_8), 0);
+        BatchKey key = new BatchKey(
+                PacketEvents.flowKey(PacketEvents.vantagePoint(v), sent.get(0)).getBytes(StandardCharsets.UTF_8), 0);
         writer.open(key, sent.get(0));
         for (DecodedPacket p : sent) {
             writer.add(p);

@@ -28,8 +28,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PacketEncodingPathTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp/reorder.sender.pcap.gz", "tcp/ipv6-loss.receiver.pcap.gz", "decoding/tcp4-2if.pcapng",
-        "decoding/vlan-qinq.pcap", "tcp/short-conns.sender.pcap.gz"})
+    @ValueSource(
+            strings = {
+                "tcp/reorder.sender.pcap.gz",
+                "tcp/ipv6-loss.receiver.pcap.gz",
+                "decoding/tcp4-2if.pcapng",
+                "decoding/vlan-qinq.pcap",
+                "tcp/short-conns.sender.pcap.gz"
+            })
     void cachedKeysAndReusedEncoderMatchTheReferenceForEveryPacket(String capture) throws Exception {
         FlowKeyCache cache = new FlowKeyCache();
         SingleObjectCodec<PacketEvent> encoder = SingleObjectCodec.of(PacketEvent.class);
@@ -44,7 +50,10 @@ class PacketEncodingPathTest {
                     continue;
                 }
                 tcp++;
-                Vantage v = Vantage.newBuilder().setAgentId("a").setInterfaceName("if" + rec.interfaceId).build();
+                Vantage v = Vantage.newBuilder()
+                        .setAgentId("a")
+                        .setInterfaceName("if" + rec.interfaceId)
+                        .build();
                 VantagePoint vantage = PacketEvents.vantagePoint(v);
                 assertThat(new String(cache.key(rec.interfaceId, vantage, p), StandardCharsets.UTF_8))
                         .isEqualTo(PacketEvents.flowKey(vantage, p));

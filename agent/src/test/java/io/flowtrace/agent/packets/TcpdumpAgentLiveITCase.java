@@ -41,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TcpdumpAgentLiveITCase {
     @RegisterExtension
     static final KafkaBroker KAFKA = new KafkaBroker();
+
     private static final Pattern CAPTURED = Pattern.compile("tcpdump_packets_captured ([\\d,]+)");
     private static final Pattern DROPPED = Pattern.compile("tcpdump_packets_dropped_by_kernel ([\\d,]+)");
     private static final Pattern PUBLISHED = Pattern.compile("([\\d,]+) published");
@@ -56,11 +57,13 @@ class TcpdumpAgentLiveITCase {
     @BeforeEach
     void namespace() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "needs root");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/tcpdump")) || Files.isExecutable(Path.of("/usr/sbin/tcpdump")),
+        assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/tcpdump")) || Files.isExecutable(Path.of("/usr/sbin/tcpdump")),
                 "needs tcpdump (apt-get install tcpdump)");
         assumeTrue(sh("python3", "-c", "pass") == 0, "needs python3");
         assumeTrue(sh("ip", "netns", "add", ns) == 0, "cannot create a network namespace");
-        assertThat(sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")).isZero();
+        assertThat(sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"))
+                .isZero();
     }
 
     @AfterEach
@@ -75,16 +78,39 @@ class TcpdumpAgentLiveITCase {
         Files.writeString(wrapper, "#!/bin/sh\nexec ip netns exec " + ns + " tcpdump \"$@\"\n");
         Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwx------"));
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process agent = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "io.flowtrace.cli.FlowtraceCli",
-                "agent", "packets", "--iface", "lo", "--filter", "tcp", "--tcpdump", wrapper.toString(),
-                "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic", "live", "--agent-id", "live-it",
-                "--spool-dir", tmp.resolve("spool").toString(), "--metrics-port", "0", "--tcpdump-stats-interval", "1")
-                .redirectErrorStream(true).start();
+        Process agent = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "io.flowtrace.cli.FlowtraceCli",
+                        "agent",
+                        "packets",
+                        "--iface",
+                        "lo",
+                        "--filter",
+                        "tcp",
+                        "--tcpdump",
+                        wrapper.toString(),
+                        "--bootstrap-servers",
+                        KAFKA.bootstrapServers(),
+                        "--topic",
+                        "live",
+                        "--agent-id",
+                        "live-it",
+                        "--spool-dir",
+                        tmp.resolve("spool").toString(),
+                        "--metrics-port",
+                        "0",
+                        "--tcpdump-stats-interval",
+                        "1")
+                .redirectErrorStream(true)
+                .start();
         List<String> output = new CopyOnWriteArrayList<>();
         CompletableFuture<Void> listening = new CompletableFuture<>();
         CompletableFuture<String> metricsUrl = new CompletableFuture<>();
         Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader r =
+                    new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = r.readLine(); line != null; line = r.readLine()) {
                     output.add(line);
                     System.err.println("agent> " + line);
@@ -104,7 +130,8 @@ class TcpdumpAgentLiveITCase {
         listening.get(60, TimeUnit.SECONDS);
 
         // 30 connections of 20 KB each on the namespace's loopback.
-        String traffic = String.join("\n",
+        String traffic = String.join(
+                "\n",
                 "import socket, threading",
                 "srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)",
                 "srv.bind(('127.0.0.1', 5001)); srv.listen(64)",
@@ -128,17 +155,23 @@ class TcpdumpAgentLiveITCase {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline && (liveCaptured <= 30 * 6 || liveCaptured != livePublished)) {
             Thread.sleep(500);
-            Map<String, Long> scrape = PrometheusText.parse(HTTP.send(HttpRequest.newBuilder(metrics).GET().build(),
-                    HttpResponse.BodyHandlers.ofString()).body());
-            liveCaptured = scrape.getOrDefault("flowtrace_agent_source_total{" + labels + ",counter=tcpdump_packets_captured}", -1L);
+            Map<String, Long> scrape = PrometheusText.parse(
+                    HTTP.send(HttpRequest.newBuilder(metrics).GET().build(), HttpResponse.BodyHandlers.ofString())
+                            .body());
+            liveCaptured = scrape.getOrDefault(
+                    "flowtrace_agent_source_total{" + labels + ",counter=tcpdump_packets_captured}", -1L);
             livePublished = scrape.getOrDefault("flowtrace_agent_records_total{" + labels + ",stage=published}", -2L);
         }
-        assertThat(liveCaptured).as("tcpdump's captured count, live through SIGUSR1 and /metrics").isGreaterThan(30 * 6);
+        assertThat(liveCaptured)
+                .as("tcpdump's captured count, live through SIGUSR1 and /metrics")
+                .isGreaterThan(30 * 6);
         assertThat(livePublished).as("published, live").isEqualTo(liveCaptured);
         // SIGTERM only (Process.destroy() would also close our end of its output): the agent stops
         // tcpdump, publishes what it wrote, flushes and prints its summary.
         agent.toHandle().destroy();
-        assertThat(agent.waitFor(60, TimeUnit.SECONDS)).as("agent exits after SIGTERM").isTrue();
+        assertThat(agent.waitFor(60, TimeUnit.SECONDS))
+                .as("agent exits after SIGTERM")
+                .isTrue();
         reader.join(5000);
 
         String all = String.join("\n", output);
@@ -146,12 +179,15 @@ class TcpdumpAgentLiveITCase {
         long published = number(PUBLISHED, all);
         // Packets, not records: the agent publishes per-flow batches by default (expanded here).
         long inKafka = CapturedPackets.count(CapturedPackets.byFlow(KAFKA.readUncommitted("live")));
-        System.err.printf("live: tcpdump captured %d, agent published %d, topic holds %d%n", captured, published, inKafka);
+        System.err.printf(
+                "live: tcpdump captured %d, agent published %d, topic holds %d%n", captured, published, inKafka);
         assertThat(captured).as("tcpdump's own count").isGreaterThan(30 * 6);
         assertThat(number(DROPPED, all)).as("dropped by kernel").isZero();
         assertThat(published).isEqualTo(captured);
         assertThat(inKafka).isEqualTo(captured);
-        assertThat(captured).as("no packet between the last live report and the exit").isEqualTo(liveCaptured);
+        assertThat(captured)
+                .as("no packet between the last live report and the exit")
+                .isEqualTo(liveCaptured);
         // 143 = 128 + SIGTERM: the JVM's status after running its shutdown hooks for a signal.
         assertThat(agent.exitValue()).isIn(0, 143);
     }
@@ -163,7 +199,10 @@ class TcpdumpAgentLiveITCase {
     }
 
     private static int sh(String... cmd) throws IOException, InterruptedException {
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start().waitFor();
+        return new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start()
+                .waitFor();
     }
 }

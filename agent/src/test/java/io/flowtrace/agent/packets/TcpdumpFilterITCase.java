@@ -19,17 +19,22 @@ import org.junit.jupiter.api.io.TempDir;
 class TcpdumpFilterITCase {
     @Test
     void aFilterThatLooksLikeAnOptionIsReadAsAFilter(@TempDir Path tmp) throws Exception {
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/tcpdump")) || Files.isExecutable(Path.of("/usr/sbin/tcpdump")),
+        assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/tcpdump")) || Files.isExecutable(Path.of("/usr/sbin/tcpdump")),
                 "tcpdump is not installed");
         Path planted = tmp.resolve("planted.pcap");
         TcpdumpSupervisor t = new TcpdumpSupervisor("tcpdump", "lo", 128, "-w" + planted, new AgentMetrics(), 0);
-        Process p = new ProcessBuilder(t.command()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = new ProcessBuilder(t.command())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         boolean exited = p.waitFor(30, TimeUnit.SECONDS);
         String err = new String(p.getErrorStream().readNBytes(4096), StandardCharsets.UTF_8);
         if (!exited) {
             p.destroyForcibly().waitFor();
         }
-        assumeTrue(!err.contains("Operation not permitted") && !err.contains("permission"), "no capture permission: " + err);
+        assumeTrue(
+                !err.contains("Operation not permitted") && !err.contains("permission"),
+                "no capture permission: " + err);
         assertThat(exited).as("tcpdump refused the filter and exited: %s", err).isTrue();
         assertThat(p.exitValue()).isNotZero();
         assertThat(err).contains("syntax error");

@@ -40,13 +40,28 @@ class AgentSaslSslITCase {
         Path config = clientConfig(KAFKA.password());
         Path file = TestData.file(CAPTURE);
 
-        Run run = agent("agent", "packets", "--bootstrap-servers", KAFKA.bootstrapServers(), "--kafka-config", config.toString(),
-                "--topic", "tls.packets", "--agent-id", "tls-host", "--spool-dir", dir.resolve("spool").toString(), file.toString());
+        Run run = agent(
+                "agent",
+                "packets",
+                "--bootstrap-servers",
+                KAFKA.bootstrapServers(),
+                "--kafka-config",
+                config.toString(),
+                "--topic",
+                "tls.packets",
+                "--agent-id",
+                "tls-host",
+                "--spool-dir",
+                dir.resolve("spool").toString(),
+                file.toString());
 
         assertThat(run.exit).as(run.stderr).isZero();
         long expected = CapturedPackets.count(CapturedPackets.byFlow(file, "tls-host"));
-        assertThat(CapturedPackets.count(CapturedPackets.byFlow(KAFKA.readUncommitted("tls.packets")))).isEqualTo(expected);
-        assertThat(run.stderr).contains(String.format("%,d published", expected)).contains("0 left in spool");
+        assertThat(CapturedPackets.count(CapturedPackets.byFlow(KAFKA.readUncommitted("tls.packets"))))
+                .isEqualTo(expected);
+        assertThat(run.stderr)
+                .contains(String.format("%,d published", expected))
+                .contains("0 left in spool");
     }
 
     /** A wrong password ends the run at once with Kafka's authentication error and a failing exit code, not a hang. */
@@ -55,13 +70,27 @@ class AgentSaslSslITCase {
         KAFKA.createTopics(1, "tls.wrong");
         Path config = clientConfig("not-the-password");
         Path file = TestData.file(CAPTURE);
-        CompletableFuture<Run> future = CompletableFuture.supplyAsync(() -> agent("agent", "packets", "--bootstrap-servers",
-                KAFKA.bootstrapServers(), "--kafka-config", config.toString(), "--topic", "tls.wrong", "--agent-id", "tls-host",
-                "--shutdown-timeout", "10", "--spool-dir", dir.resolve("spool-wrong").toString(), file.toString()));
+        CompletableFuture<Run> future = CompletableFuture.supplyAsync(() -> agent(
+                "agent",
+                "packets",
+                "--bootstrap-servers",
+                KAFKA.bootstrapServers(),
+                "--kafka-config",
+                config.toString(),
+                "--topic",
+                "tls.wrong",
+                "--agent-id",
+                "tls-host",
+                "--shutdown-timeout",
+                "10",
+                "--spool-dir",
+                dir.resolve("spool-wrong").toString(),
+                file.toString()));
         Run run = future.get(3, TimeUnit.MINUTES); // a hang fails here
 
         assertThat(run.exit).as(run.stderr).isNotZero();
-        assertThat(run.stderr).contains("SaslAuthenticationException")
+        assertThat(run.stderr)
+                .contains("SaslAuthenticationException")
                 .contains("invalid credentials with SASL mechanism SCRAM-SHA-512");
         assertThat(KAFKA.readUncommitted("tls.wrong")).isEmpty();
     }
@@ -76,8 +105,7 @@ class AgentSaslSslITCase {
         return config;
     }
 
-    record Run(int exit, String stderr) {
-    }
+    record Run(int exit, String stderr) {}
 
     private static synchronized Run agent(String... args) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();

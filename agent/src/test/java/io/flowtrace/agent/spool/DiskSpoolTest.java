@@ -28,7 +28,8 @@ class DiskSpoolTest {
             SpoolBatch b = spool.peek(perBatch, 1 << 20);
             assertThat(b.isEmpty()).as("pending records but an empty batch").isFalse();
             for (SpoolRecord r : b.records()) {
-                out.add(new String(r.key(), StandardCharsets.UTF_8) + "=" + new String(r.value(), StandardCharsets.UTF_8));
+                out.add(new String(r.key(), StandardCharsets.UTF_8) + "="
+                        + new String(r.value(), StandardCharsets.UTF_8));
             }
             spool.commit(b);
         }
@@ -39,16 +40,19 @@ class DiskSpoolTest {
     void keepsPacketMetadataFromOtherLocalUsersDirectory0700AndFiles0600() throws Exception {
         Path spoolDir = dir.resolve("spool");
         try (DiskSpool spool = DiskSpool.open(spoolDir, 1 << 20)) {
-            assertThat(spool.append(bytes("key"), bytes("10.0.0.1:443 -> 10.0.0.2:51234"))).isTrue();
+            assertThat(spool.append(bytes("key"), bytes("10.0.0.1:443 -> 10.0.0.2:51234")))
+                    .isTrue();
             assertThat(java.nio.file.Files.getPosixFilePermissions(spoolDir))
                     .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
             List<Path> files;
             try (Stream<Path> s = Files.list(spoolDir)) {
-                files = s.filter(p -> !p.getFileName().toString().startsWith("head")).toList();
+                files = s.filter(p -> !p.getFileName().toString().startsWith("head"))
+                        .toList();
             }
             assertThat(files).hasSizeGreaterThanOrEqualTo(2); // the lock and a segment
             for (Path f : files) {
-                assertThat(Files.getPosixFilePermissions(f)).as("%s", f)
+                assertThat(Files.getPosixFilePermissions(f))
+                        .as("%s", f)
                         .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
             }
         }
@@ -144,20 +148,23 @@ class DiskSpoolTest {
     void aFileThatIsNotASpoolSegmentIsRejected() throws Exception {
         Files.write(dir.resolve("00000000000000000000.seg"), bytes("not a spool file at all"));
         assertThatThrownBy(() -> DiskSpool.open(dir, 1 << 20))
-                .isInstanceOf(SpoolCorruptedException.class).hasMessageContaining("bad magic");
+                .isInstanceOf(SpoolCorruptedException.class)
+                .hasMessageContaining("bad magic");
     }
 
     @Test
     void anUnreadableHeadCheckpointIsACorruptSpool() throws Exception {
         Files.writeString(dir.resolve("head"), "garbage");
         assertThatThrownBy(() -> DiskSpool.open(dir, 1 << 20))
-                .isInstanceOf(SpoolCorruptedException.class).hasMessageContaining("head checkpoint");
+                .isInstanceOf(SpoolCorruptedException.class)
+                .hasMessageContaining("head checkpoint");
     }
 
     @Test
     void aSecondAgentCannotOpenTheSameSpool() throws Exception {
         try (DiskSpool spool = DiskSpool.open(dir, 1 << 20)) {
-            assertThatThrownBy(() -> DiskSpool.open(dir, 1 << 20)).isInstanceOf(IOException.class)
+            assertThatThrownBy(() -> DiskSpool.open(dir, 1 << 20))
+                    .isInstanceOf(IOException.class)
                     .hasMessageContaining("already open");
         }
     }

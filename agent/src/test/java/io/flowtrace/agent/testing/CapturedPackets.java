@@ -24,8 +24,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * with core's reader and decoder (no agent code), and what a topic holds, grouped the same way.
  */
 public final class CapturedPackets {
-    private CapturedPackets() {
-    }
+    private CapturedPackets() {}
 
     /** TCP packets of {@code file} per flow key, in capture order; vantage agent/if&lt;interface id&gt;. */
     public static Map<String, List<PacketEvent>> byFlow(Path file, String agentId) throws Exception {
@@ -39,7 +38,10 @@ public final class CapturedPackets {
                 if (decoder.decode(rec, p) != DecodeStatus.TCP) {
                     continue;
                 }
-                Vantage v = Vantage.newBuilder().setAgentId(agentId).setInterfaceName("if" + rec.interfaceId).build();
+                Vantage v = Vantage.newBuilder()
+                        .setAgentId(agentId)
+                        .setInterfaceName("if" + rec.interfaceId)
+                        .build();
                 flows.computeIfAbsent(PacketEvents.flowKey(PacketEvents.vantagePoint(v), p), k -> new ArrayList<>())
                         .add(PacketEvents.toAvro(p, v));
             }

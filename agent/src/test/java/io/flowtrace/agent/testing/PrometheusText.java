@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class PrometheusText {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String PARSER = String.join("\n",
+    private static final String PARSER = String.join(
+            "\n",
             "import json, sys",
             "from prometheus_client.parser import text_string_to_metric_families",
             "out = []",
@@ -33,17 +34,18 @@ public final class PrometheusText {
             "print(json.dumps(out))");
 
     /** Debian's interpreter, where apt installs python3-prometheus-client (a pyenv python3 earlier on PATH lacks it). */
-    private static final String PYTHON = java.nio.file.Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3"
-            : "python3";
+    private static final String PYTHON =
+            java.nio.file.Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
 
-    private PrometheusText() {
-    }
+    private PrometheusText() {}
 
     /** True when python3 with prometheus_client is installed (.ci/run installs it). */
     public static boolean parserAvailable() {
         try {
             Process p = new ProcessBuilder(PYTHON, "-c", "import prometheus_client.parser")
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException | InterruptedException e) {
             return false;
@@ -72,15 +74,22 @@ public final class PrometheusText {
             Path in = Files.createTempFile("prometheus", ".txt");
             try {
                 Files.writeString(in, body, StandardCharsets.UTF_8);
-                Process p = new ProcessBuilder(PYTHON, "-c", PARSER).redirectInput(in.toFile())
-                        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                Process p = new ProcessBuilder(PYTHON, "-c", PARSER)
+                        .redirectInput(in.toFile())
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start();
                 byte[] stdout = p.getInputStream().readAllBytes();
                 assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-                assertThat(p.exitValue()).as("prometheus_client parsed the exposition:%n%s", body).isZero();
+                assertThat(p.exitValue())
+                        .as("prometheus_client parsed the exposition:%n%s", body)
+                        .isZero();
                 List<Object[]> out = new ArrayList<>();
                 for (JsonNode s : JSON.readTree(stdout)) {
                     Map<String, String> labels = new HashMap<>();
-                    s.get(1).fields().forEachRemaining(e -> labels.put(e.getKey(), e.getValue().asText()));
+                    s.get(1)
+                            .fields()
+                            .forEachRemaining(
+                                    e -> labels.put(e.getKey(), e.getValue().asText()));
                     out.add(new Object[] {s.get(0).asText(), labels, s.get(2).asDouble()});
                 }
                 return out;
@@ -88,8 +97,10 @@ public final class PrometheusText {
                 Files.deleteIfExists(in);
             }
         } catch (IOException e) {
-            throw new AssertionError("python3 with prometheus_client is needed to read /metrics (apt-get install "
-                    + "python3-prometheus-client)", e);
+            throw new AssertionError(
+                    "python3 with prometheus_client is needed to read /metrics (apt-get install "
+                            + "python3-prometheus-client)",
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
@@ -98,7 +109,11 @@ public final class PrometheusText {
 
     private static String key(String name, Map<String, String> labels) {
         StringBuilder b = new StringBuilder(name).append('{');
-        new TreeMap<>(labels).forEach((k, v) -> b.append(b.charAt(b.length() - 1) == '{' ? "" : ",").append(k).append('=').append(v));
+        new TreeMap<>(labels)
+                .forEach((k, v) -> b.append(b.charAt(b.length() - 1) == '{' ? "" : ",")
+                        .append(k)
+                        .append('=')
+                        .append(v));
         return b.append('}').toString();
     }
 
@@ -138,5 +153,4 @@ public final class PrometheusText {
             return super.getOrDefault(key instanceof String s ? canonical(s) : key, defaultValue);
         }
     }
-
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
+import kafka.server.BrokerServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -17,7 +18,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.server.common.MetadataVersion;
-import kafka.server.BrokerServer;
 
 /**
  * A single-node KRaft Kafka (combined broker + controller, Kafka's KafkaClusterTestKit) whose
@@ -37,11 +37,18 @@ public final class RestartableKafka implements AutoCloseable {
                 .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
                 .build();
         KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
-        Map.of("offsets.topic.replication.factor", "1",
-                "offsets.topic.num.partitions", "1",
-                "transaction.state.log.replication.factor", "1",
-                "transaction.state.log.min.isr", "1",
-                "group.initial.rebalance.delay.ms", "0").forEach(builder::setConfigProp);
+        Map.of(
+                        "offsets.topic.replication.factor",
+                        "1",
+                        "offsets.topic.num.partitions",
+                        "1",
+                        "transaction.state.log.replication.factor",
+                        "1",
+                        "transaction.state.log.min.isr",
+                        "1",
+                        "group.initial.rebalance.delay.ms",
+                        "0")
+                .forEach(builder::setConfigProp);
         cluster = builder.build();
         cluster.format();
         cluster.startup();
@@ -69,7 +76,9 @@ public final class RestartableKafka implements AutoCloseable {
 
     public void createTopic(String name, int partitions) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+                    .all()
+                    .get();
         } catch (ExecutionException e) {
             throw new IllegalStateException("cannot create topic " + name, e.getCause());
         }
@@ -81,10 +90,13 @@ public final class RestartableKafka implements AutoCloseable {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             while (true) {
                 List<org.apache.kafka.common.PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(10));
-                if (!infos.isEmpty() && infos.stream().allMatch(i -> i.leader() != null && !i.leader().isEmpty())) {
+                if (!infos.isEmpty()
+                        && infos.stream()
+                                .allMatch(i -> i.leader() != null && !i.leader().isEmpty())) {
                     return;
                 }
                 if (System.nanoTime() > deadline) {
@@ -100,9 +112,11 @@ public final class RestartableKafka implements AutoCloseable {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> parts = new ArrayList<>();
-            c.partitionsFor(topic, Duration.ofSeconds(30)).forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+            c.partitionsFor(topic, Duration.ofSeconds(30))
+                    .forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
             parts.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
             c.assign(parts);
             c.seekToBeginning(parts);
@@ -115,7 +129,8 @@ public final class RestartableKafka implements AutoCloseable {
                 }
                 c.poll(Duration.ofMillis(200)).forEach(out::add);
             }
-            out.sort((a, b) -> a.partition() != b.partition() ? Integer.compare(a.partition(), b.partition())
+            out.sort((a, b) -> a.partition() != b.partition()
+                    ? Integer.compare(a.partition(), b.partition())
                     : Long.compare(a.offset(), b.offset()));
             return out;
         }

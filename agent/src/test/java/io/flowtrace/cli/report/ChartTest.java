@@ -11,8 +11,14 @@ class ChartTest {
     @Test
     void stackedBarsDrawEachSeriesOnTopOfTheOnesBeforeItTallestFirstAndShowTheirOwnCounts() {
         // bins a, b, c: rto 1, 0, 2 and fast 3, 1, 0 → stack tops: rto 1, 0, 2; rto + fast 4, 1, 2
-        Chart c = Chart.stackedBars("t", "x", "y", List.of("a", "b", "c"), List.of("rto", "fast"),
-                List.of("#d62728", "#ff7f0e"), new double[][] {{1, 0, 2}, {3, 1, 0}});
+        Chart c = Chart.stackedBars(
+                "t",
+                "x",
+                "y",
+                List.of("a", "b", "c"),
+                List.of("rto", "fast"),
+                List.of("#d62728", "#ff7f0e"),
+                new double[][] {{1, 0, 2}, {3, 1, 0}});
         assertThat(c.categories()).containsExactly("a", "b", "c");
         assertThat(c.counts()).isTrue();
         assertThat(c.series()).extracting(Chart.Series::label).containsExactly("fast", "rto");
@@ -26,8 +32,10 @@ class ChartTest {
 
     @Test
     void seriesPointsAreSortedByXForUplotKeepingTheirPairs() {
-        Chart.Series s = new Chart.Series("exits", "#000", Chart.Style.POINTS, new double[] {30, 10, 20},
-                new double[] {3, 1, 2}, new double[] {-3, -1, -2});
+        Chart.Series s = new Chart.Series(
+                "exits", "#000", Chart.Style.POINTS, new double[] {30, 10, 20}, new double[] {3, 1, 2}, new double[] {
+                    -3, -1, -2
+                });
         assertThat(s.x()).containsExactly(10, 20, 30);
         assertThat(s.y()).containsExactly(1, 2, 3);
         assertThat(s.shown()).containsExactly(-1, -2, -3);
@@ -36,6 +44,7 @@ class ChartTest {
     @Test
     void seriesOfUnequalLengthsAreRefused() {
         assertThatThrownBy(() -> new Chart.Series("s", "#000", Chart.Style.LINE, new double[] {1, 2}, new double[] {1}))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("differ in length");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("differ in length");
     }
 }

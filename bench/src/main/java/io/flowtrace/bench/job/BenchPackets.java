@@ -5,13 +5,13 @@ import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.net.VantagePoint;
-import io.flowtrace.core.tcp.AnalyzerConfig;
-import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.pcap.PacketDecoder;
+import io.flowtrace.core.tcp.AnalyzerConfig;
+import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -33,7 +33,8 @@ final class BenchPackets {
     BenchPackets(Path capture, Vantage vantage) throws IOException {
         this.capture = capture;
         base = new ArrayList<>();
-        try (InputStream in = Files.newInputStream(capture); CaptureReader r = CaptureReader.open(in)) {
+        try (InputStream in = Files.newInputStream(capture);
+                CaptureReader r = CaptureReader.open(in)) {
             CaptureRecord rec = new CaptureRecord();
             PacketDecoder decoder = new PacketDecoder();
             DecodedPacket p = new DecodedPacket();
@@ -61,10 +62,15 @@ final class BenchPackets {
     long offlineFlows() throws IOException {
         long[] flows = new long[1];
         try (InputStream in = Files.newInputStream(capture)) {
-            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("bench", "if" + iface)).run(in, (key, instance, flow) -> flows[0]++,
-                    TcpEventSinkFactory.NONE, error -> {
-                        throw new IllegalStateException(capture + ": " + error);
-                    }, records -> { });
+            new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("bench", "if" + iface))
+                    .run(
+                            in,
+                            (key, instance, flow) -> flows[0]++,
+                            TcpEventSinkFactory.NONE,
+                            error -> {
+                                throw new IllegalStateException(capture + ": " + error);
+                            },
+                            records -> {});
         }
         return flows[0];
     }

@@ -40,7 +40,6 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -85,6 +84,7 @@ public final class JobBench {
     private long flowsPerCopy;
     /** Capture times (ns) of the packets at 10 % and 90 % of the filled input. */
     private long time10Ns;
+
     private long time90Ns;
 
     private JobBench(Map<String, String> args) throws IOException {
@@ -110,8 +110,11 @@ public final class JobBench {
         a.put("analyze-command", "./flowtrace");
         for (int i = 0; i < argv.length; i += 2) {
             if (!argv[i].startsWith("--") || i + 1 >= argv.length || !a.containsKey(argv[i].substring(2))) {
-                System.err.println("usage: JobBench " + a.keySet().stream().map(k -> "[--" + k + " " + a.get(k) + "]")
-                        .reduce((x, y) -> x + " " + y).orElse(""));
+                System.err.println("usage: JobBench "
+                        + a.keySet().stream()
+                                .map(k -> "[--" + k + " " + a.get(k) + "]")
+                                .reduce((x, y) -> x + " " + y)
+                                .orElse(""));
                 System.exit(2);
             }
             a.put(argv[i].substring(2), argv[i + 1]);
@@ -125,11 +128,17 @@ public final class JobBench {
         postgres.start();
         try {
             packets = new BenchPackets(Packets.testdata(args.get("capture")), VANTAGE);
-            report("machine: %s, %d cores, Java %s, max heap %d MiB; options %s", System.getProperty("os.name") + " "
-                    + System.getProperty("os.version"), Runtime.getRuntime().availableProcessors(),
-                    System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20, args);
+            report(
+                    "machine: %s, %d cores, Java %s, max heap %d MiB; options %s",
+                    System.getProperty("os.name") + " " + System.getProperty("os.version"),
+                    Runtime.getRuntime().availableProcessors(),
+                    System.getProperty("java.version"),
+                    Runtime.getRuntime().maxMemory() >> 20,
+                    args);
             flowsPerCopy = packets.offlineFlows();
-            report("capture %s: %d TCP packets and %d flows per copy", args.get("capture"), packets.size(), flowsPerCopy);
+            report(
+                    "capture %s: %d TCP packets and %d flows per copy",
+                    args.get("capture"), packets.size(), flowsPerCopy);
             List<String> phases = List.of(args.get("phases").split(","));
             long n = Long.parseLong(args.get("packets"));
             n = (n + packets.size() - 1) / packets.size() * packets.size(); // whole copies: the flow count is exact
@@ -139,7 +148,8 @@ public final class JobBench {
                 topic = newTopic("bench.packets");
                 long t0 = System.nanoTime();
                 long records = fill(topic, n);
-                report("filled %s with %,d packets in %,d records (%s; %,d copies, times shifted per copy) in %.1f s",
+                report(
+                        "filled %s with %,d packets in %,d records (%s; %,d copies, times shifted per copy) in %.1f s",
                         topic, n, records, batching(), n / packets.size(), (System.nanoTime() - t0) / 1e9);
             }
             if (phases.contains("analyze")) {
@@ -166,7 +176,8 @@ public final class JobBench {
                         case "postgres" -> "PostgreSQL only";
                         default -> "PostgreSQL + Kafka";
                     };
-                    report("(2) job to %s (%s), parallelism %s: %s packets/s (wall time of the bounded job, startup included), steady %s packets/s",
+                    report(
+                            "(2) job to %s (%s), parallelism %s: %s packets/s (wall time of the bounded job, startup included), steady %s packets/s",
                             outputs, batching(), p, stats(rates), stats(steady));
                 }
             }
@@ -182,8 +193,10 @@ public final class JobBench {
                     p99.add(l[1]);
                     max.add(l[2]);
                 }
-                report("(3) event -> PostgreSQL latency at %,d packets/s offered (%s, linger on the wall clock), ms: "
-                        + "p50 %s, p99 %s, max %s", rate, batching(), stats(p50), stats(p99), stats(max));
+                report(
+                        "(3) event -> PostgreSQL latency at %,d packets/s offered (%s, linger on the wall clock), ms: "
+                                + "p50 %s, p99 %s, max %s",
+                        rate, batching(), stats(p50), stats(p99), stats(max));
             }
             if (phases.contains("state")) {
                 int copies = Integer.parseInt(args.get("idle-copies"));
@@ -209,8 +222,9 @@ public final class JobBench {
     private void analyzePhase(long n, int runs) throws Exception {
         long copies = n / packets.size();
         Path pcap = work.resolve("analyze-input.pcap");
-        io.flowtrace.bench.ScaleUp.main(new String[] {Packets.testdata(args.get("capture")).toString(), pcap.toString(),
-                Long.toString(copies)});
+        io.flowtrace.bench.ScaleUp.main(
+                new String[] {Packets.testdata(args.get("capture")).toString(), pcap.toString(), Long.toString(copies)
+                });
         try {
             analyzeSeconds(pcap);
             List<Double> rates = new ArrayList<>();
@@ -219,7 +233,8 @@ public final class JobBench {
                 report("  analyze run: %.2f s, %.0f packets/s", seconds, n / seconds);
                 rates.add(n / seconds);
             }
-            report("(0) flowtrace analyze --json, whole process, %,d copies = %,d TCP packets, %,d bytes: %s packets/s",
+            report(
+                    "(0) flowtrace analyze --json, whole process, %,d copies = %,d TCP packets, %,d bytes: %s packets/s",
                     copies, n, Files.size(pcap), stats(rates));
         } finally {
             Files.deleteIfExists(pcap);
@@ -227,11 +242,14 @@ public final class JobBench {
     }
 
     private double analyzeSeconds(Path pcap) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(args.get("analyze-command").split(" ")));
+        List<String> command =
+                new ArrayList<>(List.of(args.get("analyze-command").split(" ")));
         command.addAll(List.of("analyze", "-q", "--json", pcap.toString()));
         long t0 = System.nanoTime();
-        Process p = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder(command)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         int exit = p.waitFor();
         double seconds = (System.nanoTime() - t0) / 1e9;
         if (exit != 0) {
@@ -266,7 +284,9 @@ public final class JobBench {
             while (System.nanoTime() < deadline) {
                 try {
                     boolean ready = admin.describeTopics(List.of(names)).allTopicNames().get().values().stream()
-                            .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                            .allMatch(d -> d.partitions().stream()
+                                    .allMatch(p ->
+                                            p.leader() != null && !p.leader().isEmpty()));
                     if (ready) {
                         return;
                     }
@@ -299,12 +319,15 @@ public final class JobBench {
 
     private static byte[] key(PacketEvent p, DecodedPacket scratch) {
         PacketEvents.fromAvro(p, scratch);
-        return PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch).getBytes(UTF_8);
+        return PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch)
+                .getBytes(UTF_8);
     }
 
     private String batching() {
         int batch = Integer.parseInt(args.get("batch"));
-        return batch <= 0 ? "PacketEvents" : "PacketBatches of <= " + batch + " packets, linger " + args.get("linger-ms") + " ms";
+        return batch <= 0
+                ? "PacketEvents"
+                : "PacketBatches of <= " + batch + " packets, linger " + args.get("linger-ms") + " ms";
     }
 
     /**
@@ -323,7 +346,8 @@ public final class JobBench {
             if (batch <= 0) {
                 for (long i = 0; i < n; i++) {
                     PacketEvent p = packets.get(i, true);
-                    producer.send(new ProducerRecord<>(topic, key(p, scratch), p.toByteBuffer().array()));
+                    producer.send(new ProducerRecord<>(
+                            topic, key(p, scratch), p.toByteBuffer().array()));
                 }
                 producer.flush();
                 return n;
@@ -351,6 +375,7 @@ public final class JobBench {
         private final long lingerNs;
         /** Open batches in opening order: the linger check looks at the oldest only. */
         private final LinkedHashMap<String, OpenBatch> open = new LinkedHashMap<>();
+
         long records;
 
         Batches(KafkaProducer<byte[], byte[]> producer, String topic, int max, long lingerNs) {
@@ -394,13 +419,13 @@ public final class JobBench {
         }
 
         private void send(OpenBatch b, String key) throws IOException {
-            producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), b.builder.build().toByteBuffer().array()));
+            producer.send(new ProducerRecord<>(
+                    topic, key.getBytes(UTF_8), b.builder.build().toByteBuffer().array()));
             records++;
         }
     }
 
-    private record OpenBatch(PacketBatches.Builder builder, long firstNs) {
-    }
+    private record OpenBatch(PacketBatches.Builder builder, long firstNs) {}
 
     /**
      * (1) A plain consumer from the beginning, every record decoded as the job's flow function
@@ -422,7 +447,8 @@ public final class JobBench {
         long records = 0;
         long checksum = 0;
         long t0 = System.nanoTime();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> parts = new ArrayList<>();
             for (int p = 0; p < PARTITIONS; p++) {
                 parts.add(new TopicPartition(topic, p));
@@ -451,7 +477,9 @@ public final class JobBench {
             }
         }
         double rate = count / ((System.nanoTime() - t0) / 1e9);
-        report("  consume run: %,d packets in %,d records, %.0f packets/s (checksum %d)", count, records, rate, checksum);
+        report(
+                "  consume run: %,d packets in %,d records, %.0f packets/s (checksum %d)",
+                count, records, rate, checksum);
         return rate;
     }
 
@@ -471,8 +499,8 @@ public final class JobBench {
         o.put("jdbc-password-env", "");
         o.put("checkpoint-dir", work.resolve("checkpoints-" + run).toUri().toString());
         o.put("restart-attempts", "0");
-        for (String out : List.of("flows", "tcp-events", "service-windows", "vantage-windows", "dead-letters",
-                "conntrack-budgets")) {
+        for (String out : List.of(
+                "flows", "tcp-events", "service-windows", "vantage-windows", "dead-letters", "conntrack-budgets")) {
             o.put(out + "-topic", "bench." + run + "." + out);
         }
         return o;
@@ -482,17 +510,30 @@ public final class JobBench {
         // the flows topic stamps records with the broker's append time, so (2) can tell when each was written
         try (Admin admin = Admin.create(kafka.clientProperties())) {
             admin.createTopics(List.of(new NewTopic(o.get("flows-topic"), PARTITIONS, (short) 1)
-                    .configs(Map.of("message.timestamp.type", "LogAppendTime")))).all().get();
+                            .configs(Map.of("message.timestamp.type", "LogAppendTime"))))
+                    .all()
+                    .get();
         } catch (Exception e) {
             throw new IllegalStateException("cannot create " + o.get("flows-topic"), e);
         }
-        createTopics(o.get("tcp-events-topic"), o.get("service-windows-topic"),
-                o.get("vantage-windows-topic"), o.get("dead-letters-topic"), o.get("conntrack-budgets-topic"));
+        createTopics(
+                o.get("tcp-events-topic"),
+                o.get("service-windows-topic"),
+                o.get("vantage-windows-topic"),
+                o.get("dead-letters-topic"),
+                o.get("conntrack-budgets-topic"));
     }
 
     private void resetTables() {
-        for (String t : List.of("flow_summary", "tcp_events", "service_windows", "vantage_windows", "dead_letters",
-                "conntrack_budgets", "flow_conntrack", "bench_writes")) {
+        for (String t : List.of(
+                "flow_summary",
+                "tcp_events",
+                "service_windows",
+                "vantage_windows",
+                "dead_letters",
+                "conntrack_budgets",
+                "flow_conntrack",
+                "bench_writes")) {
             postgres.execute("DROP TABLE IF EXISTS " + t + " CASCADE");
         }
     }
@@ -518,17 +559,22 @@ public final class JobBench {
         resetTables();
         JobConfig config = JobConfig.of(o);
         PostgresSinks.applySchema(config);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
         new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         long t0 = System.nanoTime();
         env.execute("bench-" + run);
         double seconds = (System.nanoTime() - t0) / 1e9;
-        long flows = outputs.equals("kafka") ? -1
-                : (Long) postgres.query("SELECT count(*) AS n FROM flow_summary").get(0).get("n");
+        long flows = outputs.equals("kafka")
+                ? -1
+                : (Long) postgres.query("SELECT count(*) AS n FROM flow_summary")
+                        .get(0)
+                        .get("n");
         long expectedFlows = flowsPerCopy * (n / packets.size());
         double steady = outputs.equals("postgres") ? Double.NaN : steadyRate(o.get("flows-topic"), n);
-        report("  job run p=%d: %.1f s, %.0f packets/s, steady %.0f packets/s, %,d flow rows (expected %,d)", parallelism,
-                seconds, n / seconds, steady, flows, expectedFlows);
+        report(
+                "  job run p=%d: %.1f s, %.0f packets/s, steady %.0f packets/s, %,d flow rows (expected %,d)",
+                parallelism, seconds, n / seconds, steady, flows, expectedFlows);
         return new double[] {n / seconds, steady};
     }
 
@@ -550,7 +596,8 @@ public final class JobBench {
         long us90 = time90Ns / 1000;
         BinaryMessageDecoder<FlowRecord> decoder = FlowRecord.getDecoder();
         FlowRecord reuse = new FlowRecord();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> parts = new ArrayList<>();
             for (int p = 0; p < PARTITIONS; p++) {
                 parts.add(new TopicPartition(flowsTopic, p));
@@ -616,7 +663,8 @@ public final class JobBench {
                 END $$ LANGUAGE plpgsql;
                 CREATE TRIGGER bench_log AFTER INSERT OR UPDATE ON flow_summary FOR EACH ROW EXECUTE FUNCTION bench_log();
                 """);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
         new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         JobClient job = env.executeAsync("bench-" + run);
         Thread.sleep(8000); // job deployed, sources polling
@@ -629,7 +677,8 @@ public final class JobBench {
         int batch = Integer.parseInt(args.get("batch"));
         try (KafkaProducer<byte[], byte[]> producer = producer(5)) { // the topic is 8 s old: leaders settled
             // as a live agent batches: per flow, the linger on the wall clock (here System.nanoTime)
-            Batches batches = batch <= 0 ? null
+            Batches batches = batch <= 0
+                    ? null
                     : new Batches(producer, topic, batch, Long.parseLong(args.get("linger-ms")) * 1_000_000L);
             for (long i = 0; i < total; i++) {
                 long due = t0 + i * intervalNs;
@@ -646,7 +695,8 @@ public final class JobBench {
                 if (batches != null) {
                     batches.add(p, scratch, now);
                 } else {
-                    producer.send(new ProducerRecord<>(topic, key(p, scratch), p.toByteBuffer().array()));
+                    producer.send(new ProducerRecord<>(
+                            topic, key(p, scratch), p.toByteBuffer().array()));
                 }
             }
             if (batches != null) {
@@ -669,9 +719,10 @@ public final class JobBench {
         double p50 = ((Number) r.get("p50")).doubleValue();
         double p99 = ((Number) r.get("p99")).doubleValue();
         double max = ((Number) r.get("max")).doubleValue();
-        report("  latency run: %,d packets in %.1f s (%.0f/s offered, producer at most %.1f ms behind schedule), "
-                + "%s closed flows: p50 %.0f ms, p99 %.0f ms, max %.0f ms", total, sent, total / sent, behindMax / 1e6,
-                r.get("n"), p50, p99, max);
+        report(
+                "  latency run: %,d packets in %.1f s (%.0f/s offered, producer at most %.1f ms behind schedule), "
+                        + "%s closed flows: p50 %.0f ms, p99 %.0f ms, max %.0f ms",
+                total, sent, total / sent, behindMax / 1e6, r.get("n"), p50, p99, max);
         return new double[] {p50, p99, max};
     }
 
@@ -690,7 +741,8 @@ public final class JobBench {
         DecodedPacket scratch = new DecodedPacket();
         for (PacketEvent p : packets.base()) {
             String k = new String(key(p, scratch), UTF_8);
-            if ((p.getTcpFlags() & (DecodedPacket.FIN | DecodedPacket.RST)) == 0 && perFlow.merge(k, 1, Integer::sum) <= 6) {
+            if ((p.getTcpFlags() & (DecodedPacket.FIN | DecodedPacket.RST)) == 0
+                    && perFlow.merge(k, 1, Integer::sum) <= 6) {
                 idle.add(p);
             }
         }
@@ -701,7 +753,8 @@ public final class JobBench {
             for (int c = 0; c < copies; c++) {
                 for (PacketEvent p : idle) {
                     PacketEvent q = packets.copy(p, c, false);
-                    producer.send(new ProducerRecord<>(topic, key(q, scratch), q.toByteBuffer().array()));
+                    producer.send(new ProducerRecord<>(
+                            topic, key(q, scratch), q.toByteBuffer().array()));
                     published++;
                 }
             }
@@ -717,9 +770,13 @@ public final class JobBench {
         o.put("postgres-output", "false");
         o.put("kafka-output", "false");
         JobConfig config = JobConfig.of(o);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, InputSources.packets(config),
-                new JobSinks(List.of(), List.of(), List.of(), List.of(), List.of())).build(env);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        new FlowtraceJob(
+                        config,
+                        InputSources.packets(config),
+                        new JobSinks(List.of(), List.of(), List.of(), List.of(), List.of()))
+                .build(env);
         JobClient job = env.executeAsync("bench-" + run);
         waitForCommitted(topic, "bench-" + run, published);
         Map<String, Long> sizes = new LinkedHashMap<>();
@@ -729,7 +786,8 @@ public final class JobBench {
         }
         job.cancel().get();
         for (Map.Entry<String, Long> e : sizes.entrySet()) {
-            report("(4) state %s, %s savepoint: %,d bytes for %,d live flows (%,d packets) = %.0f bytes per idle flow",
+            report(
+                    "(4) state %s, %s savepoint: %,d bytes for %,d live flows (%,d packets) = %.0f bytes per idle flow",
                     backend, e.getKey(), e.getValue(), flows, published, e.getValue() / (double) flows);
         }
     }
@@ -738,9 +796,13 @@ public final class JobBench {
         try (Admin admin = Admin.create(kafka.clientProperties())) {
             long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
             while (System.nanoTime() < deadline) {
-                Map<TopicPartition, OffsetAndMetadata> committed =
-                        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-                long sum = committed.values().stream().filter(m -> m != null).mapToLong(OffsetAndMetadata::offset).sum();
+                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata()
+                        .get();
+                long sum = committed.values().stream()
+                        .filter(m -> m != null)
+                        .mapToLong(OffsetAndMetadata::offset)
+                        .sum();
                 if (sum >= total) {
                     return;
                 }
@@ -753,14 +815,17 @@ public final class JobBench {
     private long savepointBytes(JobClient job, SavepointFormatType format, String run) throws Exception {
         Path dir = work.resolve("savepoints-" + run + "-" + format.name().toLowerCase(Locale.ROOT));
         String path = job.triggerSavepoint(dir.toUri().toString(), format).get();
-        try (Stream<Path> files = Files.walk(Path.of(java.net.URI.create(path.startsWith("file:") ? path : "file://" + path)))) {
-            return files.filter(Files::isRegularFile).mapToLong(f -> {
-                try {
-                    return Files.size(f);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).sum();
+        try (Stream<Path> files =
+                Files.walk(Path.of(java.net.URI.create(path.startsWith("file:") ? path : "file://" + path)))) {
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(f -> {
+                        try {
+                            return Files.size(f);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    })
+                    .sum();
         }
     }
 
@@ -770,8 +835,13 @@ public final class JobBench {
         List<Double> v = new ArrayList<>(values);
         Collections.sort(v);
         double median = v.size() % 2 == 1 ? v.get(v.size() / 2) : (v.get(v.size() / 2 - 1) + v.get(v.size() / 2)) / 2;
-        return String.format(Locale.ROOT, "median %,.0f [min %,.0f, max %,.0f] over %d runs", median, v.get(0),
-                v.get(v.size() - 1), v.size());
+        return String.format(
+                Locale.ROOT,
+                "median %,.0f [min %,.0f, max %,.0f] over %d runs",
+                median,
+                v.get(0),
+                v.get(v.size() - 1),
+                v.size());
     }
 
     private static void report(String format, Object... values) {

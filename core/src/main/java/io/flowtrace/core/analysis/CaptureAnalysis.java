@@ -60,8 +60,13 @@ public final class CaptureAnalysis {
      *
      * @param progress called every 65,536 records with the record count (may be a no-op)
      */
-    public CaptureSummary run(InputStream in, FlowTracker.FlowListener flows, TcpEventSinkFactory events,
-            CaptureErrorListener errors, LongConsumer progress) throws IOException {
+    public CaptureSummary run(
+            InputStream in,
+            FlowTracker.FlowListener flows,
+            TcpEventSinkFactory events,
+            CaptureErrorListener errors,
+            LongConsumer progress)
+            throws IOException {
         return run(in, CaptureRecordFilter.ALL, flows, events, errors, progress);
     }
 
@@ -70,8 +75,14 @@ public final class CaptureAnalysis {
      * analysing only the records {@code filter} accepts (called on the reader thread); the others
      * are counted in {@link CaptureSummary#filteredOut} and not decoded.
      */
-    public CaptureSummary run(InputStream in, CaptureRecordFilter filter, FlowTracker.FlowListener flows,
-            TcpEventSinkFactory events, CaptureErrorListener errors, LongConsumer progress) throws IOException {
+    public CaptureSummary run(
+            InputStream in,
+            CaptureRecordFilter filter,
+            FlowTracker.FlowListener flows,
+            TcpEventSinkFactory events,
+            CaptureErrorListener errors,
+            LongConsumer progress)
+            throws IOException {
         CaptureSummary summary = new CaptureSummary();
         FlowTracker tracker = new FlowTracker(config, vantageOfInterface, flows, events);
         BlockingQueue<Batch> full = new ArrayBlockingQueue<>(BATCHES);
@@ -80,16 +91,18 @@ public final class CaptureAnalysis {
             free.add(new Batch());
         }
         Throwable[] readerFailure = new Throwable[1];
-        Thread reader = new Thread(() -> {
-            try {
-                read(in, filter, summary, errors, progress, full, free);
-            } catch (Throwable t) {
-                readerFailure[0] = t;
-                Batch end = new Batch();
-                end.last = true;
-                full.offer(end);
-            }
-        }, "flowtrace-capture-reader");
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        read(in, filter, summary, errors, progress, full, free);
+                    } catch (Throwable t) {
+                        readerFailure[0] = t;
+                        Batch end = new Batch();
+                        end.last = true;
+                        full.offer(end);
+                    }
+                },
+                "flowtrace-capture-reader");
         reader.setDaemon(true);
         reader.start();
         try {
@@ -126,8 +139,14 @@ public final class CaptureAnalysis {
         return summary;
     }
 
-    private static void read(InputStream in, CaptureRecordFilter filter, CaptureSummary summary,
-            CaptureErrorListener errors, LongConsumer progress, BlockingQueue<Batch> full, BlockingQueue<Batch> free)
+    private static void read(
+            InputStream in,
+            CaptureRecordFilter filter,
+            CaptureSummary summary,
+            CaptureErrorListener errors,
+            LongConsumer progress,
+            BlockingQueue<Batch> full,
+            BlockingQueue<Batch> free)
             throws IOException, InterruptedException {
         CaptureErrorListener counting = e -> {
             summary.formatErrors++;

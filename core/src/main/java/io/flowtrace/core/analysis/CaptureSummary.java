@@ -10,6 +10,7 @@ public final class CaptureSummary {
     public long formatErrors;
     /** Records a capture filter rejected (neither decoded nor counted in {@link #byStatus}). */
     public long filteredOut;
+
     public long flows;
     public String format = "";
     /** Set when reading stopped on an unrecoverable error. */

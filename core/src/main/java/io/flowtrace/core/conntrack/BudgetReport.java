@@ -14,15 +14,37 @@ package io.flowtrace.core.conntrack;
  * @param observedEnobufs        ENOBUFS the source actually got (raw netlink only; -1 when it cannot see them)
  */
 public record BudgetReport(
-        String vantage, long windowStartNanos, long windowNanos,
-        long newEvents, long updateEvents, long destroyEvents,
-        double eventsPerSecond, double bytesPerSecond, double truesizeBytesPerSecond,
-        int minSize, double avgSize, int p99Size, int maxSize,
+        String vantage,
+        long windowStartNanos,
+        long windowNanos,
+        long newEvents,
+        long updateEvents,
+        long destroyEvents,
+        double eventsPerSecond,
+        double bytesPerSecond,
+        double truesizeBytesPerSecond,
+        int minSize,
+        double avgSize,
+        int p99Size,
+        int maxSize,
         double wasteRatio,
-        long peakBytes10ms, long peakBytes100ms, long peakTruesize10ms, long peakTruesize100ms,
-        long drainLatencyNanos, long bufferNeeded, long recommendedRcvbuf, long effectiveRcvbuf,
-        EnobufsRisk risk, long predictedDrops, long predictedEnobufs, long observedEnobufs) {
+        long peakBytes10ms,
+        long peakBytes100ms,
+        long peakTruesize10ms,
+        long peakTruesize100ms,
+        long drainLatencyNanos,
+        long bufferNeeded,
+        long recommendedRcvbuf,
+        long effectiveRcvbuf,
+        EnobufsRisk risk,
+        long predictedDrops,
+        long predictedEnobufs,
+        long observedEnobufs) {
 
     /** NONE: the worst stall fills under half the buffer; TIGHT: over half; OVERFLOW: events are lost. */
-    public enum EnobufsRisk { NONE, TIGHT, OVERFLOW }
+    public enum EnobufsRisk {
+        NONE,
+        TIGHT,
+        OVERFLOW
+    }
 }

@@ -26,7 +26,8 @@ public final class ConntrackLineParser {
             "^(?:\\[(\\d+)\\.(\\d+)\\]\\s+)?\\[(NEW|UPDATE|DESTROY)\\]\\s+(?:(ipv4|ipv6)\\s+(\\d+)\\s+)?(\\S+)\\s+(\\d+)\\s*(.*)$");
     private static final Pattern KTIME = Pattern.compile("\\[(start|stop)=([^\\]]*)\\]");
     /** ctime() layout that libnetfilter_conntrack prints for ktimestamp, in the host's local time. */
-    private static final DateTimeFormatter CTIME = DateTimeFormatter.ofPattern("EEE MMM d HH:mm:ss yyyy", Locale.ENGLISH);
+    private static final DateTimeFormatter CTIME =
+            DateTimeFormatter.ofPattern("EEE MMM d HH:mm:ss yyyy", Locale.ENGLISH);
 
     private final KernelFeatures features;
     private final ZoneId zone;
@@ -211,7 +212,9 @@ public final class ConntrackLineParser {
 
     long ctimeNanos(String text) {
         try {
-            return LocalDateTime.parse(text.trim().replaceAll("\\s+", " "), CTIME).atZone(zone).toEpochSecond()
+            return LocalDateTime.parse(text.trim().replaceAll("\\s+", " "), CTIME)
+                            .atZone(zone)
+                            .toEpochSecond()
                     * 1_000_000_000L;
         } catch (DateTimeParseException e) {
             throw new IllegalArgumentException("bad ktimestamp '" + text + "'", e);

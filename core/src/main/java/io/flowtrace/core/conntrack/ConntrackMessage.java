@@ -63,13 +63,32 @@ public record ConntrackMessage(
 
     public Builder toBuilder() {
         Builder b = new Builder();
-        b.type = type; b.family = family; b.orig = orig; b.reply = reply; b.master = master; b.id = id;
-        b.status = status; b.timeout = timeout; b.tcp = tcp; b.origCounters = origCounters;
-        b.replyCounters = replyCounters; b.timestampStart = timestampStart; b.timestampStop = timestampStop;
-        b.eventTimestampNanos = eventTimestampNanos; b.mark = mark; b.zone = zone; b.use = use;
-        b.helper = helper; b.labels = labels; b.secctx = secctx; b.seqAdjOrig = seqAdjOrig;
-        b.seqAdjReply = seqAdjReply; b.observedAtNanos = observedAtNanos; b.wireSize = wireSize;
-        b.attributes = attributes; b.unknown.addAll(unknown);
+        b.type = type;
+        b.family = family;
+        b.orig = orig;
+        b.reply = reply;
+        b.master = master;
+        b.id = id;
+        b.status = status;
+        b.timeout = timeout;
+        b.tcp = tcp;
+        b.origCounters = origCounters;
+        b.replyCounters = replyCounters;
+        b.timestampStart = timestampStart;
+        b.timestampStop = timestampStop;
+        b.eventTimestampNanos = eventTimestampNanos;
+        b.mark = mark;
+        b.zone = zone;
+        b.use = use;
+        b.helper = helper;
+        b.labels = labels;
+        b.secctx = secctx;
+        b.seqAdjOrig = seqAdjOrig;
+        b.seqAdjReply = seqAdjReply;
+        b.observedAtNanos = observedAtNanos;
+        b.wireSize = wireSize;
+        b.attributes = attributes;
+        b.unknown.addAll(unknown);
         return b;
     }
 
@@ -106,37 +125,164 @@ public record ConntrackMessage(
         PresentAttributes attributes;
         final List<UnknownAttribute> unknown = new ArrayList<>();
 
-        public Builder type(EventType v) { type = v; return this; }
-        public Builder family(int v) { family = v; return this; }
-        public Builder orig(ConntrackTuple v) { orig = v; return this; }
-        public Builder reply(ConntrackTuple v) { reply = v; return this; }
-        public Builder master(ConntrackTuple v) { master = v; return this; }
-        public Builder id(long v) { id = v; return this; }
-        public Builder status(long v) { status = v; return this; }
-        public Builder timeout(long v) { timeout = v; return this; }
-        public Builder tcp(TcpProtoInfo v) { tcp = v; return this; }
-        public Builder origCounters(DirectionCounters v) { origCounters = v; return this; }
-        public Builder replyCounters(DirectionCounters v) { replyCounters = v; return this; }
-        public Builder timestampStart(long v) { timestampStart = v; return this; }
-        public Builder timestampStop(long v) { timestampStop = v; return this; }
-        public Builder eventTimestampNanos(long v) { eventTimestampNanos = v; return this; }
-        public Builder mark(long v) { mark = v; return this; }
-        public Builder zone(int v) { zone = v; return this; }
-        public Builder use(long v) { use = v; return this; }
-        public Builder helper(String v) { helper = v; return this; }
-        public Builder labels(byte[] v) { labels = v; return this; }
-        public Builder secctx(String v) { secctx = v; return this; }
-        public Builder seqAdjOrig(SeqAdjustment v) { seqAdjOrig = v; return this; }
-        public Builder seqAdjReply(SeqAdjustment v) { seqAdjReply = v; return this; }
-        public Builder observedAtNanos(long v) { observedAtNanos = v; return this; }
-        public Builder wireSize(int v) { wireSize = v; return this; }
-        public Builder attributes(PresentAttributes v) { attributes = v; return this; }
-        public Builder unknown(UnknownAttribute v) { unknown.add(v); return this; }
+        public Builder type(EventType v) {
+            type = v;
+            return this;
+        }
+
+        public Builder family(int v) {
+            family = v;
+            return this;
+        }
+
+        public Builder orig(ConntrackTuple v) {
+            orig = v;
+            return this;
+        }
+
+        public Builder reply(ConntrackTuple v) {
+            reply = v;
+            return this;
+        }
+
+        public Builder master(ConntrackTuple v) {
+            master = v;
+            return this;
+        }
+
+        public Builder id(long v) {
+            id = v;
+            return this;
+        }
+
+        public Builder status(long v) {
+            status = v;
+            return this;
+        }
+
+        public Builder timeout(long v) {
+            timeout = v;
+            return this;
+        }
+
+        public Builder tcp(TcpProtoInfo v) {
+            tcp = v;
+            return this;
+        }
+
+        public Builder origCounters(DirectionCounters v) {
+            origCounters = v;
+            return this;
+        }
+
+        public Builder replyCounters(DirectionCounters v) {
+            replyCounters = v;
+            return this;
+        }
+
+        public Builder timestampStart(long v) {
+            timestampStart = v;
+            return this;
+        }
+
+        public Builder timestampStop(long v) {
+            timestampStop = v;
+            return this;
+        }
+
+        public Builder eventTimestampNanos(long v) {
+            eventTimestampNanos = v;
+            return this;
+        }
+
+        public Builder mark(long v) {
+            mark = v;
+            return this;
+        }
+
+        public Builder zone(int v) {
+            zone = v;
+            return this;
+        }
+
+        public Builder use(long v) {
+            use = v;
+            return this;
+        }
+
+        public Builder helper(String v) {
+            helper = v;
+            return this;
+        }
+
+        public Builder labels(byte[] v) {
+            labels = v;
+            return this;
+        }
+
+        public Builder secctx(String v) {
+            secctx = v;
+            return this;
+        }
+
+        public Builder seqAdjOrig(SeqAdjustment v) {
+            seqAdjOrig = v;
+            return this;
+        }
+
+        public Builder seqAdjReply(SeqAdjustment v) {
+            seqAdjReply = v;
+            return this;
+        }
+
+        public Builder observedAtNanos(long v) {
+            observedAtNanos = v;
+            return this;
+        }
+
+        public Builder wireSize(int v) {
+            wireSize = v;
+            return this;
+        }
+
+        public Builder attributes(PresentAttributes v) {
+            attributes = v;
+            return this;
+        }
+
+        public Builder unknown(UnknownAttribute v) {
+            unknown.add(v);
+            return this;
+        }
 
         public ConntrackMessage build() {
-            return new ConntrackMessage(type, family, orig, reply, master, id, status, timeout, tcp, origCounters,
-                    replyCounters, timestampStart, timestampStop, eventTimestampNanos, mark, zone, use, helper,
-                    labels, secctx, seqAdjOrig, seqAdjReply, observedAtNanos, wireSize, attributes, unknown);
+            return new ConntrackMessage(
+                    type,
+                    family,
+                    orig,
+                    reply,
+                    master,
+                    id,
+                    status,
+                    timeout,
+                    tcp,
+                    origCounters,
+                    replyCounters,
+                    timestampStart,
+                    timestampStop,
+                    eventTimestampNanos,
+                    mark,
+                    zone,
+                    use,
+                    helper,
+                    labels,
+                    secctx,
+                    seqAdjOrig,
+                    seqAdjReply,
+                    observedAtNanos,
+                    wireSize,
+                    attributes,
+                    unknown);
         }
     }
 }

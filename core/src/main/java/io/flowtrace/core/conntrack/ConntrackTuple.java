@@ -12,8 +12,8 @@ import java.util.Objects;
  * (icmp_tuple_to_nlattr). Absent values are -1. {@code zone} is CTA_TUPLE_ZONE, present only for
  * directional zones (ctnetlink_dump_zone_id with NF_CT_ZONE_DIR_ORIG/REPL).
  */
-public record ConntrackTuple(byte[] src, byte[] dst, int proto, int srcPort, int dstPort,
-                             int icmpType, int icmpCode, int icmpId, int zone) {
+public record ConntrackTuple(
+        byte[] src, byte[] dst, int proto, int srcPort, int dstPort, int icmpType, int icmpCode, int icmpId, int zone) {
 
     public static final int ABSENT = -1;
 
@@ -64,9 +64,16 @@ public record ConntrackTuple(byte[] src, byte[] dst, int proto, int srcPort, int
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ConntrackTuple t && Arrays.equals(src, t.src) && Arrays.equals(dst, t.dst)
-                && proto == t.proto && srcPort == t.srcPort && dstPort == t.dstPort && icmpType == t.icmpType
-                && icmpCode == t.icmpCode && icmpId == t.icmpId && zone == t.zone;
+        return o instanceof ConntrackTuple t
+                && Arrays.equals(src, t.src)
+                && Arrays.equals(dst, t.dst)
+                && proto == t.proto
+                && srcPort == t.srcPort
+                && dstPort == t.dstPort
+                && icmpType == t.icmpType
+                && icmpCode == t.icmpCode
+                && icmpId == t.icmpId
+                && zone == t.zone;
     }
 
     @Override
@@ -83,7 +90,8 @@ public record ConntrackTuple(byte[] src, byte[] dst, int proto, int srcPort, int
 
     @Override
     public String toString() {
-        String l4 = hasPorts() ? " sport=" + srcPort + " dport=" + dstPort
+        String l4 = hasPorts()
+                ? " sport=" + srcPort + " dport=" + dstPort
                 : isIcmp() ? " type=" + icmpType + " code=" + icmpCode + " id=" + icmpId : "";
         return "src=" + srcText() + " dst=" + dstText() + " proto=" + proto + l4 + (zone >= 0 ? " zone=" + zone : "");
     }

@@ -11,20 +11,24 @@ import java.util.regex.Pattern;
  */
 final class ConntrackXmlFlowParser {
     private static final Pattern FLOW = Pattern.compile("^<flow type=\"(new|update|destroy)\">(.*)</flow>$");
-    private static final Pattern META = Pattern.compile("<meta direction=\"(original|reply|independent)\">(.*?)</meta>");
+    private static final Pattern META =
+            Pattern.compile("<meta direction=\"(original|reply|independent)\">(.*?)</meta>");
     private static final Pattern L3 = Pattern.compile("<layer3 protonum=\"(\\d+)\"");
     private static final Pattern L4 = Pattern.compile("<layer4 protonum=\"(\\d+)\"");
 
     ConntrackMessage.Builder parse(String line) {
         Matcher f = FLOW.matcher(line);
         if (!f.matches()) {
-            throw new IllegalArgumentException("not a conntrack XML flow: '" + ConntrackLineParser.abbreviate(line) + "'");
+            throw new IllegalArgumentException(
+                    "not a conntrack XML flow: '" + ConntrackLineParser.abbreviate(line) + "'");
         }
-        ConntrackMessage.Builder b = ConntrackMessage.builder().type(switch (f.group(1)) {
-            case "new" -> EventType.NEW;
-            case "update" -> EventType.UPDATE;
-            default -> EventType.DESTROY;
-        });
+        ConntrackMessage.Builder b = ConntrackMessage.builder()
+                .type(
+                        switch (f.group(1)) {
+                            case "new" -> EventType.NEW;
+                            case "update" -> EventType.UPDATE;
+                            default -> EventType.DESTROY;
+                        });
         TupleText orig = null;
         TupleText reply = null;
         Matcher m = META.matcher(f.group(2));

@@ -5,8 +5,7 @@ package io.flowtrace.core.conntrack;
  * named as there. Only the enums ctnetlink events use are listed.
  */
 public final class CtaTypes {
-    private CtaTypes() {
-    }
+    private CtaTypes() {}
 
     // enum ctattr_type
     public static final int TUPLE_ORIG = 1;

@@ -1,10 +1,10 @@
 package io.flowtrace.core.conntrack;
 
+import static io.flowtrace.core.conntrack.CtaTypes.*;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
-
-import static io.flowtrace.core.conntrack.CtaTypes.*;
 
 /**
  * Parses one ctnetlink event message: struct nlmsghdr (16 B, host byte order), struct nfgenmsg
@@ -20,15 +20,32 @@ public final class CtnetlinkParser {
     public static final int NFGENMSG_LEN = 4;
     /** NFNL_SUBSYS_CTNETLINK (include/uapi/linux/netfilter/nfnetlink.h). */
     static final int NFNL_SUBSYS_CTNETLINK = 1;
+
     static final int IPCTNL_MSG_CT_NEW = 0;
     static final int IPCTNL_MSG_CT_DELETE = 2;
     /** NLM_F_CREATE|NLM_F_EXCL: set only on the NEW group's messages (ctnetlink_conntrack_event). */
     static final int NLM_F_CREATE = 0x400;
 
-    private static final int[] TOP_NESTS = {TUPLE_ORIG, TUPLE_REPLY, PROTOINFO, HELP, NAT_SRC, COUNTERS_ORIG,
-        COUNTERS_REPLY, NAT_DST, TUPLE_MASTER, SEQ_ADJ_ORIG, SEQ_ADJ_REPLY, SECCTX, TIMESTAMP, SYNPROXY, FILTER};
-    private static final int[] TOP_LEAVES = {STATUS, TIMEOUT, MARK, USE, ID, SECMARK, ZONE, MARK_MASK, LABELS,
-        LABELS_MASK, STATUS_MASK, TIMESTAMP_EVENT};
+    private static final int[] TOP_NESTS = {
+        TUPLE_ORIG,
+        TUPLE_REPLY,
+        PROTOINFO,
+        HELP,
+        NAT_SRC,
+        COUNTERS_ORIG,
+        COUNTERS_REPLY,
+        NAT_DST,
+        TUPLE_MASTER,
+        SEQ_ADJ_ORIG,
+        SEQ_ADJ_REPLY,
+        SECCTX,
+        TIMESTAMP,
+        SYNPROXY,
+        FILTER
+    };
+    private static final int[] TOP_LEAVES = {
+        STATUS, TIMEOUT, MARK, USE, ID, SECMARK, ZONE, MARK_MASK, LABELS, LABELS_MASK, STATUS_MASK, TIMESTAMP_EVENT
+    };
 
     static final NlaWalker.NestSchema CTNETLINK_SCHEMA = (depth, parent, type, flagged) -> {
         if (depth == 0) {
@@ -61,14 +78,17 @@ public final class CtnetlinkParser {
         int msgType = r.u16le(off + 4);
         int flags = r.u16le(off + 6);
         if (msgType >> 8 != NFNL_SUBSYS_CTNETLINK) {
-            throw new CtnetlinkParseException(off + 4, "nlmsg_type 0x" + Integer.toHexString(msgType)
-                    + " is not ctnetlink (subsystem " + NFNL_SUBSYS_CTNETLINK + ")");
+            throw new CtnetlinkParseException(
+                    off + 4,
+                    "nlmsg_type 0x" + Integer.toHexString(msgType) + " is not ctnetlink (subsystem "
+                            + NFNL_SUBSYS_CTNETLINK + ")");
         }
         EventType type = switch (msgType & 0xff) {
             case IPCTNL_MSG_CT_NEW -> (flags & NLM_F_CREATE) != 0 ? EventType.NEW : EventType.UPDATE;
             case IPCTNL_MSG_CT_DELETE -> EventType.DESTROY;
-            default -> throw new CtnetlinkParseException(off + 4,
-                    "ctnetlink message " + (msgType & 0xff) + " is not a conntrack event");
+            default ->
+                throw new CtnetlinkParseException(
+                        off + 4, "ctnetlink message " + (msgType & 0xff) + " is not a conntrack event");
         };
         int end = off + (int) nlmsgLen;
         List<NlaNode> top = new NlaWalker(buf).walk(off + NLMSG_HDRLEN + NFGENMSG_LEN, end, 0, CTNETLINK_SCHEMA, 0);
@@ -134,7 +154,8 @@ public final class CtnetlinkParser {
             throws CtnetlinkParseException {
         for (NlaNode p : n.children()) {
             if (p.type() != PROTOINFO_TCP) {
-                b.unknown(new UnknownAttribute(String.valueOf(PROTOINFO), p.type(), p.payloadLength(), p.headerOffset()));
+                b.unknown(
+                        new UnknownAttribute(String.valueOf(PROTOINFO), p.type(), p.payloadLength(), p.headerOffset()));
                 continue;
             }
             int[] v = {-1, -1, -1, -1, -1, -1, -1};
@@ -143,10 +164,17 @@ public final class CtnetlinkParser {
                     case PROTOINFO_TCP_STATE -> v[0] = r.u8(t);
                     case PROTOINFO_TCP_WSCALE_ORIGINAL -> v[1] = r.u8(t);
                     case PROTOINFO_TCP_WSCALE_REPLY -> v[2] = r.u8(t);
-                    case PROTOINFO_TCP_FLAGS_ORIGINAL -> { v[3] = r.u8at(t, 0, 2); v[4] = r.u8at(t, 1, 2); }
-                    case PROTOINFO_TCP_FLAGS_REPLY -> { v[5] = r.u8at(t, 0, 2); v[6] = r.u8at(t, 1, 2); }
-                    default -> b.unknown(new UnknownAttribute(PROTOINFO + "/" + PROTOINFO_TCP, t.type(),
-                            t.payloadLength(), t.headerOffset()));
+                    case PROTOINFO_TCP_FLAGS_ORIGINAL -> {
+                        v[3] = r.u8at(t, 0, 2);
+                        v[4] = r.u8at(t, 1, 2);
+                    }
+                    case PROTOINFO_TCP_FLAGS_REPLY -> {
+                        v[5] = r.u8at(t, 0, 2);
+                        v[6] = r.u8at(t, 1, 2);
+                    }
+                    default ->
+                        b.unknown(new UnknownAttribute(
+                                PROTOINFO + "/" + PROTOINFO_TCP, t.type(), t.payloadLength(), t.headerOffset()));
                 }
             }
             b.tcp(new TcpProtoInfo(v[0], v[1], v[2], v[3], v[4], v[5], v[6]));
@@ -163,7 +191,9 @@ public final class CtnetlinkParser {
         NlaNode pos = n.child(SEQADJ_CORRECTION_POS);
         NlaNode before = n.child(SEQADJ_OFFSET_BEFORE);
         NlaNode after = n.child(SEQADJ_OFFSET_AFTER);
-        return new SeqAdjustment(pos == null ? -1 : r.be32(pos, 4), before == null ? -1 : r.be32(before, 4),
+        return new SeqAdjustment(
+                pos == null ? -1 : r.be32(pos, 4),
+                before == null ? -1 : r.be32(before, 4),
                 after == null ? -1 : r.be32(after, 4));
     }
 
@@ -185,7 +215,9 @@ public final class CtnetlinkParser {
         }
 
         long u32le(int off) {
-            return (buf[off] & 0xffL) | (buf[off + 1] & 0xffL) << 8 | (buf[off + 2] & 0xffL) << 16
+            return (buf[off] & 0xffL)
+                    | (buf[off + 1] & 0xffL) << 8
+                    | (buf[off + 2] & 0xffL) << 16
                     | (buf[off + 3] & 0xffL) << 24;
         }
 
@@ -211,7 +243,10 @@ public final class CtnetlinkParser {
         long be32(NlaNode n, int minLen) throws CtnetlinkParseException {
             need(n, minLen);
             int o = n.payloadOffset();
-            return (buf[o] & 0xffL) << 24 | (buf[o + 1] & 0xffL) << 16 | (buf[o + 2] & 0xffL) << 8 | (buf[o + 3] & 0xffL);
+            return (buf[o] & 0xffL) << 24
+                    | (buf[o + 1] & 0xffL) << 16
+                    | (buf[o + 2] & 0xffL) << 8
+                    | (buf[o + 3] & 0xffL);
         }
 
         long be64(NlaNode n) throws CtnetlinkParseException {
@@ -229,7 +264,8 @@ public final class CtnetlinkParser {
 
         byte[] exactly(NlaNode n, int len) throws CtnetlinkParseException {
             if (n.payloadLength() != len) {
-                throw new CtnetlinkParseException(n.headerOffset(),
+                throw new CtnetlinkParseException(
+                        n.headerOffset(),
                         "attribute " + n.type() + " has " + n.payloadLength() + " payload bytes, expected " + len);
             }
             return bytes(n);
@@ -247,7 +283,8 @@ public final class CtnetlinkParser {
 
         private void need(NlaNode n, int len) throws CtnetlinkParseException {
             if (n.payloadLength() < len) {
-                throw new CtnetlinkParseException(n.headerOffset(),
+                throw new CtnetlinkParseException(
+                        n.headerOffset(),
                         "attribute " + n.type() + " has " + n.payloadLength() + " payload bytes, needs " + len);
             }
         }

@@ -71,16 +71,35 @@ public final class EventSizeBudget {
         double seconds = config.windowNanos() / 1e9;
         long needed = stall.peak();
         int effective = config.effectiveRcvbuf();
-        BudgetReport.EnobufsRisk risk = queue.drops() > 0 || needed > effective ? BudgetReport.EnobufsRisk.OVERFLOW
+        BudgetReport.EnobufsRisk risk = queue.drops() > 0 || needed > effective
+                ? BudgetReport.EnobufsRisk.OVERFLOW
                 : needed * 2 > effective ? BudgetReport.EnobufsRisk.TIGHT : BudgetReport.EnobufsRisk.NONE;
-        return new BudgetReport(vantage, windowStart, config.windowNanos(),
-                byType[EventType.NEW.ordinal()], byType[EventType.UPDATE.ordinal()],
+        return new BudgetReport(
+                vantage,
+                windowStart,
+                config.windowNanos(),
+                byType[EventType.NEW.ordinal()],
+                byType[EventType.UPDATE.ordinal()],
                 byType[EventType.DESTROY.ordinal()],
-                sizes.count() / seconds, sizes.sum() / seconds, truesizeSum / seconds,
-                sizes.min(), sizes.avg(), sizes.quantile(0.99), sizes.max(),
+                sizes.count() / seconds,
+                sizes.sum() / seconds,
+                truesizeSum / seconds,
+                sizes.min(),
+                sizes.avg(),
+                sizes.quantile(0.99),
+                sizes.max(),
                 estimateSum == 0 ? 0 : 1.0 - (double) sizes.sum() / estimateSum,
-                bytes10.peak(), bytes100.peak(), true10.peak(), true100.peak(),
-                config.drainLatencyNanos(), needed, (needed + 1) / 2, effective,
-                risk, queue.drops(), queue.enobufs(), observedEnobufs);
+                bytes10.peak(),
+                bytes100.peak(),
+                true10.peak(),
+                true100.peak(),
+                config.drainLatencyNanos(),
+                needed,
+                (needed + 1) / 2,
+                effective,
+                risk,
+                queue.drops(),
+                queue.enobufs(),
+                observedEnobufs);
     }
 }

@@ -1,12 +1,12 @@
 package io.flowtrace.core.conntrack;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.flowtrace.core.conntrack.CtaTypes.*;
 import static io.flowtrace.core.conntrack.NlAttribute.leaf;
 import static io.flowtrace.core.conntrack.NlAttribute.nest;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Rebuilds the attribute list the kernel writes for an event from the event's values, following
@@ -22,8 +22,7 @@ public final class KernelEventLayout {
     /** sizeof(labels->bits): NF_CT_LABELS_MAX_SIZE, 128 bits (nf_conntrack_labels.h). */
     static final int LABELS_BYTES = 16;
 
-    private KernelEventLayout() {
-    }
+    private KernelEventLayout() {}
 
     public static PresentAttributes infer(ConntrackMessage e, KernelFeatures f) {
         List<NlAttribute> a = new ArrayList<>(16);
@@ -82,10 +81,16 @@ public final class KernelEventLayout {
         a.add(leaf(TIMEOUT, 4));
         // only when IPCT_PROTOINFO is in the event mask; visible as the TCP state in text
         if (e.tcp() != null) {
-            a.add(nest(PROTOINFO, List.of(nest(PROTOINFO_TCP, List.of(
-                    leaf(PROTOINFO_TCP_STATE, 1), leaf(PROTOINFO_TCP_WSCALE_ORIGINAL, 1),
-                    leaf(PROTOINFO_TCP_WSCALE_REPLY, 1), leaf(PROTOINFO_TCP_FLAGS_ORIGINAL, 2),
-                    leaf(PROTOINFO_TCP_FLAGS_REPLY, 2))))));
+            a.add(nest(
+                    PROTOINFO,
+                    List.of(nest(
+                            PROTOINFO_TCP,
+                            List.of(
+                                    leaf(PROTOINFO_TCP_STATE, 1),
+                                    leaf(PROTOINFO_TCP_WSCALE_ORIGINAL, 1),
+                                    leaf(PROTOINFO_TCP_WSCALE_REPLY, 1),
+                                    leaf(PROTOINFO_TCP_FLAGS_ORIGINAL, 2),
+                                    leaf(PROTOINFO_TCP_FLAGS_REPLY, 2))))));
         }
         if (e.helper() != null) {
             a.add(nest(HELP, List.of(leaf(HELP_NAME, cStringLength(e.helper())))));
@@ -136,13 +141,17 @@ public final class KernelEventLayout {
 
     /** l4protos whose tuple_to_nlattr is nf_ct_port_tuple_to_nlattr (tcp, udp, udplite, sctp, dccp=33). */
     static boolean usesPorts(int proto) {
-        return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP
+        return proto == IPPROTO_TCP
+                || proto == IPPROTO_UDP
+                || proto == IPPROTO_UDPLITE
+                || proto == IPPROTO_SCTP
                 || proto == 33;
     }
 
     private static NlAttribute seqAdj(int type) {
-        return nest(type, List.of(leaf(SEQADJ_CORRECTION_POS, 4), leaf(SEQADJ_OFFSET_BEFORE, 4),
-                leaf(SEQADJ_OFFSET_AFTER, 4)));
+        return nest(
+                type,
+                List.of(leaf(SEQADJ_CORRECTION_POS, 4), leaf(SEQADJ_OFFSET_BEFORE, 4), leaf(SEQADJ_OFFSET_AFTER, 4)));
     }
 
     /** nla_put_string() copies strlen + 1 bytes. */

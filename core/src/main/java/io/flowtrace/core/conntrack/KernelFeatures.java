@@ -18,8 +18,15 @@ package io.flowtrace.core.conntrack;
  *       CONFIG_NF_CONNTRACK_TIMESTAMP: the estimate always reserves 12 B for it.</li>
  * </ul>
  */
-public record KernelFeatures(boolean acct, boolean timestamp, boolean labels, int secctxLength,
-                             boolean nat, boolean mark, boolean zones, boolean eventTimestamp) {
+public record KernelFeatures(
+        boolean acct,
+        boolean timestamp,
+        boolean labels,
+        int secctxLength,
+        boolean nat,
+        boolean mark,
+        boolean zones,
+        boolean eventTimestamp) {
 
     /** A stock distribution kernel (6.18, NAT/mark/zones/timestamp built in) with acct and timestamps on. */
     public static KernelFeatures stock() {

@@ -58,39 +58,39 @@ public final class NetlinkSizer {
     /** ctnetlink_nlmsg_size() (nf_conntrack_netlink.c, 6.18) for an entry of IP protocol {@code proto}. */
     public static int estimatePayload(int proto, KernelFeatures f) {
         int len = NlAttribute.align4(NFGENMSG_LEN)
-                + 3 * totalSize(0)                 // CTA_TUPLE_ORIG|REPL|MASTER
-                + 3 * totalSize(0)                 // CTA_TUPLE_IP
-                + 3 * totalSize(0)                 // CTA_TUPLE_PROTO
-                + 3 * totalSize(1)                 // CTA_PROTO_NUM
-                + totalSize(4)                     // CTA_ID
-                + totalSize(4);                    // CTA_STATUS
-        if (f.acct()) {                            // ctnetlink_acct_size()
+                + 3 * totalSize(0) // CTA_TUPLE_ORIG|REPL|MASTER
+                + 3 * totalSize(0) // CTA_TUPLE_IP
+                + 3 * totalSize(0) // CTA_TUPLE_PROTO
+                + 3 * totalSize(1) // CTA_PROTO_NUM
+                + totalSize(4) // CTA_ID
+                + totalSize(4); // CTA_STATUS
+        if (f.acct()) { // ctnetlink_acct_size()
             len += 2 * totalSize(0) + 2 * totalSize(8) + 2 * totalSize(8);
         }
-        if (f.timestamp()) {                       // ctnetlink_timestamp_size()
+        if (f.timestamp()) { // ctnetlink_timestamp_size()
             len += totalSize(0) + 2 * totalSize(8);
         }
-        len += totalSize(4)                        // CTA_TIMEOUT
-                + totalSize(0)                     // CTA_PROTOINFO
-                + totalSize(0)                     // CTA_HELP
+        len += totalSize(4) // CTA_TIMEOUT
+                + totalSize(0) // CTA_PROTOINFO
+                + totalSize(0) // CTA_HELP
                 + totalSize(NF_CT_HELPER_NAME_LEN); // CTA_HELP_NAME
-        if (f.secctxLength() > 0) {                // ctnetlink_secctx_size()
+        if (f.secctxLength() > 0) { // ctnetlink_secctx_size()
             len += totalSize(0) + totalSize(f.secctxLength());
         }
-        if (f.nat()) {                             // CONFIG_NF_NAT: CTA_NAT_SEQ_ADJ_ORIG|REPL + 6 offsets
+        if (f.nat()) { // CONFIG_NF_NAT: CTA_NAT_SEQ_ADJ_ORIG|REPL + 6 offsets
             len += 2 * totalSize(0) + 6 * totalSize(4);
         }
-        if (f.mark()) {                            // CONFIG_NF_CONNTRACK_MARK
+        if (f.mark()) { // CONFIG_NF_CONNTRACK_MARK
             len += totalSize(4);
         }
-        if (f.zones()) {                           // CONFIG_NF_CONNTRACK_ZONES: CTA_ZONE|CTA_TUPLE_ZONE
+        if (f.zones()) { // CONFIG_NF_CONNTRACK_ZONES: CTA_ZONE|CTA_TUPLE_ZONE
             len += totalSize(2);
         }
-        len += protoSize(proto);                   // ctnetlink_proto_size()
-        if (f.labels()) {                          // ctnetlink_label_size()
+        len += protoSize(proto); // ctnetlink_proto_size()
+        if (f.labels()) { // ctnetlink_label_size()
             len += totalSize(KernelEventLayout.LABELS_BYTES);
         }
-        if (f.eventTimestamp()) {                  // CONFIG_NF_CONNTRACK_TIMESTAMP: CTA_TIMESTAMP_EVENT
+        if (f.eventTimestamp()) { // CONFIG_NF_CONNTRACK_TIMESTAMP: CTA_TIMESTAMP_EVENT
             len += totalSize(8);
         }
         return len;

@@ -6,7 +6,8 @@ import java.util.List;
  * A parsed attribute with the offset of its payload in the message buffer, so typed decoding can
  * read it after the structure has been validated. Package-private: the public view is {@link NlAttribute}.
  */
-record NlaNode(int type, int headerOffset, int payloadOffset, int payloadLength, boolean nested, List<NlaNode> children) {
+record NlaNode(
+        int type, int headerOffset, int payloadOffset, int payloadLength, boolean nested, List<NlaNode> children) {
 
     NlaNode child(int childType) {
         for (NlaNode c : children) {

@@ -47,9 +47,8 @@ final class NlaWalker {
             int type = rawType & NLA_TYPE_MASK;
             int payloadLen = len - NlAttribute.NLA_HDRLEN;
             boolean nested = nestSchema.isNest(depth, parentType, type, (rawType & NLA_F_NESTED) != 0);
-            List<NlaNode> kids = nested
-                    ? walk(off + NlAttribute.NLA_HDRLEN, off + len, depth + 1, nestSchema, type)
-                    : List.of();
+            List<NlaNode> kids =
+                    nested ? walk(off + NlAttribute.NLA_HDRLEN, off + len, depth + 1, nestSchema, type) : List.of();
             out.add(new NlaNode(type, off, off + NlAttribute.NLA_HDRLEN, payloadLen, nested, kids));
             // The last attribute may omit its padding; the kernel pads, but nla_ok() tolerates it.
             off += Math.min(NlAttribute.align4(len), end - off);

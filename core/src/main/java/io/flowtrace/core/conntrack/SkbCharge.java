@@ -9,5 +9,4 @@ package io.flowtrace.core.conntrack;
  * @param trimmed       whether netlink_trim() reallocated the head because over half was unused
  * @param truesize      skb->truesize charged to sk_rmem_alloc on delivery (netlink_broadcast_deliver())
  */
-public record SkbCharge(int requested, int headBytes, int allocTruesize, boolean trimmed, int truesize) {
-}
+public record SkbCharge(int requested, int headBytes, int allocTruesize, boolean trimmed, int truesize) {}

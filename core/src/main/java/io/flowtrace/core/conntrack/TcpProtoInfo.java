@@ -5,8 +5,8 @@ package io.flowtrace.core.conntrack;
  * passes destroy=true and writes only the state, so the other fields are -1 there.
  * Flags and masks are the two bytes of struct nf_ct_tcp_flags.
  */
-public record TcpProtoInfo(int state, int wscaleOrig, int wscaleReply,
-                           int flagsOrig, int maskOrig, int flagsReply, int maskReply) {
+public record TcpProtoInfo(
+        int state, int wscaleOrig, int wscaleReply, int flagsOrig, int maskOrig, int flagsReply, int maskReply) {
 
     public static final int ABSENT = -1;
 
@@ -20,8 +20,16 @@ public record TcpProtoInfo(int state, int wscaleOrig, int wscaleReply,
 
     /** enum tcp_conntrack (include/uapi/linux/netfilter/nf_conntrack_tcp.h), as conntrack(8) prints it. */
     public static final String[] STATE_NAMES = {
-        "NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT", "CLOSE_WAIT",
-        "LAST_ACK", "TIME_WAIT", "CLOSE", "SYN_SENT2"
+        "NONE",
+        "SYN_SENT",
+        "SYN_RECV",
+        "ESTABLISHED",
+        "FIN_WAIT",
+        "CLOSE_WAIT",
+        "LAST_ACK",
+        "TIME_WAIT",
+        "CLOSE",
+        "SYN_SENT2"
     };
 
     public static int stateNumber(String name) {

@@ -7,8 +7,7 @@ import static io.flowtrace.core.conntrack.CtaTypes.*;
  * (CTA_PROTO_NUM then the l4proto's tuple_to_nlattr) and the optional CTA_TUPLE_ZONE.
  */
 final class TupleDecoder {
-    private TupleDecoder() {
-    }
+    private TupleDecoder() {}
 
     static ConntrackTuple decode(CtnetlinkParser.WireReader r, NlaNode tuple, ConntrackMessage.Builder b)
             throws CtnetlinkParseException {
@@ -30,8 +29,9 @@ final class TupleDecoder {
                             case IP_V4_DST -> dst = r.exactly(a, 4);
                             case IP_V6_SRC -> src = r.exactly(a, 16);
                             case IP_V6_DST -> dst = r.exactly(a, 16);
-                            default -> b.unknown(new UnknownAttribute(tuple.type() + "/" + TUPLE_IP, a.type(),
-                                    a.payloadLength(), a.headerOffset()));
+                            default ->
+                                b.unknown(new UnknownAttribute(
+                                        tuple.type() + "/" + TUPLE_IP, a.type(), a.payloadLength(), a.headerOffset()));
                         }
                     }
                 }
@@ -44,20 +44,26 @@ final class TupleDecoder {
                             case PROTO_ICMP_ID, PROTO_ICMPV6_ID -> icmpId = r.be16(p);
                             case PROTO_ICMP_TYPE, PROTO_ICMPV6_TYPE -> icmpType = r.u8(p);
                             case PROTO_ICMP_CODE, PROTO_ICMPV6_CODE -> icmpCode = r.u8(p);
-                            default -> b.unknown(new UnknownAttribute(tuple.type() + "/" + TUPLE_PROTO, p.type(),
-                                    p.payloadLength(), p.headerOffset()));
+                            default ->
+                                b.unknown(new UnknownAttribute(
+                                        tuple.type() + "/" + TUPLE_PROTO,
+                                        p.type(),
+                                        p.payloadLength(),
+                                        p.headerOffset()));
                         }
                     }
                 }
                 case TUPLE_ZONE -> zone = r.be16(n);
-                default -> b.unknown(new UnknownAttribute(String.valueOf(tuple.type()), n.type(), n.payloadLength(),
-                        n.headerOffset()));
+                default ->
+                    b.unknown(new UnknownAttribute(
+                            String.valueOf(tuple.type()), n.type(), n.payloadLength(), n.headerOffset()));
             }
         }
         if (src == null || dst == null || proto < 0) {
-            throw new CtnetlinkParseException(tuple.headerOffset(),
-                    "tuple " + tuple.type() + " lacks " + (src == null ? "source address" : dst == null
-                            ? "destination address" : "CTA_PROTO_NUM"));
+            throw new CtnetlinkParseException(
+                    tuple.headerOffset(),
+                    "tuple " + tuple.type() + " lacks "
+                            + (src == null ? "source address" : dst == null ? "destination address" : "CTA_PROTO_NUM"));
         }
         if (src.length != dst.length) {
             throw new CtnetlinkParseException(tuple.headerOffset(), "tuple mixes IPv4 and IPv6 addresses");

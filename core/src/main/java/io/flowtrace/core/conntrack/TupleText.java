@@ -24,8 +24,8 @@ final class TupleText {
         if (src == null || dst == null) {
             throw new IllegalArgumentException(what + " tuple lacks " + (src == null ? "src=" : "dst="));
         }
-        return new ConntrackTuple(IpLiteral.parse(src), IpLiteral.parse(dst), proto, sport, dport, type, code,
-                icmpId, zone);
+        return new ConntrackTuple(
+                IpLiteral.parse(src), IpLiteral.parse(dst), proto, sport, dport, type, code, icmpId, zone);
     }
 
     DirectionCounters counters() {

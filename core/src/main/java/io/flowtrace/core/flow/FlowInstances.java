@@ -15,11 +15,9 @@ public final class FlowInstances {
     public static final long CLOSED_LINGER_NANOS = 10_000_000_000L;
 
     /** Client and server of a new flow instance, and whether that was a guess. */
-    public record Roles(Endpoint client, Endpoint server, boolean guessed) {
-    }
+    public record Roles(Endpoint client, Endpoint server, boolean guessed) {}
 
-    private FlowInstances() {
-    }
+    private FlowInstances() {}
 
     /**
      * Who is the client of a flow whose first packet is {@code p}: the sender of a SYN, the
@@ -45,8 +43,8 @@ public final class FlowInstances {
      * its timeout, or is established and the SYN carries a different ISN (port reuse). A SYN with a
      * new ISN before establishment is a retried attempt of the same connection.
      */
-    public static boolean startsNewInstance(TcpFlowAnalyzer current, DecodedPacket p, long lastSeenNanos,
-            AnalyzerConfig config) {
+    public static boolean startsNewInstance(
+            TcpFlowAnalyzer current, DecodedPacket p, long lastSeenNanos, AnalyzerConfig config) {
         if (!p.hasFlag(DecodedPacket.SYN) || p.hasFlag(DecodedPacket.ACK)) {
             return false;
         }

@@ -43,7 +43,10 @@ public final class FlowTracker {
         this(config, vantageOfInterface, listener, TcpEventSinkFactory.NONE);
     }
 
-    public FlowTracker(AnalyzerConfig config, IntFunction<VantagePoint> vantageOfInterface, FlowListener listener,
+    public FlowTracker(
+            AnalyzerConfig config,
+            IntFunction<VantagePoint> vantageOfInterface,
+            FlowListener listener,
             TcpEventSinkFactory eventsForFlow) {
         this.config = config;
         this.listener = listener;
@@ -66,7 +69,8 @@ public final class FlowTracker {
             e.instance = FlowInstances.instanceId(p.timestampNanos);
             startInstance(e, p);
         } else if (e == null) {
-            FlowKey key = FlowKey.of(vantageOfInterface.apply(p.interfaceId),
+            FlowKey key = FlowKey.of(
+                    vantageOfInterface.apply(p.interfaceId),
                     new Endpoint(Arrays.copyOf(p.srcAddr, p.addrLength), p.srcPort),
                     new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort));
             e = new FlowEntry(key, p.interfaceId);
@@ -139,6 +143,7 @@ public final class FlowTracker {
         TcpFlowAnalyzer flow;
         /** Where the current instance's events go. */
         TcpEventSink events;
+
         long instance;
         long lastSeenNanos = Long.MIN_VALUE;
         // primitive copy of the key for the table

@@ -73,7 +73,12 @@ final class PacketKeyTable {
             if (k == null) {
                 return null;
             }
-            if (k.a0() == a0 && k.a1() == a1 && k.b0() == b0 && k.b1() == b1 && k.ports() == ports && k.meta() == meta) {
+            if (k.a0() == a0
+                    && k.a1() == a1
+                    && k.b0() == b0
+                    && k.b1() == b1
+                    && k.ports() == ports
+                    && k.meta() == meta) {
                 return k;
             }
         }

@@ -31,8 +31,10 @@ public record FlowKey(VantagePoint vantage, Endpoint low, Endpoint high) {
         if (low < 0) {
             throw new IllegalArgumentException("not a canonical flow key (vantage|low|high): " + canonical);
         }
-        FlowKey key = new FlowKey(VantagePoint.parse(canonical.substring(0, low)),
-                Endpoint.parse(canonical.substring(low + 1, high)), Endpoint.parse(canonical.substring(high + 1)));
+        FlowKey key = new FlowKey(
+                VantagePoint.parse(canonical.substring(0, low)),
+                Endpoint.parse(canonical.substring(low + 1, high)),
+                Endpoint.parse(canonical.substring(high + 1)));
         if (key.low.compareTo(key.high) > 0) {
             throw new IllegalArgumentException("flow key endpoints not in canonical order: " + canonical);
         }

@@ -5,8 +5,7 @@ import java.net.UnknownHostException;
 
 /** Numeric IPv4/IPv6 text to network-order bytes, never touching DNS (InetAddress would for names). */
 public final class IpLiteral {
-    private IpLiteral() {
-    }
+    private IpLiteral() {}
 
     public static byte[] parse(String s) {
         if (s.indexOf(':') >= 0) {

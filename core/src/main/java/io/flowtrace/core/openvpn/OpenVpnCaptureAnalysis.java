@@ -25,6 +25,7 @@ public final class OpenVpnCaptureAnalysis {
         public long records;
         /** Capture format errors the reader recovered from. */
         public long formatErrors;
+
         public long udpPackets;
         public long openVpnPackets;
         public long truncated;
@@ -33,9 +34,11 @@ public final class OpenVpnCaptureAnalysis {
         public long dataWithoutSession;
         /** The first reason of each kind, for the one line a user sees; null if none. */
         public String firstTruncatedReason;
+
         public String firstMalformedReason;
         /** Set when reading stopped on an unrecoverable capture format error. */
         public String fatalError;
+
         public final List<OpenVpnSession> sessions = new ArrayList<>();
     }
 

@@ -30,6 +30,7 @@ public final class OpenVpnDirectionStats {
         boolean peerResetSinceCopy;
         /** Gap of the previous timer-driven copy, for the backoff ratio; -1 if none. */
         long lastTimerGapNanos = -1;
+
         boolean carriesPayload;
 
         Sent(long t) {
@@ -56,6 +57,7 @@ public final class OpenVpnDirectionStats {
     final long[] retransmitsByCause = new long[RetransmitCause.values().length];
     /** Copies of a packet-id sent after the peer's ACK of it was seen here: unneeded. */
     long duplicates;
+
     final List<Long> retransmitGapsUs = new ArrayList<>();
     /** Timer-driven gaps only: the backoff schedule. */
     final List<Long> timeoutGapsUs = new ArrayList<>();
@@ -63,13 +65,16 @@ public final class OpenVpnDirectionStats {
     final LatencyStats firstTimeoutGapUs = new LatencyStats();
     /** Ratio of each timer-driven gap to the previous one of the same packet-id. */
     double backoffRatioSum;
+
     long backoffRatios;
     final LatencyStats ackLatencyUs = new LatencyStats();
     /** Times of retransmissions (ns), for synchronised retries across sessions. */
     final List<Long> retransmitTimesNanos = new ArrayList<>();
+
     final List<RetransmitCause> retransmitCauses = new ArrayList<>();
     /** First copies of a packet-id seen after a higher one: the original was lost before this capture point. */
     long lateFirstCopies;
+
     long highestId = -1;
     long lastControlWithPayloadNanos = -1;
     long lastControlWithPayloadId = -1;
@@ -145,7 +150,7 @@ public final class OpenVpnDirectionStats {
                 ackLatencyUs.add((t - s.firstNanos) / 1000);
             }
             // counted whether or not this id's own ACK was seen here: the sender may not have it yet
-            for (Iterator<Map.Entry<Long, Sent>> it = sent.entrySet().iterator(); it.hasNext();) {
+            for (Iterator<Map.Entry<Long, Sent>> it = sent.entrySet().iterator(); it.hasNext(); ) {
                 Map.Entry<Long, Sent> e = it.next();
                 if (e.getKey() < a) {
                     e.getValue().laterAcksSinceCopy++;

@@ -24,6 +24,7 @@ public final class OpenVpnFlow {
     final List<OpenVpnSession> sessions;
     /** Index in {@link #sessions} of the latest session, -1 before the first. */
     int current = -1;
+
     long lastSeenNanos;
     /** Sessions started on this flow, evicted ones included. */
     long sessionsStarted;
@@ -40,12 +41,13 @@ public final class OpenVpnFlow {
      * {@code first}. The server is the side on a configured OpenVPN port; when both or neither are,
      * the side that sent a server hard reset is the server, else the receiver of this packet.
      */
-    public static OpenVpnFlow open(OpenVpnWire wire, String vantage, String src, int srcPort, String dst, int dstPort,
-            OpenVpnHeader first) {
+    public static OpenVpnFlow open(
+            OpenVpnWire wire, String vantage, String src, int srcPort, String dst, int dstPort, OpenVpnHeader first) {
         boolean srcPortIsServer = wire.isOpenVpnPort(srcPort);
         boolean srcIsServer = srcPortIsServer && !wire.isOpenVpnPort(dstPort)
                 || (srcPortIsServer == wire.isOpenVpnPort(dstPort) && OpenVpnOpcode.isServerReset(first.opcode));
-        return srcIsServer ? new OpenVpnFlow(vantage, dst, src, new ArrayList<>(1))
+        return srcIsServer
+                ? new OpenVpnFlow(vantage, dst, src, new ArrayList<>(1))
                 : new OpenVpnFlow(vantage, src, dst, new ArrayList<>(1));
     }
 
@@ -55,7 +57,8 @@ public final class OpenVpnFlow {
      * {@code evicted}. Returns false for a data packet before any session (the capture began
      * mid-session): it is counted by the caller, not analysed.
      */
-    public boolean onPacket(OpenVpnHeader h, boolean fromClient, long t, OpenVpnSessionTracker.SessionListener evicted) {
+    public boolean onPacket(
+            OpenVpnHeader h, boolean fromClient, long t, OpenVpnSessionTracker.SessionListener evicted) {
         lastSeenNanos = Math.max(lastSeenNanos, t);
         OpenVpnSession s = sessionOf(h, fromClient, t, evicted);
         if (s == null) {
@@ -65,8 +68,8 @@ public final class OpenVpnFlow {
         return true;
     }
 
-    private OpenVpnSession sessionOf(OpenVpnHeader h, boolean fromClient, long t,
-            OpenVpnSessionTracker.SessionListener evicted) {
+    private OpenVpnSession sessionOf(
+            OpenVpnHeader h, boolean fromClient, long t, OpenVpnSessionTracker.SessionListener evicted) {
         if (h.kind == OpenVpnHeader.Kind.DATA) {
             return current < 0 ? null : sessions.get(current);
         }

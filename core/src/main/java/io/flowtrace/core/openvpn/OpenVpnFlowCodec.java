@@ -23,8 +23,7 @@ public final class OpenVpnFlowCodec {
     public static final int VERSION = 1;
     private static final RetransmitCause[] CAUSES = RetransmitCause.values();
 
-    private OpenVpnFlowCodec() {
-    }
+    private OpenVpnFlowCodec() {}
 
     public static void write(OpenVpnFlow f, DataOutput out) throws IOException {
         out.writeByte(VERSION);
@@ -43,7 +42,8 @@ public final class OpenVpnFlowCodec {
     public static OpenVpnFlow read(DataInput in) throws IOException {
         int version = in.readByte();
         if (version != VERSION) {
-            throw new IOException("unknown OpenVPN flow state version " + version + " (this build reads " + VERSION + ")");
+            throw new IOException(
+                    "unknown OpenVPN flow state version " + version + " (this build reads " + VERSION + ")");
         }
         String vantage = in.readUTF();
         String client = in.readUTF();

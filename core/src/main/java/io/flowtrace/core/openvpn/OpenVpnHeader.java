@@ -26,12 +26,14 @@ public final class OpenVpnHeader {
     public Kind kind;
     /** Why decoding stopped, for TRUNCATED and MALFORMED; a constant string. */
     public String reason;
+
     public int opcode;
     public int keyId;
     /** Sender's session id (control, ACK and opaque packets). */
     public long sessionId;
     /** P_DATA_V2 peer id (24 bits), -1 otherwise. */
     public int peerId;
+
     public int ackCount;
     public final long[] ackIds = new long[MAX_ACKS];
     /** The peer's session id that follows a non-empty ACK array; valid when ackCount > 0. */

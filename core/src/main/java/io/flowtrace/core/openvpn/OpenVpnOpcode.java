@@ -19,8 +19,7 @@ public final class OpenVpnOpcode {
     /** tls-crypt-v2: a control packet with the wrapped client key appended. */
     public static final int CONTROL_WKC_V1 = 11;
 
-    private OpenVpnOpcode() {
-    }
+    private OpenVpnOpcode() {}
 
     public static boolean isData(int op) {
         return op == DATA_V1 || op == DATA_V2;
@@ -28,8 +27,13 @@ public final class OpenVpnOpcode {
 
     /** Opcodes of the reliability layer that carry a message packet-id (all but ACK and data). */
     public static boolean isReliableControl(int op) {
-        return op == HARD_RESET_CLIENT_V1 || op == HARD_RESET_SERVER_V1 || op == SOFT_RESET_V1 || op == CONTROL_V1
-                || op == HARD_RESET_CLIENT_V2 || op == HARD_RESET_SERVER_V2 || op == HARD_RESET_CLIENT_V3
+        return op == HARD_RESET_CLIENT_V1
+                || op == HARD_RESET_SERVER_V1
+                || op == SOFT_RESET_V1
+                || op == CONTROL_V1
+                || op == HARD_RESET_CLIENT_V2
+                || op == HARD_RESET_SERVER_V2
+                || op == HARD_RESET_CLIENT_V3
                 || op == CONTROL_WKC_V1;
     }
 

@@ -20,9 +20,18 @@ public final class OpenVpnServerTable {
     public static final long SYNCHRONISED_NANOS = SynchronisedRetries.WINDOW_NANOS;
 
     /** One server's row; times in microseconds, percentiles nearest-rank; NaN without samples. */
-    public record Row(String server, long sessions, long completed, double meanUs, double sdUs, double p50Us,
-            double p90Us, double p99Us, long serverRetransmits, long clientRetransmits, long synchronisedRetries) {
-    }
+    public record Row(
+            String server,
+            long sessions,
+            long completed,
+            double meanUs,
+            double sdUs,
+            double p50Us,
+            double p90Us,
+            double p99Us,
+            long serverRetransmits,
+            long clientRetransmits,
+            long synchronisedRetries) {}
 
     private static final class Server {
         long sessions;
@@ -37,7 +46,11 @@ public final class OpenVpnServerTable {
     private final Map<String, Server> servers = new TreeMap<>();
 
     public void add(OpenVpnSession session) {
-        add(session.server(), session.setupNanos(), session.s2c().retransmits(), session.c2s().retransmits(),
+        add(
+                session.server(),
+                session.setupNanos(),
+                session.s2c().retransmits(),
+                session.c2s().retransmits(),
                 timerRetryTimes(session));
     }
 
@@ -46,7 +59,11 @@ public final class OpenVpnServerTable {
      * retransmissions of each side and the times of the server's timer-driven ones (ns), as a
      * streaming job keeps them per session.
      */
-    public void add(String server, long setupNanos, long serverRetransmits, long clientRetransmits,
+    public void add(
+            String server,
+            long setupNanos,
+            long serverRetransmits,
+            long clientRetransmits,
             long[] serverTimerRetryNanos) {
         Server s = servers.computeIfAbsent(server, k -> new Server());
         long index = s.sessions++;
@@ -85,8 +102,17 @@ public final class OpenVpnServerTable {
             long[] sorted = s.setup.sorted();
             double mean = SetupTimeStats.mean(sorted);
             double sd = SetupTimeStats.sampleSd(sorted, mean);
-            rows.add(new Row(e.getKey(), s.sessions, s.completed, mean / 1000, sd / 1000, percentile(sorted, 50),
-                    percentile(sorted, 90), percentile(sorted, 99), s.serverRetransmits, s.clientRetransmits,
+            rows.add(new Row(
+                    e.getKey(),
+                    s.sessions,
+                    s.completed,
+                    mean / 1000,
+                    sd / 1000,
+                    percentile(sorted, 50),
+                    percentile(sorted, 90),
+                    percentile(sorted, 99),
+                    s.serverRetransmits,
+                    s.clientRetransmits,
                     s.retries.count()));
         }
         return rows;

@@ -13,7 +13,8 @@ package io.flowtrace.core.openvpn;
  */
 public final class OpenVpnSession {
     public enum SetupEnd {
-        DATA, CONTROL;
+        DATA,
+        CONTROL;
 
         public String jsonName() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -78,7 +79,7 @@ public final class OpenVpnSession {
                 int payload = h.keyId == 0 ? h.payloadLength : 0; // renegotiation payload is not setup
                 own.onControl(h.messagePacketId, t, payload, OpenVpnOpcode.isServerReset(h.opcode));
             }
-            default -> { } // TRUNCATED / MALFORMED never reach a session
+            default -> {} // TRUNCATED / MALFORMED never reach a session
         }
     }
 

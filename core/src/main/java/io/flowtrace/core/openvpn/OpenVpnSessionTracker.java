@@ -30,6 +30,7 @@ public final class OpenVpnSessionTracker {
 
     /** A session silent this long is over (OpenVPN's default --ping-restart for clients is 120 s). */
     public static final long IDLE_NANOS = 300_000_000_000L;
+
     private static final long SWEEP_NANOS = 1_000_000_000L;
     /** Sessions kept per UDP flow; a flow that cycles through more reports the oldest early. */
     static final int MAX_SESSIONS_PER_FLOW = OpenVpnFlow.MAX_SESSIONS;
@@ -77,7 +78,7 @@ public final class OpenVpnSessionTracker {
     }
 
     private void sweep(long now) {
-        for (Iterator<OpenVpnFlow> it = flows.values().iterator(); it.hasNext();) {
+        for (Iterator<OpenVpnFlow> it = flows.values().iterator(); it.hasNext(); ) {
             OpenVpnFlow f = it.next();
             if (now - f.lastSeenNanos >= IDLE_NANOS) {
                 f.sessions.forEach(listener::onSession);

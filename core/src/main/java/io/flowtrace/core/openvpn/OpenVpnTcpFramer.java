@@ -26,6 +26,7 @@ public final class OpenVpnTcpFramer {
     private int have;
     /** Next expected sequence number (32-bit, as on the wire); -1 before the first segment. */
     private long nextSeq = -1;
+
     private boolean desynchronised;
     private long packets;
     private long repeatedBytes;
@@ -63,7 +64,7 @@ public final class OpenVpnTcpFramer {
             return;
         }
         nextSeq = (nextSeq + (wireLen - skip)) & 0xffffffffL;
-        for (int p = off + skip, end = off + wireLen; p < end;) {
+        for (int p = off + skip, end = off + wireLen; p < end; ) {
             int n = Math.min(end - p, need());
             System.arraycopy(data, p, buf, have, n);
             have += n;

@@ -43,7 +43,9 @@ public record OpenVpnWire(int[] ports, int tlsAuthDigestBytes, boolean tlsCrypt)
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof OpenVpnWire w && Arrays.equals(ports, w.ports) && tlsAuthDigestBytes == w.tlsAuthDigestBytes
+        return o instanceof OpenVpnWire w
+                && Arrays.equals(ports, w.ports)
+                && tlsAuthDigestBytes == w.tlsAuthDigestBytes
                 && tlsCrypt == w.tlsCrypt;
     }
 

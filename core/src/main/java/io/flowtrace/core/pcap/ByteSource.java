@@ -54,7 +54,8 @@ final class ByteSource {
         // a huge buffer for a short stream.
         while (limit < n && !eof) {
             if (limit == buf.length) {
-                byte[] bigger = new byte[(int) Math.min(Math.max((long) buf.length * 2, 1024), Math.max(n, buf.length))];
+                byte[] bigger =
+                        new byte[(int) Math.min(Math.max((long) buf.length * 2, 1024), Math.max(n, buf.length))];
                 System.arraycopy(buf, 0, bigger, 0, limit);
                 buf = bigger;
             }

@@ -5,5 +5,5 @@ package io.flowtrace.core.pcap;
 public interface CaptureErrorListener {
     void onError(CaptureFormatException error);
 
-    CaptureErrorListener IGNORE = error -> { };
+    CaptureErrorListener IGNORE = error -> {};
 }

@@ -22,5 +22,6 @@ public final class CaptureRecord {
     public long byteOffset;
     /** The captured bytes are {@code data[dataOffset .. dataOffset + capturedLength)}. */
     public byte[] data;
+
     public int dataOffset;
 }

@@ -10,6 +10,7 @@ import java.util.Arrays;
 public final class DecodedPacket {
     /** Truncation bits: which parts the snap length cut off. */
     public static final int TRUNCATED_OPTIONS = 1;
+
     public static final int TRUNCATED_PAYLOAD = 2;
 
     public static final int FIN = 0x01;
@@ -36,6 +37,7 @@ public final class DecodedPacket {
     public int wireLength;
     /** Outer and inner 802.1Q/802.1ad VLAN ids, -1 when untagged. */
     public int vlanOuter;
+
     public int vlanInner;
 
     public int ipVersion;
@@ -60,6 +62,7 @@ public final class DecodedPacket {
     public int flags;
     /** Raw window field, not scaled. */
     public int window;
+
     public int tcpHeaderLength;
     /** TCP payload bytes from the IP lengths, or UDP payload bytes from the UDP length (not the captured bytes). */
     public int payloadLength;
@@ -68,6 +71,7 @@ public final class DecodedPacket {
      * bytes were captured. Valid until the capture reader reuses that array.
      */
     public int payloadOffset;
+
     public int payloadCaptured;
 
     public int mss;
@@ -80,6 +84,7 @@ public final class DecodedPacket {
     public long tsEcr;
     /** An option whose length is impossible (< 2, or past the header); parsing stopped there. */
     public boolean badOptions;
+
     public int truncation;
 
     public boolean hasFlag(int flag) {

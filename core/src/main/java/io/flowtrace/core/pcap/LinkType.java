@@ -6,6 +6,7 @@ public final class LinkType {
     public static final int ETHERNET = 1;
     /** DLT_RAW as defined on some BSDs (12) and OpenBSD (14); LINKTYPE_RAW is 101. */
     public static final int RAW_BSD = 12;
+
     public static final int RAW_OPENBSD = 14;
     public static final int RAW = 101;
     public static final int LOOP = 108;
@@ -14,8 +15,7 @@ public final class LinkType {
     public static final int IPV6 = 229;
     public static final int LINUX_SLL2 = 276;
 
-    private LinkType() {
-    }
+    private LinkType() {}
 
     public static boolean isSupported(int linkType) {
         return switch (linkType) {

@@ -43,12 +43,19 @@ public final class PacketDecoder {
 
     /** Decodes {@code rec} into {@code out}; returns {@code out.status}. */
     public DecodeStatus decode(CaptureRecord rec, DecodedPacket out) {
-        return decode(rec.data, rec.dataOffset, rec.capturedLength, rec.wireLength, rec.linkType, rec.timestampNanos,
-                rec.interfaceId, out);
+        return decode(
+                rec.data,
+                rec.dataOffset,
+                rec.capturedLength,
+                rec.wireLength,
+                rec.linkType,
+                rec.timestampNanos,
+                rec.interfaceId,
+                out);
     }
 
-    public DecodeStatus decode(byte[] b, int off, int capLen, int wireLen, int linkType, long tsNanos, int ifaceId,
-            DecodedPacket out) {
+    public DecodeStatus decode(
+            byte[] b, int off, int capLen, int wireLen, int linkType, long tsNanos, int ifaceId, DecodedPacket out) {
         out.resetTcpFields();
         out.timestampNanos = tsNanos;
         out.interfaceId = ifaceId;
@@ -105,7 +112,10 @@ public final class PacketDecoder {
                     return fail(out, DecodeStatus.TRUNCATED, "loopback header truncated");
                 }
                 // NULL: address family in the capturing host's byte order; LOOP: network order.
-                int le = (b[off] & 0xff) | (b[off + 1] & 0xff) << 8 | (b[off + 2] & 0xff) << 16 | (b[off + 3] & 0xff) << 24;
+                int le = (b[off] & 0xff)
+                        | (b[off + 1] & 0xff) << 8
+                        | (b[off + 2] & 0xff) << 16
+                        | (b[off + 3] & 0xff) << 24;
                 int be = Integer.reverseBytes(le);
                 int family = linkType == LinkType.LOOP ? be : ((le & 0xffff0000) == 0 ? le : be);
                 etherType = switch (family) {
@@ -239,7 +249,8 @@ public final class PacketDecoder {
                     remaining -= len;
                 }
                 default -> {
-                    return next == PROTO_UDP && decodeUdp ? decodeUdp(b, q, end, remaining, out)
+                    return next == PROTO_UDP && decodeUdp
+                            ? decodeUdp(b, q, end, remaining, out)
                             : fail(out, DecodeStatus.NOT_TCP, "not TCP");
                 }
             }
@@ -320,6 +331,9 @@ public final class PacketDecoder {
     }
 
     static long u32(byte[] b, int p) {
-        return (((long) (b[p] & 0xff)) << 24) | ((b[p + 1] & 0xff) << 16) | ((b[p + 2] & 0xff) << 8) | (b[p + 3] & 0xff);
+        return (((long) (b[p] & 0xff)) << 24)
+                | ((b[p + 1] & 0xff) << 16)
+                | ((b[p + 2] & 0xff) << 8)
+                | (b[p + 3] & 0xff);
     }
 }

@@ -16,6 +16,7 @@ final class PcapReader implements CaptureReader {
     static final long MAGIC_NANOS = 0xa1b23c4dL;
     /** libpcap's MAXIMUM_SNAPLEN: no valid record is longer. */
     static final int MAX_RECORD = 262_144;
+
     private static final int GLOBAL_HEADER = 24;
     private static final int RECORD_HEADER = 16;
     /** How far to scan for a plausible header after corruption before giving up. */
@@ -36,7 +37,8 @@ final class PcapReader implements CaptureReader {
     private boolean finished;
 
     static boolean isPcapMagic(long magicLe) {
-        return magicLe == MAGIC_MICROS || magicLe == MAGIC_NANOS
+        return magicLe == MAGIC_MICROS
+                || magicLe == MAGIC_NANOS
                 || magicLe == Long.reverseBytes(MAGIC_MICROS) >>> 32
                 || magicLe == Long.reverseBytes(MAGIC_NANOS) >>> 32;
     }
@@ -54,7 +56,8 @@ final class PcapReader implements CaptureReader {
         this.nanos = magic == MAGIC_NANOS;
         int major = src.u16(4, bigEndian);
         if (major != 2) {
-            throw new CaptureFormatException("unsupported pcap version " + major + "." + src.u16(6, bigEndian), 4, 0, false);
+            throw new CaptureFormatException(
+                    "unsupported pcap version " + major + "." + src.u16(6, bigEndian), 4, 0, false);
         }
         long snap = src.u32(16, bigEndian);
         this.snapLength = snap == 0 || snap > MAX_RECORD ? MAX_RECORD : (int) snap;
@@ -82,11 +85,15 @@ final class PcapReader implements CaptureReader {
             String reason = describeBadHeader();
             if (!resynchronise(headerOffset)) {
                 finished = true;
-                throw new CaptureFormatException(reason + "; no plausible record header found after it", headerOffset, recordNumber, false);
+                throw new CaptureFormatException(
+                        reason + "; no plausible record header found after it", headerOffset, recordNumber, false);
             }
             recovered++;
-            errors.onError(new CaptureFormatException(reason + "; skipped " + (src.offset() - headerOffset)
-                    + " bytes to the next plausible record", headerOffset, recordNumber, true));
+            errors.onError(new CaptureFormatException(
+                    reason + "; skipped " + (src.offset() - headerOffset) + " bytes to the next plausible record",
+                    headerOffset,
+                    recordNumber,
+                    true));
             headerOffset = src.offset();
         }
         long seconds = src.u32(0, bigEndian);
@@ -95,8 +102,9 @@ final class PcapReader implements CaptureReader {
         long wire = src.u32(12, bigEndian);
         int have = src.ensure(RECORD_HEADER + captured);
         if (have < RECORD_HEADER + captured) {
-            return truncatedTail("record data truncated: " + Math.max(0, have - RECORD_HEADER) + " of " + captured
-                    + " bytes", headerOffset);
+            return truncatedTail(
+                    "record data truncated: " + Math.max(0, have - RECORD_HEADER) + " of " + captured + " bytes",
+                    headerOffset);
         }
         lastGoodSeconds = seconds;
         into.timestampNanos = seconds * 1_000_000_000L + (nanos ? fraction : fraction * 1000L);
@@ -164,8 +172,8 @@ final class PcapReader implements CaptureReader {
             if (plausibleHeader(0, true)) {
                 int captured = (int) src.u32(8, bigEndian);
                 int after = src.ensure(RECORD_HEADER + captured + RECORD_HEADER);
-                if (after == RECORD_HEADER + captured || (after >= 2 * RECORD_HEADER + captured
-                        && plausibleHeader(RECORD_HEADER + captured, true))) {
+                if (after == RECORD_HEADER + captured
+                        || (after >= 2 * RECORD_HEADER + captured && plausibleHeader(RECORD_HEADER + captured, true))) {
                     return true;
                 }
             }

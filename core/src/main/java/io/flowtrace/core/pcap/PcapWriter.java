@@ -17,15 +17,23 @@ public final class PcapWriter implements Closeable {
     public PcapWriter(OutputStream out, int linkType, int snapLength) throws IOException {
         this.out = out;
         ByteBuffer g = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
-        g.putInt((int) PcapReader.MAGIC_NANOS).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0)
-                .putInt(snapLength).putInt(linkType);
+        g.putInt((int) PcapReader.MAGIC_NANOS)
+                .putShort((short) 2)
+                .putShort((short) 4)
+                .putInt(0)
+                .putInt(0)
+                .putInt(snapLength)
+                .putInt(linkType);
         out.write(g.array());
     }
 
-    public void write(long timestampNanos, byte[] data, int offset, int capturedLength, int wireLength) throws IOException {
+    public void write(long timestampNanos, byte[] data, int offset, int capturedLength, int wireLength)
+            throws IOException {
         header.clear();
-        header.putInt((int) (timestampNanos / 1_000_000_000L)).putInt((int) (timestampNanos % 1_000_000_000L))
-                .putInt(capturedLength).putInt(wireLength);
+        header.putInt((int) (timestampNanos / 1_000_000_000L))
+                .putInt((int) (timestampNanos % 1_000_000_000L))
+                .putInt(capturedLength)
+                .putInt(wireLength);
         out.write(header.array());
         out.write(data, offset, capturedLength);
     }

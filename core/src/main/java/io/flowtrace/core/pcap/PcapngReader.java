@@ -24,6 +24,7 @@ final class PcapngReader implements CaptureReader {
     private static final int OPT_IF_TSOFFSET = 14;
     /** Larger than any real block; a length beyond this is corruption, not data. */
     private static final int MAX_BLOCK = 16 << 20;
+
     private static final long MAX_RESYNC_SCAN = 8L << 20;
 
     private final InputStream in;
@@ -35,6 +36,7 @@ final class PcapngReader implements CaptureReader {
     private int[] snapLengths = new int[4];
     /** if_tsresol byte: bit 7 clear → 10^-n seconds, set → 2^-n seconds. */
     private int[] tsResolutions = new int[4];
+
     private long[] tsOffsetSeconds = new long[4];
     private long recordNumber;
     private long recovered;
@@ -65,18 +67,23 @@ final class PcapngReader implements CaptureReader {
                 continue;
             }
             if (sections == 0) {
-                throw new CaptureFormatException("pcapng stream does not start with a section header", blockOffset, 0, false);
+                throw new CaptureFormatException(
+                        "pcapng stream does not start with a section header", blockOffset, 0, false);
             }
             long length = src.u32(4, bigEndian);
             if (length < 12 || length > MAX_BLOCK || (length & 3) != 0) {
                 String reason = "absurd block length " + length + " for block type " + type;
                 if (!resynchronise(blockOffset)) {
                     finished = true;
-                    throw new CaptureFormatException(reason + "; no valid block found after it", blockOffset, recordNumber + 1, false);
+                    throw new CaptureFormatException(
+                            reason + "; no valid block found after it", blockOffset, recordNumber + 1, false);
                 }
                 recovered++;
-                errors.onError(new CaptureFormatException(reason + "; skipped " + (src.offset() - blockOffset)
-                        + " bytes to the next valid block", blockOffset, recordNumber + 1, true));
+                errors.onError(new CaptureFormatException(
+                        reason + "; skipped " + (src.offset() - blockOffset) + " bytes to the next valid block",
+                        blockOffset,
+                        recordNumber + 1,
+                        true));
                 continue;
             }
             int len = (int) length;
@@ -85,12 +92,17 @@ final class PcapngReader implements CaptureReader {
                 if (type == EPB || type == SPB || type == OBSOLETE_PB) {
                     recordNumber++;
                 }
-                return truncatedTail("block of type " + type + " truncated: " + have + " of " + len + " bytes", blockOffset);
+                return truncatedTail(
+                        "block of type " + type + " truncated: " + have + " of " + len + " bytes", blockOffset);
             }
             if (src.u32(len - 4, bigEndian) != length) {
                 recovered++;
-                errors.onError(new CaptureFormatException("block trailing length " + src.u32(len - 4, bigEndian)
-                        + " differs from leading length " + length, blockOffset, recordNumber + 1, true));
+                errors.onError(new CaptureFormatException(
+                        "block trailing length " + src.u32(len - 4, bigEndian) + " differs from leading length "
+                                + length,
+                        blockOffset,
+                        recordNumber + 1,
+                        true));
             }
             switch ((int) type) {
                 case IDB -> readInterface(len, blockOffset);
@@ -101,7 +113,7 @@ final class PcapngReader implements CaptureReader {
                         return true;
                     }
                 }
-                default -> { } // statistics, name resolution, custom, decryption secrets: not ours
+                default -> {} // statistics, name resolution, custom, decryption secrets: not ours
             }
             src.skip(len);
         }
@@ -119,7 +131,8 @@ final class PcapngReader implements CaptureReader {
         } else if (bomLe == (Long.reverseBytes(BYTE_ORDER_MAGIC) >>> 32)) {
             bigEndian = true;
         } else {
-            throw new CaptureFormatException(String.format("bad pcapng byte-order magic 0x%08x", bomLe), offset + 8, recordNumber, false);
+            throw new CaptureFormatException(
+                    String.format("bad pcapng byte-order magic 0x%08x", bomLe), offset + 8, recordNumber, false);
         }
         int major = src.u16(12, bigEndian);
         if (major != 1) {
@@ -203,18 +216,25 @@ final class PcapngReader implements CaptureReader {
         }
         if (iface >= interfaceCount) {
             recovered++;
-            errors.onError(new CaptureFormatException("packet refers to undeclared interface " + iface
-                    + " (" + interfaceCount + " declared); skipped", offset, recordNumber, true));
+            errors.onError(new CaptureFormatException(
+                    "packet refers to undeclared interface " + iface + " (" + interfaceCount + " declared); skipped",
+                    offset,
+                    recordNumber,
+                    true));
             return false;
         }
         if (captured < 0 || dataAt + captured > len - 4) {
             recovered++;
-            errors.onError(new CaptureFormatException("captured length " + captured + " exceeds block length " + len
-                    + "; skipped", offset, recordNumber, true));
+            errors.onError(new CaptureFormatException(
+                    "captured length " + captured + " exceeds block length " + len + "; skipped",
+                    offset,
+                    recordNumber,
+                    true));
             return false;
         }
         int i = (int) iface;
-        into.timestampNanos = type == SPB ? 0 : toNanos(tsUnits, tsResolutions[i]) + tsOffsetSeconds[i] * 1_000_000_000L;
+        into.timestampNanos =
+                type == SPB ? 0 : toNanos(tsUnits, tsResolutions[i]) + tsOffsetSeconds[i] * 1_000_000_000L;
         into.interfaceId = i;
         into.linkType = linkTypes[i];
         into.capturedLength = captured;
@@ -248,8 +268,7 @@ final class PcapngReader implements CaptureReader {
         }
         long whole = units >>> exp;
         long frac = units & ((1L << exp) - 1);
-        long fracNanos = exp <= 33 ? (frac * 1_000_000_000L) >>> exp
-                : (long) (frac / Math.pow(2, exp) * 1e9);
+        long fracNanos = exp <= 33 ? (frac * 1_000_000_000L) >>> exp : (long) (frac / Math.pow(2, exp) * 1e9);
         return whole * 1_000_000_000L + fracNanos;
     }
 
@@ -268,10 +287,19 @@ final class PcapngReader implements CaptureReader {
             }
             long type = src.u32(0, bigEndian);
             long length = src.u32(4, bigEndian);
-            boolean known = type == IDB || type == EPB || type == SPB || type == OBSOLETE_PB || type == 4 || type == 5
+            boolean known = type == IDB
+                    || type == EPB
+                    || type == SPB
+                    || type == OBSOLETE_PB
+                    || type == 4
+                    || type == 5
                     || type == SHB_TYPE;
-            if (known && length >= 12 && length <= MAX_BLOCK && (length & 3) == 0
-                    && src.ensure((int) length) >= length && src.u32((int) length - 4, bigEndian) == length) {
+            if (known
+                    && length >= 12
+                    && length <= MAX_BLOCK
+                    && (length & 3) == 0
+                    && src.ensure((int) length) >= length
+                    && src.u32((int) length - 4, bigEndian) == length) {
                 return true;
             }
             src.skip(4);

@@ -6,8 +6,7 @@ package io.flowtrace.core.pcap;
  * with a case per option kind reads like the option list of RFC 9293 §3.2, so it stays one method.
  */
 final class TcpOptions {
-    private TcpOptions() {
-    }
+    private TcpOptions() {}
 
     // LONG-METHOD: one case per option kind on the per-packet path, read like RFC 9293 §3.2's option list
     /** TCP options (RFC 9293 §3.2, RFC 7323, RFC 2018). Stops at the first impossible length. */
@@ -76,7 +75,7 @@ final class TcpOptions {
                         out.badOptions = true;
                     }
                 }
-                default -> { } // MPTCP, TFO, MD5, ...: skipped by length
+                default -> {} // MPTCP, TFO, MD5, ...: skipped by length
             }
             p += len;
         }

@@ -26,14 +26,26 @@ import java.util.function.ToLongFunction;
  * @param window how the job's windows aggregate it
  * @param value how the report computes it from an analysed flow
  */
-public record FlowField(String path, Scope scope, String unit, boolean nullable, String definition, String reportOnly,
-        Column column, Window window, Value value) {
+public record FlowField(
+        String path,
+        Scope scope,
+        String unit,
+        boolean nullable,
+        String definition,
+        String reportOnly,
+        Column column,
+        Window window,
+        Value value) {
 
-    public enum Scope { FLOW, DIRECTION }
+    public enum Scope {
+        FLOW,
+        DIRECTION
+    }
 
     /** The two directions of a {@link Scope#DIRECTION} field; the JSON object names are the lower-case names. */
     public enum Side {
-        C2S, S2C;
+        C2S,
+        S2C;
 
         public String jsonName() {
             return this == C2S ? "c2s" : "s2c";
@@ -41,7 +53,13 @@ public record FlowField(String path, Scope scope, String unit, boolean nullable,
     }
 
     /** The value kinds of the report, one per {@link ReportVisitor} method. */
-    public enum Kind { STRING, INTEGER, DECIMAL, BOOL, INTEGERS }
+    public enum Kind {
+        STRING,
+        INTEGER,
+        DECIMAL,
+        BOOL,
+        INTEGERS
+    }
 
     /** How a value is computed from one analysed flow (and, for a direction field, one side of it). */
     public sealed interface Value {
@@ -104,7 +122,14 @@ public record FlowField(String path, Scope scope, String unit, boolean nullable,
     }
 
     /** PostgreSQL column types of the sink tables. TIMESTAMPTZ holds a µs-since-epoch value. */
-    public enum SqlType { TEXT, BIGINT, INTEGER, DOUBLE_PRECISION, BOOLEAN, TIMESTAMPTZ }
+    public enum SqlType {
+        TEXT,
+        BIGINT,
+        INTEGER,
+        DOUBLE_PRECISION,
+        BOOLEAN,
+        TIMESTAMPTZ
+    }
 
     /** How a field becomes {@code flow_summary} columns. */
     public enum Columns {
@@ -156,18 +181,18 @@ public record FlowField(String path, Scope scope, String unit, boolean nullable,
     }
 
     FlowField withColumn(String name, SqlType type, Columns columns) {
-        return new FlowField(path, scope, unit, nullable, definition, reportOnly, new Column(name, type, columns), window,
-                value);
+        return new FlowField(
+                path, scope, unit, nullable, definition, reportOnly, new Column(name, type, columns), window, value);
     }
 
     FlowField summed(String stat) {
-        return new FlowField(path, scope, unit, nullable, definition, reportOnly, column, new Window(Aggregate.SUM, stat),
-                value);
+        return new FlowField(
+                path, scope, unit, nullable, definition, reportOnly, column, new Window(Aggregate.SUM, stat), value);
     }
 
     FlowField sampled(String stat) {
-        return new FlowField(path, scope, unit, nullable, definition, reportOnly, column,
-                new Window(Aggregate.SAMPLE, stat), value);
+        return new FlowField(
+                path, scope, unit, nullable, definition, reportOnly, column, new Window(Aggregate.SAMPLE, stat), value);
     }
 
     FlowField reportOnly(String why) {

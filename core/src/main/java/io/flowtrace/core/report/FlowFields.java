@@ -19,11 +19,10 @@ import io.flowtrace.core.report.FlowField.Scope;
 import io.flowtrace.core.report.FlowField.Side;
 import io.flowtrace.core.report.FlowField.TextValue;
 import io.flowtrace.core.report.FlowField.Value;
-import io.flowtrace.core.tcp.TcpDirectionStats;
 import io.flowtrace.core.tcp.RetransmissionClass;
 import io.flowtrace.core.tcp.RunningStats;
 import io.flowtrace.core.tcp.SetupStats;
-import io.flowtrace.core.tcp.SlowStartStats;
+import io.flowtrace.core.tcp.TcpDirectionStats;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,88 +39,191 @@ import java.util.function.ToLongFunction;
  * a column); docs/metrics.md defines every field in full and a test keeps the two in step.
  */
 public final class FlowFields {
-    private FlowFields() {
-    }
+    private FlowFields() {}
 
-    private static final String[] SEGMENT_SIZE_RULES = {"data segments of 1-99 bytes", "data segments of 100-535 bytes",
-        "data segments of 536-1199 bytes", "data segments of 1200 bytes up to the MSS", "data segments above the MSS (super-segments)"};
-
+    private static final String[] SEGMENT_SIZE_RULES = {
+        "data segments of 1-99 bytes",
+        "data segments of 100-535 bytes",
+        "data segments of 536-1199 bytes",
+        "data segments of 1200 bytes up to the MSS",
+        "data segments above the MSS (super-segments)"
+    };
 
     // ---- once per flow, in report order ----
-    public static final FlowField CLIENT = flow("flow.client", "", "ip:port of the client: sender of the first SYN, else the receiver of the first SYN-ACK, else the higher port",
-            text(s -> s.flow().client().toString())).withColumn("client", TEXT, ONE);
-    public static final FlowField SERVER = flow("flow.server", "", "ip:port of the server",
-            text(s -> s.flow().server().toString())).withColumn("server", TEXT, ONE);
-    public static final FlowField VANTAGE = flow("flow.vantage", "", "agent/interface of the capture point (a Vantage record in the contract)",
-            text(s -> s.key().vantage().toString())).withColumn("vantage", TEXT, ONE);
-    public static final FlowField INSTANCE = flow("flow.instance", "µs", "capture time of the instance's first packet, µs since the epoch",
-            integer(FlowSubject::instance)).withColumn("instance", BIGINT, ONE);
-    public static final FlowField CLIENT_GUESSED = flow("flow.client_guessed", "", "no SYN or SYN-ACK seen: the client is the port-based guess",
-            bool(s -> s.flow().clientGuessed())).withColumn("client_guessed", BOOLEAN, ONE);
-    public static final FlowField FIRST_SEEN = flow("first_seen_us", "µs", "capture time of the instance's first packet, µs since the epoch",
-            integer(s -> micros(s.flow().firstSeenNanos()))).withColumn("first_seen", TIMESTAMPTZ, ONE);
-    public static final FlowField LAST_SEEN = flow("last_seen_us", "µs", "capture time of the instance's latest packet, µs since the epoch",
-            integer(s -> micros(s.flow().lastSeenNanos()))).withColumn("last_seen", TIMESTAMPTZ, ONE);
-    public static final FlowField END = flow("end", "", "fin, rst, idle (expired) or open (alive at the end of input or at an update)",
-            text(s -> s.flow().end().jsonName())).withColumn("end_state", TEXT, ONE);
-    public static final FlowField SYN_RETRANSMITS = setup("syn_retransmits", "SYNs", "client SYNs after the first",
-            setupCount(st -> st.synRetransmits)).withColumn("syn_retransmits", INTEGER, ONE).summed("synRetransmits");
-    public static final FlowField SYNACK_RETRANSMITS = setup("synack_retransmits", "SYN-ACKs", "server SYN-ACKs after the first",
-            setupCount(st -> st.synAckRetransmits)).summed("synackRetransmits");
-    public static final FlowField SYN_RETRANSMIT_GAPS = setup("syn_retransmit_gaps_us", "µs", "time from each SYN to the next",
+    public static final FlowField CLIENT = flow(
+                    "flow.client",
+                    "",
+                    "ip:port of the client: sender of the first SYN, else the receiver of the first SYN-ACK, else the higher port",
+                    text(s -> s.flow().client().toString()))
+            .withColumn("client", TEXT, ONE);
+    public static final FlowField SERVER = flow(
+                    "flow.server",
+                    "",
+                    "ip:port of the server",
+                    text(s -> s.flow().server().toString()))
+            .withColumn("server", TEXT, ONE);
+    public static final FlowField VANTAGE = flow(
+                    "flow.vantage",
+                    "",
+                    "agent/interface of the capture point (a Vantage record in the contract)",
+                    text(s -> s.key().vantage().toString()))
+            .withColumn("vantage", TEXT, ONE);
+    public static final FlowField INSTANCE = flow(
+                    "flow.instance",
+                    "µs",
+                    "capture time of the instance's first packet, µs since the epoch",
+                    integer(FlowSubject::instance))
+            .withColumn("instance", BIGINT, ONE);
+    public static final FlowField CLIENT_GUESSED = flow(
+                    "flow.client_guessed",
+                    "",
+                    "no SYN or SYN-ACK seen: the client is the port-based guess",
+                    bool(s -> s.flow().clientGuessed()))
+            .withColumn("client_guessed", BOOLEAN, ONE);
+    public static final FlowField FIRST_SEEN = flow(
+                    "first_seen_us",
+                    "µs",
+                    "capture time of the instance's first packet, µs since the epoch",
+                    integer(s -> micros(s.flow().firstSeenNanos())))
+            .withColumn("first_seen", TIMESTAMPTZ, ONE);
+    public static final FlowField LAST_SEEN = flow(
+                    "last_seen_us",
+                    "µs",
+                    "capture time of the instance's latest packet, µs since the epoch",
+                    integer(s -> micros(s.flow().lastSeenNanos())))
+            .withColumn("last_seen", TIMESTAMPTZ, ONE);
+    public static final FlowField END = flow(
+                    "end",
+                    "",
+                    "fin, rst, idle (expired) or open (alive at the end of input or at an update)",
+                    text(s -> s.flow().end().jsonName()))
+            .withColumn("end_state", TEXT, ONE);
+    public static final FlowField SYN_RETRANSMITS = setup(
+                    "syn_retransmits", "SYNs", "client SYNs after the first", setupCount(st -> st.synRetransmits))
+            .withColumn("syn_retransmits", INTEGER, ONE)
+            .summed("synRetransmits");
+    public static final FlowField SYNACK_RETRANSMITS = setup(
+                    "synack_retransmits",
+                    "SYN-ACKs",
+                    "server SYN-ACKs after the first",
+                    setupCount(st -> st.synAckRetransmits))
+            .summed("synackRetransmits");
+    public static final FlowField SYN_RETRANSMIT_GAPS = setup(
+            "syn_retransmit_gaps_us",
+            "µs",
+            "time from each SYN to the next",
             setupGaps(st -> micros(st.synRetransmitGapsNanos, st.synRetransmitGapCount)));
-    public static final FlowField SYNACK_RETRANSMIT_GAPS = setup("synack_retransmit_gaps_us", "µs", "time from each SYN-ACK to the next",
-            setupGaps(st -> micros(st.synAckRetransmitGapsNanos, st.synAckRetransmitGapCount))).orNull();
-    public static final FlowField SETUP_US = setup("setup_us", "µs", "first SYN to the client's ACK of the server's ISN + 1",
-            setupDecimal(st -> st.setupNanos < 0 ? Double.NaN : st.setupNanos / 1000.0)).orNull()
-            .withColumn("setup_us", DOUBLE_PRECISION, ONE).sampled("setupUs");
-    public static final FlowField HANDSHAKE_RTT_US = setup("handshake_rtt_us", "µs", "path RTT from the three-way handshake at this vantage point",
-            setupDecimal(st -> st.handshakeRttNanos < 0 ? Double.NaN : st.handshakeRttNanos / 1000.0)).orNull()
+    public static final FlowField SYNACK_RETRANSMIT_GAPS = setup(
+                    "synack_retransmit_gaps_us",
+                    "µs",
+                    "time from each SYN-ACK to the next",
+                    setupGaps(st -> micros(st.synAckRetransmitGapsNanos, st.synAckRetransmitGapCount)))
+            .orNull();
+    public static final FlowField SETUP_US = setup(
+                    "setup_us",
+                    "µs",
+                    "first SYN to the client's ACK of the server's ISN + 1",
+                    setupDecimal(st -> st.setupNanos < 0 ? Double.NaN : st.setupNanos / 1000.0))
+            .orNull()
+            .withColumn("setup_us", DOUBLE_PRECISION, ONE)
+            .sampled("setupUs");
+    public static final FlowField HANDSHAKE_RTT_US = setup(
+                    "handshake_rtt_us",
+                    "µs",
+                    "path RTT from the three-way handshake at this vantage point",
+                    setupDecimal(st -> st.handshakeRttNanos < 0 ? Double.NaN : st.handshakeRttNanos / 1000.0))
+            .orNull()
             .withColumn("handshake_rtt_us", DOUBLE_PRECISION, ONE);
 
     // ---- once per direction (c2s: data the client sent, s2c: data the server sent), in report order ----
-    public static final FlowField PACKETS = side("packets", "packets", "TCP packets this side sent", count(d -> d.packets))
-            .withColumn("packets", BIGINT, PER_DIRECTION).summed("packets");
-    public static final FlowField DATA_PACKETS = side("data_packets", "packets", "packets with payload", count(d -> d.dataPackets))
+    public static final FlowField PACKETS = side(
+                    "packets", "packets", "TCP packets this side sent", count(d -> d.packets))
+            .withColumn("packets", BIGINT, PER_DIRECTION)
+            .summed("packets");
+    public static final FlowField DATA_PACKETS = side(
+                    "data_packets", "packets", "packets with payload", count(d -> d.dataPackets))
             .summed("dataPackets");
-    public static final FlowField DATA_BYTES = side("data_bytes", "bytes", "payload bytes, retransmissions included", count(d -> d.dataBytes))
-            .withColumn("data_bytes", BIGINT, PER_DIRECTION).summed("dataBytes");
-    public static final FlowField UNIQUE_BYTES = side("unique_bytes", "bytes", "sequence space covered at least once",
-            count(d -> d.uniqueBytes)).withColumn("unique_bytes", BIGINT, PER_DIRECTION).summed("uniqueBytes");
-    public static final FlowField RETRANSMITTED_PACKETS = side("retransmitted_packets", "segments",
-            "segments occupying sequence space already sent (data or FIN) = the sum of retransmits.*",
-            count(d -> d.retransmittedPackets)).withColumn("retransmitted_packets", BIGINT, PER_DIRECTION)
+    public static final FlowField DATA_BYTES = side(
+                    "data_bytes", "bytes", "payload bytes, retransmissions included", count(d -> d.dataBytes))
+            .withColumn("data_bytes", BIGINT, PER_DIRECTION)
+            .summed("dataBytes");
+    public static final FlowField UNIQUE_BYTES = side(
+                    "unique_bytes", "bytes", "sequence space covered at least once", count(d -> d.uniqueBytes))
+            .withColumn("unique_bytes", BIGINT, PER_DIRECTION)
+            .summed("uniqueBytes");
+    public static final FlowField RETRANSMITTED_PACKETS = side(
+                    "retransmitted_packets",
+                    "segments",
+                    "segments occupying sequence space already sent (data or FIN) = the sum of retransmits.*",
+                    count(d -> d.retransmittedPackets))
+            .withColumn("retransmitted_packets", BIGINT, PER_DIRECTION)
             .summed("retransmittedPackets");
-    public static final FlowField RETRANSMITTED_BYTES = side("retransmitted_bytes", "bytes", "payload bytes of the retransmitted segments",
+    public static final FlowField RETRANSMITTED_BYTES = side(
+            "retransmitted_bytes",
+            "bytes",
+            "payload bytes of the retransmitted segments",
             count(d -> d.retransmittedBytes));
     /** retransmits.rto, .fast, .spurious, .tlp, .other, in {@link RetransmissionClass} order. */
     public static final List<FlowField> RETRANSMITS = retransmits();
-    public static final FlowField RTT_AVG_US = rtt("rtt_us", "avg", RunningStats::mean, "mean").withColumn("rtt_avg_us",
-            DOUBLE_PRECISION, PER_DIRECTION).sampled("rttUs");
-    public static final FlowField THROUGHPUT_BPS = side("throughput_bps", "bit/s",
-            "unique bytes x 8 / (last packet - this direction's first data packet)", new DecimalValue(FlowFields::throughput))
-            .withColumn("throughput_bps", DOUBLE_PRECISION, PER_DIRECTION);
-    public static final FlowField EXIT_CWND_SEGMENTS = slowStart("exit_cwnd_segments", "segments", "exit_cwnd_bytes in sender MSS",
-            integer(s -> exited(s) && s.senderMss() > 0
-                    ? Math.round((double) s.slowStart().exitCwndBytes / s.senderMss()) : -1)).orNull()
-            .sampled("exitCwndSegments");
-    public static final FlowField PREMATURE = slowStart("premature", "", "exit cwnd below half the later max flight or half the BDP",
-            bool(s -> exited(s) && s.slowStart().premature())).orNull().summed("prematureExits");
 
-    public static final List<FlowField> FLOW = List.of(CLIENT, SERVER, VANTAGE, INSTANCE, CLIENT_GUESSED, FIRST_SEEN, LAST_SEEN,
-            END, SYN_RETRANSMITS, SYNACK_RETRANSMITS, SYN_RETRANSMIT_GAPS, SYNACK_RETRANSMIT_GAPS, SETUP_US, HANDSHAKE_RTT_US);
+    public static final FlowField RTT_AVG_US = rtt("rtt_us", "avg", RunningStats::mean, "mean")
+            .withColumn("rtt_avg_us", DOUBLE_PRECISION, PER_DIRECTION)
+            .sampled("rttUs");
+    public static final FlowField THROUGHPUT_BPS = side(
+                    "throughput_bps",
+                    "bit/s",
+                    "unique bytes x 8 / (last packet - this direction's first data packet)",
+                    new DecimalValue(FlowFields::throughput))
+            .withColumn("throughput_bps", DOUBLE_PRECISION, PER_DIRECTION);
+    public static final FlowField EXIT_CWND_SEGMENTS = slowStart(
+                    "exit_cwnd_segments",
+                    "segments",
+                    "exit_cwnd_bytes in sender MSS",
+                    integer(s -> exited(s) && s.senderMss() > 0
+                            ? Math.round((double) s.slowStart().exitCwndBytes / s.senderMss())
+                            : -1))
+            .orNull()
+            .sampled("exitCwndSegments");
+    public static final FlowField PREMATURE = slowStart(
+                    "premature",
+                    "",
+                    "exit cwnd below half the later max flight or half the BDP",
+                    bool(s -> exited(s) && s.slowStart().premature()))
+            .orNull()
+            .summed("prematureExits");
+
+    public static final List<FlowField> FLOW = List.of(
+            CLIENT,
+            SERVER,
+            VANTAGE,
+            INSTANCE,
+            CLIENT_GUESSED,
+            FIRST_SEEN,
+            LAST_SEEN,
+            END,
+            SYN_RETRANSMITS,
+            SYNACK_RETRANSMITS,
+            SYN_RETRANSMIT_GAPS,
+            SYNACK_RETRANSMIT_GAPS,
+            SETUP_US,
+            HANDSHAKE_RTT_US);
 
     public static final List<FlowField> DIRECTION = direction();
 
     /** Every field by its JSON path ({@code setup.setup_us}, {@code c2s.dsacks}, {@code s2c.dsacks}). */
     private static final Map<String, FlowField> BY_JSON_PATH = byJsonPath();
 
-    private static final String TS_STDEV = "the contract's RttStats is shared with rtt_us; the report has no stdev of timestamp RTTs (null)";
+    private static final String TS_STDEV =
+            "the contract's RttStats is shared with rtt_us; the report has no stdev of timestamp RTTs (null)";
 
     /** Fields of the Avro contract that are not report fields: by JSON path, with the reason. */
     public static final Map<String, String> CONTRACT_ONLY = Map.of(
-            "record_time_us", "event time of this version of the record, set by the job (orders the updates of a flow)",
-            "c2s.ts_rtt_us.stdev", TS_STDEV, "s2c.ts_rtt_us.stdev", TS_STDEV);
+            "record_time_us",
+            "event time of this version of the record, set by the job (orders the updates of a flow)",
+            "c2s.ts_rtt_us.stdev",
+            TS_STDEV,
+            "s2c.ts_rtt_us.stdev",
+            TS_STDEV);
 
     /** The field at a JSON path, or null. */
     public static FlowField byJsonPath(String path) {
@@ -149,73 +251,171 @@ public final class FlowFields {
     }
 
     private static List<FlowField> direction() {
-        List<FlowField> d = new ArrayList<>(List.of(PACKETS, DATA_PACKETS, DATA_BYTES, UNIQUE_BYTES, RETRANSMITTED_PACKETS,
-                RETRANSMITTED_BYTES));
+        List<FlowField> d = new ArrayList<>(
+                List.of(PACKETS, DATA_PACKETS, DATA_BYTES, UNIQUE_BYTES, RETRANSMITTED_PACKETS, RETRANSMITTED_BYTES));
         d.addAll(RETRANSMITS);
-        d.add(side("reordered_packets", "segments", "holes filled by the late original, not a retransmission", count(x -> x.reorderedPackets)));
-        d.add(side("network_duplicates", "segments", "the same segment again with the same IPv4 id", count(x -> x.networkDuplicates)));
+        d.add(side(
+                "reordered_packets",
+                "segments",
+                "holes filled by the late original, not a retransmission",
+                count(x -> x.reorderedPackets)));
+        d.add(side(
+                "network_duplicates",
+                "segments",
+                "the same segment again with the same IPv4 id",
+                count(x -> x.networkDuplicates)));
         d.add(side("window_probes", "segments", "probes into a closed window", count(x -> x.windowProbes)));
-        d.add(side("keep_alives", "segments", "keep-alive probes (tshark's rule, or Linux's probe while the window is open)",
-                count(x -> x.keepAlives)).orNull());
-        d.add(side("lost_segments", "segments", "new data starting beyond the highest byte seen: missed before the capture point",
+        d.add(side(
+                        "keep_alives",
+                        "segments",
+                        "keep-alive probes (tshark's rule, or Linux's probe while the window is open)",
+                        count(x -> x.keepAlives))
+                .orNull());
+        d.add(side(
+                "lost_segments",
+                "segments",
+                "new data starting beyond the highest byte seen: missed before the capture point",
                 count(x -> x.lostSegments)));
-        d.add(side("acked_unseen", "ACKs", "ACKs from the peer for data this capture never saw", count(x -> x.ackedUnseen))
+        d.add(side(
+                        "acked_unseen",
+                        "ACKs",
+                        "ACKs from the peer for data this capture never saw",
+                        count(x -> x.ackedUnseen))
                 .orNull());
         d.add(side("dup_acks", "ACKs", "duplicate ACKs this side sent (tshark's rule)", count(x -> x.dupAcks)));
-        d.add(side("zero_windows", "packets", "packets this side sent advertising a zero window", count(x -> x.zeroWindows)));
-        d.add(side("dsacks", "ACKs", "ACKs this side sent carrying a D-SACK (RFC 2883): data received twice", count(x -> x.dsacks))
-                .orNull().withColumn("dsacks", BIGINT, PER_DIRECTION));
+        d.add(side(
+                "zero_windows",
+                "packets",
+                "packets this side sent advertising a zero window",
+                count(x -> x.zeroWindows)));
+        d.add(side(
+                        "dsacks",
+                        "ACKs",
+                        "ACKs this side sent carrying a D-SACK (RFC 2883): data received twice",
+                        count(x -> x.dsacks))
+                .orNull()
+                .withColumn("dsacks", BIGINT, PER_DIRECTION));
         d.addAll(rttFields("rtt_us", true));
         d.addAll(rttFields("ts_rtt_us", false));
-        d.add(side("max_in_flight_bytes", "bytes", "largest highest-sent - cumulative ACK - SACKed bytes", count(x -> x.maxInFlightBytes)));
-        d.add(side("mss", "bytes", "MSS option this side announced in its SYN; -1 (null) if unseen", count(x -> x.mss)).orNull());
-        d.add(side("max_segment_bytes", "bytes", "largest payload of one segment; above the MSS means TSO/GSO/GRO",
+        d.add(side(
+                "max_in_flight_bytes",
+                "bytes",
+                "largest highest-sent - cumulative ACK - SACKed bytes",
+                count(x -> x.maxInFlightBytes)));
+        d.add(side("mss", "bytes", "MSS option this side announced in its SYN; -1 (null) if unseen", count(x -> x.mss))
+                .orNull());
+        d.add(side(
+                "max_segment_bytes",
+                "bytes",
+                "largest payload of one segment; above the MSS means TSO/GSO/GRO",
                 count(x -> x.maxSegmentBytes)));
         d.add(THROUGHPUT_BPS);
-        d.add(side("state_overflows", "segments", "segments dropped from the bounded unACKed structure; should be 0",
-                count(x -> x.stateOverflows)).orNull());
+        d.add(side(
+                        "state_overflows",
+                        "segments",
+                        "segments dropped from the bounded unACKed structure; should be 0",
+                        count(x -> x.stateOverflows))
+                .orNull());
         d.addAll(slowStartFields());
-        d.add(side("rounds", "rounds", "rounds completed (a round ends when the ACK passes the highest sequence sent at its start)",
-                integer(s -> s.slowStart().rounds)).orNull());
-        d.add(side("cwnd_stuck_rounds", "rounds", "rounds after slow start with flight of a few segments while the sender had data",
+        d.add(side(
+                        "rounds",
+                        "rounds",
+                        "rounds completed (a round ends when the ACK passes the highest sequence sent at its start)",
+                        integer(s -> s.slowStart().rounds))
+                .orNull());
+        d.add(side(
+                "cwnd_stuck_rounds",
+                "rounds",
+                "rounds after slow start with flight of a few segments while the sender had data",
                 integer(s -> s.slowStart().cwndStuckRounds)));
-        d.add(side("rto_backoff.max_retries", "retransmissions", "the most retransmissions of one sequence number",
+        d.add(side(
+                "rto_backoff.max_retries",
+                "retransmissions",
+                "the most retransmissions of one sequence number",
                 count(x -> x.rtoMaxRetries)));
-        d.add(side("rto_backoff.gaps_us", "µs", "that range's schedule: original to first RTO, then between RTOs",
+        d.add(side(
+                "rto_backoff.gaps_us",
+                "µs",
+                "that range's schedule: original to first RTO, then between RTOs",
                 gaps(s -> micros(s.direction().rtoGapsNanos, s.direction().rtoGapCount))));
-        d.add(side("rto_backoff.growth_ratio", "", "mean ratio of successive gaps (2 for exponential backoff)",
-                new DecimalValue(s -> s.direction().rtoGrowthRatio())).orNull());
+        d.add(side(
+                        "rto_backoff.growth_ratio",
+                        "",
+                        "mean ratio of successive gaps (2 for exponential backoff)",
+                        new DecimalValue(s -> s.direction().rtoGrowthRatio()))
+                .orNull());
         for (int i = 0; i < TcpDirectionStats.SEGMENT_SIZE_BUCKETS.length; i++) {
             int bucket = i;
-            d.add(side("segment_sizes." + TcpDirectionStats.SEGMENT_SIZE_BUCKETS[i], "segments", SEGMENT_SIZE_RULES[i],
-                    count(x -> x.segmentSizes[bucket])).orNull());
+            d.add(side(
+                            "segment_sizes." + TcpDirectionStats.SEGMENT_SIZE_BUCKETS[i],
+                            "segments",
+                            SEGMENT_SIZE_RULES[i],
+                            count(x -> x.segmentSizes[bucket]))
+                    .orNull());
         }
         return List.copyOf(d);
     }
 
     private static List<FlowField> slowStartFields() {
         return List.of(
-                slowStart("exit", "", "why slow start ended: loss, ack_train, delay, app_limited; rwnd_limited, app_limited or none without exit",
+                slowStart(
+                        "exit",
+                        "",
+                        "why slow start ended: loss, ack_train, delay, app_limited; rwnd_limited, app_limited or none without exit",
                         new TextValue(s -> s.slowStart().exitReason.jsonName())),
-                slowStart("exit_us", "µs", "exit time after the first SYN (or first packet)", new DecimalValue(
-                        s -> exited(s) ? (s.slowStart().exitNanos - s.originNanos()) / 1000.0 : Double.NaN)).orNull(),
-                slowStart("exit_cwnd_bytes", "bytes", "cwnd estimate at the exit",
-                        integer(s -> exited(s) ? s.slowStart().exitCwndBytes : -1)).orNull(),
+                slowStart(
+                                "exit_us",
+                                "µs",
+                                "exit time after the first SYN (or first packet)",
+                                new DecimalValue(s ->
+                                        exited(s) ? (s.slowStart().exitNanos - s.originNanos()) / 1000.0 : Double.NaN))
+                        .orNull(),
+                slowStart(
+                                "exit_cwnd_bytes",
+                                "bytes",
+                                "cwnd estimate at the exit",
+                                integer(s -> exited(s) ? s.slowStart().exitCwndBytes : -1))
+                        .orNull(),
                 EXIT_CWND_SEGMENTS,
-                slowStart("min_rtt_us", "µs", "the smallest data-to-ACK sample", new DecimalValue(
-                        s -> s.slowStart().minRttNanos > 0 ? s.slowStart().minRttNanos / 1000.0 : Double.NaN)).orNull(),
-                slowStart("max_delivery_rate_bps", "bit/s", "largest per-round delivery rate",
-                        new DecimalValue(s -> s.slowStart().maxDeliveryRateBytesPerSecond * 8)).orNull(),
-                slowStart("bdp_bytes", "bytes", "max delivery rate x min RTT", integer(s -> s.slowStart().bdpBytes())).orNull(),
-                slowStart("max_cwnd_bytes", "bytes", "largest per-round flight over the flow",
-                        integer(s -> s.slowStart().maxCwndBytes)).orNull(),
+                slowStart(
+                                "min_rtt_us",
+                                "µs",
+                                "the smallest data-to-ACK sample",
+                                new DecimalValue(s -> s.slowStart().minRttNanos > 0
+                                        ? s.slowStart().minRttNanos / 1000.0
+                                        : Double.NaN))
+                        .orNull(),
+                slowStart(
+                                "max_delivery_rate_bps",
+                                "bit/s",
+                                "largest per-round delivery rate",
+                                new DecimalValue(s -> s.slowStart().maxDeliveryRateBytesPerSecond * 8))
+                        .orNull(),
+                slowStart(
+                                "bdp_bytes",
+                                "bytes",
+                                "max delivery rate x min RTT",
+                                integer(s -> s.slowStart().bdpBytes()))
+                        .orNull(),
+                slowStart(
+                                "max_cwnd_bytes",
+                                "bytes",
+                                "largest per-round flight over the flow",
+                                integer(s -> s.slowStart().maxCwndBytes))
+                        .orNull(),
                 PREMATURE);
     }
 
     private static List<FlowField> rttFields(String object, boolean withStdev) {
         List<FlowField> f = new ArrayList<>();
-        String of = object.equals("rtt_us") ? "data-to-ACK samples (Karn's rule)" : "TSval-to-TSecr samples (first echo only)";
-        f.add(side(object + ".samples", "samples", "number of " + of, count(d -> stats(d, object).count())));
+        String of = object.equals("rtt_us")
+                ? "data-to-ACK samples (Karn's rule)"
+                : "TSval-to-TSecr samples (first echo only)";
+        f.add(side(
+                object + ".samples",
+                "samples",
+                "number of " + of,
+                count(d -> stats(d, object).count())));
         f.add(rtt(object, "min", RunningStats::min, "smallest"));
         f.add(object.equals("rtt_us") ? RTT_AVG_US : rtt(object, "avg", RunningStats::mean, "mean"));
         f.add(rtt(object, "max", RunningStats::max, "largest"));
@@ -227,9 +427,10 @@ public final class FlowFields {
 
     private static FlowField rtt(String object, String name, ToDoubleFunction<RunningStats> statistic, String what) {
         return side(object + "." + name, "µs", what + " RTT sample", new DecimalValue(s -> {
-            RunningStats r = stats(s.direction(), object);
-            return r.count() == 0 ? Double.NaN : statistic.applyAsDouble(r) / 1000.0;
-        })).orNull();
+                    RunningStats r = stats(s.direction(), object);
+                    return r.count() == 0 ? Double.NaN : statistic.applyAsDouble(r) / 1000.0;
+                }))
+                .orNull();
     }
 
     private static RunningStats stats(TcpDirectionStats d, String object) {
@@ -237,13 +438,18 @@ public final class FlowFields {
     }
 
     private static List<FlowField> retransmits() {
-        String[] rules = {"after the sender's RTO (silence of at least SRTT + 4 RTTVAR), or in the Loss episode it started",
-            "after a loss signal (dup ACK or SACK above the hole), or in the Recovery episode", "the range was already cumulatively ACKed",
-            "tail-loss probe: the highest segment, resent first with no loss signal", "none of the above"};
+        String[] rules = {
+            "after the sender's RTO (silence of at least SRTT + 4 RTTVAR), or in the Loss episode it started",
+            "after a loss signal (dup ACK or SACK above the hole), or in the Recovery episode",
+            "the range was already cumulatively ACKed",
+            "tail-loss probe: the highest segment, resent first with no loss signal",
+            "none of the above"
+        };
         List<FlowField> fields = new ArrayList<>();
         for (RetransmissionClass c : RetransmissionClass.values()) {
             fields.add(side("retransmits." + c.jsonName(), "segments", rules[c.ordinal()], count(d -> d.retransmits(c)))
-                    .withColumn("retransmits_" + c.jsonName(), BIGINT, SUM_OF_DIRECTIONS).summed(c.jsonName()));
+                    .withColumn("retransmits_" + c.jsonName(), BIGINT, SUM_OF_DIRECTIONS)
+                    .summed(c.jsonName()));
         }
         return List.copyOf(fields);
     }

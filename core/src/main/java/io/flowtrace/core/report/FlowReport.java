@@ -16,8 +16,7 @@ import java.util.Map;
  * nanosecond precision.
  */
 public final class FlowReport {
-    private FlowReport() {
-    }
+    private FlowReport() {}
 
     /** Each field's enclosing objects ({@code slow_start.exit}: [slow_start]), split once: the walk runs per flow record. */
     private static final Map<FlowField, String[]> PARENTS = parents();

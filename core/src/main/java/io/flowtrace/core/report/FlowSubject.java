@@ -1,8 +1,8 @@
 package io.flowtrace.core.report;
 
 import io.flowtrace.core.net.FlowKey;
-import io.flowtrace.core.tcp.TcpDirectionStats;
 import io.flowtrace.core.tcp.SlowStartStats;
+import io.flowtrace.core.tcp.TcpDirectionStats;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 
 /**

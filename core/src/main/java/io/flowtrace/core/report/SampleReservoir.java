@@ -23,8 +23,7 @@ public class SampleReservoir {
     public double[] sample = new double[0];
     public int capacity;
 
-    public SampleReservoir() {
-    }
+    public SampleReservoir() {}
 
     public SampleReservoir(int capacity) {
         this.capacity = capacity;

@@ -18,15 +18,25 @@ public final class ServiceSetupTable {
     public static final long SYNCHRONISED_NANOS = SynchronisedRetries.WINDOW_NANOS;
 
     /** One service's row. Percentiles are nearest-rank over the (possibly sampled) setup times. */
-    public record Row(String service, long flows, long established, double meanUs, double sdUs, double p50Us,
-            double p90Us, double p99Us, long synRetransmits, long flowsWithSynRetransmits, long synchronisedRetries) {
-    }
+    public record Row(
+            String service,
+            long flows,
+            long established,
+            double meanUs,
+            double sdUs,
+            double p50Us,
+            double p90Us,
+            double p99Us,
+            long synRetransmits,
+            long flowsWithSynRetransmits,
+            long synchronisedRetries) {}
 
     private static final class Service {
         long flows;
         long established;
         /** Setup times (ns): exact percentiles up to {@link SetupTimeStats#MAX_SAMPLES} flows, a uniform sample beyond. */
         final SampleReservoir setup = new SampleReservoir(SetupTimeStats.MAX_SAMPLES);
+
         long synRetransmits;
         long flowsWithRetransmits;
         final SynchronisedRetries retries = new SynchronisedRetries();
@@ -59,9 +69,18 @@ public final class ServiceSetupTable {
             Service s = e.getValue();
             SampleReservoir setup = s.setup;
             double sd = s.established < 2 ? 0 : setup.sd();
-            rows.add(new Row(e.getKey(), s.flows, s.established, setup.mean() / 1000, sd / 1000,
-                    setup.percentile(50) / 1000, setup.percentile(90) / 1000, setup.percentile(99) / 1000,
-                    s.synRetransmits, s.flowsWithRetransmits, s.retries.count()));
+            rows.add(new Row(
+                    e.getKey(),
+                    s.flows,
+                    s.established,
+                    setup.mean() / 1000,
+                    sd / 1000,
+                    setup.percentile(50) / 1000,
+                    setup.percentile(90) / 1000,
+                    setup.percentile(99) / 1000,
+                    s.synRetransmits,
+                    s.flowsWithRetransmits,
+                    s.retries.count()));
         }
         return rows;
     }

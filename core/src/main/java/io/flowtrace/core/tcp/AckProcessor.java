@@ -85,8 +85,11 @@ final class AckProcessor {
             if (right <= left) {
                 continue; // absurd block: ignore rather than corrupt state
             }
-            if (i == 0 && (left < ackRel || (p.sackCount > 1 && left >= sender.relativeAck(p.sackLeft[1])
-                    && right <= sender.relativeAck(p.sackRight[1])))) {
+            if (i == 0
+                    && (left < ackRel
+                            || (p.sackCount > 1
+                                    && left >= sender.relativeAck(p.sackLeft[1])
+                                    && right <= sender.relativeAck(p.sackRight[1])))) {
                 acker.stats.dsacks++; // RFC 2883 §4: first block below the ACK or inside the second
                 continue;
             }
@@ -105,15 +108,21 @@ final class AckProcessor {
      *
      * @return whether it was a zero window
      */
-    private static boolean countLikeTshark(DecodedPacket p, SenderState acker, SenderState sender, boolean synFinRst,
-            boolean ack, long nanos) {
+    private static boolean countLikeTshark(
+            DecodedPacket p, SenderState acker, SenderState sender, boolean synFinRst, boolean ack, long nanos) {
         boolean zeroWindow = p.window == 0 && !synFinRst;
         if (zeroWindow) {
             acker.stats.zeroWindows++;
         }
-        if (p.payloadLength == 0 && p.window != 0 && p.window == acker.lastRawWindow && p.seq == acker.rawNextSeq
-                && ack && p.ack == acker.lastRawAck && !synFinRst
-                && !sender.lastSegmentKeepAlive && !sender.lastSegmentZeroWindowProbe) {
+        if (p.payloadLength == 0
+                && p.window != 0
+                && p.window == acker.lastRawWindow
+                && p.seq == acker.rawNextSeq
+                && ack
+                && p.ack == acker.lastRawAck
+                && !synFinRst
+                && !sender.lastSegmentKeepAlive
+                && !sender.lastSegmentZeroWindowProbe) {
             acker.stats.dupAcks++;
         }
         acker.lastRawWindow = p.window;

@@ -12,13 +12,19 @@ package io.flowtrace.core.tcp;
  * @param halfOpenTimeoutNanos a flow that never completed its handshake ends this much sooner
  *     (SYN floods must not fill memory).
  */
-public record AnalyzerConfig(long minRtoNanos, long defaultReorderWindowNanos, long minReorderWindowNanos,
-        long idleTimeoutNanos, long halfOpenTimeoutNanos) implements java.io.Serializable {
+public record AnalyzerConfig(
+        long minRtoNanos,
+        long defaultReorderWindowNanos,
+        long minReorderWindowNanos,
+        long idleTimeoutNanos,
+        long halfOpenTimeoutNanos)
+        implements java.io.Serializable {
 
-    public static final AnalyzerConfig DEFAULTS = new AnalyzerConfig(
-            180_000_000L, 3_000_000L, 250_000L, 300_000_000_000L, 30_000_000_000L);
+    public static final AnalyzerConfig DEFAULTS =
+            new AnalyzerConfig(180_000_000L, 3_000_000L, 250_000L, 300_000_000_000L, 30_000_000_000L);
 
     public AnalyzerConfig withIdleTimeouts(long idleNanos, long halfOpenNanos) {
-        return new AnalyzerConfig(minRtoNanos, defaultReorderWindowNanos, minReorderWindowNanos, idleNanos, halfOpenNanos);
+        return new AnalyzerConfig(
+                minRtoNanos, defaultReorderWindowNanos, minReorderWindowNanos, idleNanos, halfOpenNanos);
     }
 }

@@ -27,6 +27,7 @@ final class CwndStuckRule {
     private long referenceFlight;
     /** Consecutive cwnd-limited small rounds at one plateau, and that plateau's flight. */
     private int plateauRun;
+
     private long plateauFlight;
 
     /**
@@ -34,15 +35,21 @@ final class CwndStuckRule {
      * @param flightAtEnd the flight just before the ACK that ended the round
      * @param dataWaiting every advancing ACK of the round was answered at once and the pipe never sat empty
      */
-    void onRoundEnd(SlowStartStats stats, long mss, long maxFlight, long flightAtEnd, boolean dataWaiting,
-            boolean rwndLimited, boolean retransmitted) {
+    void onRoundEnd(
+            SlowStartStats stats,
+            long mss,
+            long maxFlight,
+            long flightAtEnd,
+            boolean dataWaiting,
+            boolean rwndLimited,
+            boolean retransmitted) {
         if (mss <= 0) {
             return;
         }
         boolean small = maxFlight >= MIN_SEGMENTS * mss && maxFlight <= STUCK_SEGMENTS * mss;
         boolean windowFull = 2 * flightAtEnd + mss >= 2 * maxFlight;
-        boolean cwndLimited = windowFull && dataWaiting && !rwndLimited && !retransmitted
-                && maxFlight + mss >= referenceFlight;
+        boolean cwndLimited =
+                windowFull && dataWaiting && !rwndLimited && !retransmitted && maxFlight + mss >= referenceFlight;
         if (small && cwndLimited) {
             if (plateauRun > 0 && 2 * Math.abs(maxFlight - plateauFlight) <= mss) {
                 plateauRun++;

@@ -23,8 +23,7 @@ public final class FlowStateCodec {
     /** The oldest version this build still reads. */
     public static final int OLDEST_READABLE = 1;
 
-    private FlowStateCodec() {
-    }
+    private FlowStateCodec() {}
 
     public static void write(TcpFlowAnalyzer flow, DataOutput out) throws IOException {
         out.writeByte(VERSION);

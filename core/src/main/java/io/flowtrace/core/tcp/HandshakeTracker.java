@@ -60,7 +60,8 @@ final class HandshakeTracker {
         if (setup.firstSynNanos >= 0) {
             setup.setupNanos = nanos - setup.firstSynNanos;
             if (firstSynAckAfterLastSyn >= 0) {
-                setup.handshakeRttNanos = (firstSynAckAfterLastSyn - setup.lastSynNanos) + (nanos - setup.lastSynAckNanos);
+                setup.handshakeRttNanos =
+                        (firstSynAckAfterLastSyn - setup.lastSynNanos) + (nanos - setup.lastSynAckNanos);
             }
         }
     }

@@ -16,9 +16,11 @@ final class HyStartReplay {
     private static final int MIN_SAMPLES = 8;
     /** HYSTART_DELAY_THRESH: clamp(delay_min / 8, 4 ms, 16 ms) (HYSTART_DELAY_MIN/MAX, tcp_cubic.c). */
     private static final long DELAY_MIN_NANOS = 4_000_000L;
+
     private static final long DELAY_MAX_NANOS = 16_000_000L;
     /** hystart_ack_delay: min(1 ms, 4 × gso_max_size at the pacing rate) is added to delay_min. */
     private static final long ACK_DELAY_MAX_NANOS = 1_000_000L;
+
     private static final long GSO_MAX_SIZE = 65_536;
     /** Linux paces slow start at 200 % of cwnd/srtt (tcp_update_pacing_rate, sysctl_tcp_pacing_ss_ratio). */
     private static final double SLOW_START_PACING_RATIO = 2.0;
@@ -37,8 +39,8 @@ final class HyStartReplay {
      * @param delayMin the smallest RTT sample so far (the kernel's delay_min)
      * @return the test that fired, or null
      */
-    SlowStartExitCause onSampledAck(long nanos, long ack, long nextSeq, long rtt, long cwnd, long mss, long delayMin,
-            long srtt) {
+    SlowStartExitCause onSampledAck(
+            long nanos, long ack, long nextSeq, long rtt, long cwnd, long mss, long delayMin, long srtt) {
         if (endSeq < 0 || ack > endSeq) {
             endSeq = nextSeq;
             roundStartNanos = nanos;

@@ -24,8 +24,15 @@ final class RetransmissionClassifier {
      * @return the recovery mechanism that sent the segment when it was counted as a retransmission
      *     (never SPURIOUS: a spurious one returns what sent it), else null
      */
-    RetransmissionClass onSegment(DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos,
-            long reorderWindowNanos, TcpEventSink events) {
+    RetransmissionClass onSegment(
+            DecodedPacket p,
+            SenderState s,
+            boolean fromClient,
+            long start,
+            long end,
+            long nanos,
+            long reorderWindowNanos,
+            TcpEventSink events) {
         int len = p.payloadLength;
         s.lastSegmentKeepAlive = false;
         s.lastSegmentZeroWindowProbe = false;
@@ -80,8 +87,8 @@ final class RetransmissionClassifier {
         return trigger;
     }
 
-    private void newData(DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos,
-            TcpEventSink events) {
+    private void newData(
+            DecodedPacket p, SenderState s, boolean fromClient, long start, long end, long nanos, TcpEventSink events) {
         if (start > s.nextSeq) {
             s.stats.lostSegments++; // tshark: "previous segment not captured"
             events.accept(new TcpFlowEvent.LostSegment(nanos, fromClient, s.nextSeq, start));
@@ -92,8 +99,15 @@ final class RetransmissionClassifier {
     }
 
     /** The trigger of the retransmission this segment is (see {@link #onSegment}), or null when it is not one. */
-    private RetransmissionClass resent(DecodedPacket p, SenderState s, boolean fromClient, long start, long end,
-            long nanos, long reorderWindowNanos, TcpEventSink events) {
+    private RetransmissionClass resent(
+            DecodedPacket p,
+            SenderState s,
+            boolean fromClient,
+            long start,
+            long end,
+            long nanos,
+            long reorderWindowNanos,
+            TcpEventSink events) {
         SegmentQueue q = s.unacked;
         int len = p.payloadLength;
         int floor = q.floor(start);
@@ -103,8 +117,8 @@ final class RetransmissionClassifier {
             // packet that already arrived, so not a retransmission but an earlier copy (the original)
             // overtaken on the way, typically by its own retransmission (testdata/tcp/reorder-lane)
             s.stats.reorderedPackets++;
-            events.accept(new TcpFlowEvent.Reordering(nanos, fromClient, start, len,
-                    floor >= 0 ? nanos - q.firstSent(floor) : 0));
+            events.accept(new TcpFlowEvent.Reordering(
+                    nanos, fromClient, start, len, floor >= 0 ? nanos - q.firstSent(floor) : 0));
             return null;
         }
         if (s.ackSeen && end <= s.ackedUpTo) {
@@ -114,7 +128,11 @@ final class RetransmissionClassifier {
             return trigger;
         }
         int i = q.floor(start);
-        if (i >= 0 && q.start(i) == start && q.end(i) >= end && p.ipId >= 0 && q.ipId(i) == p.ipId
+        if (i >= 0
+                && q.start(i) == start
+                && q.end(i) >= end
+                && p.ipId >= 0
+                && q.ipId(i) == p.ipId
                 && p.ipVersion == 4) {
             s.stats.networkDuplicates++; // same IP id: the network (or the capture) duplicated it
             return null;
@@ -150,8 +168,8 @@ final class RetransmissionClassifier {
      * that (or, with no loss signal at all, younger than the reorder window) is reordering (tstat's
      * rule, Mellia et al. 2008).
      */
-    private static boolean isLateOriginal(DecodedPacket p, SenderState s, SegmentQueue q, int i, long nanos,
-            long holeAge, long reorderWindowNanos) {
+    private static boolean isLateOriginal(
+            DecodedPacket p, SenderState s, SegmentQueue q, int i, long nanos, long holeAge, long reorderWindowNanos) {
         if (p.ipVersion == 4 && p.ipId >= 0 && s.ipIdsSequential() && i + 1 < q.size() && q.ipId(i + 1) >= 0) {
             int delta = (p.ipId - q.ipId(i + 1)) & 0xffff;
             return delta == 0 || delta > 0x7fff;
@@ -250,12 +268,22 @@ final class RetransmissionClassifier {
      * @param c the class counted (SPURIOUS when the data was already ACKed)
      * @param trigger the recovery mechanism that sent it (never SPURIOUS)
      */
-    private static void count(SenderState s, boolean fromClient, RetransmissionClass c, RetransmissionClass trigger,
-            long seq, int len, long nanos, long sinceOriginal, int transmission, TcpEventSink events) {
+    private static void count(
+            SenderState s,
+            boolean fromClient,
+            RetransmissionClass c,
+            RetransmissionClass trigger,
+            long seq,
+            int len,
+            long nanos,
+            long sinceOriginal,
+            int transmission,
+            TcpEventSink events) {
         s.stats.retransmittedPackets++;
         s.stats.retransmittedBytes += len;
         s.stats.retransmits[c.ordinal()]++;
-        events.accept(new TcpFlowEvent.Retransmission(nanos, fromClient, c, trigger, seq, len, sinceOriginal, transmission));
+        events.accept(
+                new TcpFlowEvent.Retransmission(nanos, fromClient, c, trigger, seq, len, sinceOriginal, transmission));
         trackBackoff(s, fromClient, seq, nanos, sinceOriginal, events);
     }
 
@@ -264,8 +292,8 @@ final class RetransmissionClassifier {
      * same sequence number form a schedule, whatever sent the first one (a tail-loss probe or a fast
      * retransmit is often followed by RTOs); the gap before the first is from the original.
      */
-    private static void trackBackoff(SenderState s, boolean fromClient, long seq, long nanos, long sinceOriginal,
-            TcpEventSink events) {
+    private static void trackBackoff(
+            SenderState s, boolean fromClient, long seq, long nanos, long sinceOriginal, TcpEventSink events) {
         if (seq == s.backoffSeq && s.lastRtoNanos >= 0) {
             long gap = nanos - s.lastRtoNanos;
             s.backoffAttempts++;

@@ -44,17 +44,20 @@ final class RoundTracker {
      * window the sender reached; the rounds just before a loss can be µs long and hold 1–3 segments.
      */
     private long slowStartMaxFlight;
+
     private long roundDelivered;
     /**
      * Flight of the first burst, sent before any ACK of data came back: the initial window (or less).
      * {@link #UNKNOWN} in state restored from a version without it.
      */
     private long initialBurstFlight;
+
     private static final long UNKNOWN = Long.MAX_VALUE / 4;
     /** The last advancing ACK has not been answered by a new segment yet. */
     private boolean ackAwaitingSend;
     /** The pipe sat empty for longer than {@link #ACK_CLOCK_NANOS} in this round: nothing waited to be sent. */
     private boolean roundIdle;
+
     private final CwndStuckRule stuck = new CwndStuckRule();
     private boolean roundRetransmitted;
     private boolean roundRwndLimited;
@@ -62,6 +65,7 @@ final class RoundTracker {
     private boolean drained;
     /** Advancing ACKs in this round, and how many a new segment followed within {@link #ACK_CLOCK_NANOS}. */
     private int roundAcks;
+
     private int roundAnsweredAcks;
     private long drainedAtNanos;
     private int roundRttSamples;
@@ -73,6 +77,7 @@ final class RoundTracker {
      * ×1.25 in a later round refutes it (the sender is not CUBIC, or the replay misfired).
      */
     private SlowStartExitCause candidate;
+
     private long candidateNanos;
     private long candidateCwnd;
     private int candidateAge;
@@ -86,8 +91,14 @@ final class RoundTracker {
      *
      * @param trigger what sent it when it was a retransmission (RetransmissionClassifier's decision), else null
      */
-    void onSend(SenderState s, long nanos, long flight, RetransmissionClass trigger, long firstSynNanos,
-            TcpEventSink events, boolean fromClient) {
+    void onSend(
+            SenderState s,
+            long nanos,
+            long flight,
+            RetransmissionClass trigger,
+            long firstSynNanos,
+            TcpEventSink events,
+            boolean fromClient) {
         boolean retransmission = trigger != null;
         if (flight > roundMaxFlight) {
             roundMaxFlight = flight;
@@ -131,8 +142,14 @@ final class RoundTracker {
                     // HyStart had already set ssthresh: the loss comes after the exit
                     exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
                 } else {
-                    exit(SlowStartExitCause.LOSS, nanos, Math.min(slowStartMaxFlight, slowStartGrowthBound(s)), s,
-                            firstSynNanos, events, fromClient);
+                    exit(
+                            SlowStartExitCause.LOSS,
+                            nanos,
+                            Math.min(slowStartMaxFlight, slowStartGrowthBound(s)),
+                            s,
+                            firstSynNanos,
+                            events,
+                            fromClient);
                 }
             }
         }
@@ -151,7 +168,13 @@ final class RoundTracker {
     }
 
     /** The cumulative ACK advanced from {@code previous} to {@code ack}. */
-    void onAckAdvance(SenderState s, long nanos, long previous, long ack, long firstSynNanos, TcpEventSink events,
+    void onAckAdvance(
+            SenderState s,
+            long nanos,
+            long previous,
+            long ack,
+            long firstSynNanos,
+            TcpEventSink events,
             boolean fromClient) {
         roundDelivered += Math.max(0, ack - previous);
         if (ack >= s.nextSeq) {
@@ -163,8 +186,8 @@ final class RoundTracker {
             // round's largest flight if that was larger
             long cwnd = Math.max(Math.max(0, s.nextSeq - previous - s.sackedOutBytes()), roundMaxFlight);
             long srtt = s.srttNanos > 0 ? s.srttNanos : stats.minRttNanos;
-            SlowStartExitCause fired = hyStart.onSampledAck(nanos, ack, s.nextSeq, pendingRtt, cwnd, mss(s),
-                    stats.minRttNanos, srtt);
+            SlowStartExitCause fired =
+                    hyStart.onSampledAck(nanos, ack, s.nextSeq, pendingRtt, cwnd, mss(s), stats.minRttNanos, srtt);
             if (fired != null) {
                 setCandidate(fired, nanos, cwnd);
             }
@@ -174,7 +197,13 @@ final class RoundTracker {
         if (roundEndSeq < 0) {
             startRound(s, nanos);
         } else if (ack >= roundEndSeq) {
-            endRound(s, nanos, Math.max(0, s.nextSeq - previous - s.sackedOutBytes()), firstSynNanos, events, fromClient);
+            endRound(
+                    s,
+                    nanos,
+                    Math.max(0, s.nextSeq - previous - s.sackedOutBytes()),
+                    firstSynNanos,
+                    events,
+                    fromClient);
             startRound(s, nanos);
         }
         roundAcks++;
@@ -214,13 +243,13 @@ final class RoundTracker {
     }
 
     /** @param flightAtEnd the flight just before the ACK that ended the round */
-    private void endRound(SenderState s, long nanos, long flightAtEnd, long firstSynNanos, TcpEventSink events,
-            boolean fromClient) {
+    private void endRound(
+            SenderState s, long nanos, long flightAtEnd, long firstSynNanos, TcpEventSink events, boolean fromClient) {
         stats.rounds++;
         long duration = nanos - roundStartNanos;
         if (duration > 0 && roundDelivered > 0) {
-            stats.maxDeliveryRateBytesPerSecond = Math.max(stats.maxDeliveryRateBytesPerSecond,
-                    roundDelivered * 1e9 / duration);
+            stats.maxDeliveryRateBytesPerSecond =
+                    Math.max(stats.maxDeliveryRateBytesPerSecond, roundDelivered * 1e9 / duration);
         }
         stats.maxCwndBytes = Math.max(stats.maxCwndBytes, roundMaxFlight);
         if (!inSlowStart()) {
@@ -230,8 +259,13 @@ final class RoundTracker {
         boolean dataWaiting = roundAcks > 0 && roundAnsweredAcks == roundAcks && !roundIdle;
         stuck.onRoundEnd(stats, mss, roundMaxFlight, flightAtEnd, dataWaiting, roundRwndLimited, roundRetransmitted);
         if (events != TcpEventSink.NONE) { // no allocation per round when nobody listens
-            events.accept(new TcpFlowEvent.Round(nanos, fromClient, stats.rounds, roundMaxFlight,
-                    roundRttSamples > 0 ? roundMinRtt : -1, roundDelivered));
+            events.accept(new TcpFlowEvent.Round(
+                    nanos,
+                    fromClient,
+                    stats.rounds,
+                    roundMaxFlight,
+                    roundRttSamples > 0 ? roundMinRtt : -1,
+                    roundDelivered));
         }
         boolean grew = prevRoundMaxFlight <= 0 || roundMaxFlight >= SLOW_START_GROWTH * prevRoundMaxFlight;
         if (inSlowStart() && candidate != null) {
@@ -249,8 +283,14 @@ final class RoundTracker {
             } else if (roundAppLimited) {
                 stats.appLimitedSeen = true;
             } else if (roundMaxFlight >= HyStartReplay.LOW_WINDOW * mss) {
-                exit(SlowStartExitCause.APP_LIMITED, nanos, Math.max(roundMaxFlight, prevRoundMaxFlight), s,
-                        firstSynNanos, events, fromClient);
+                exit(
+                        SlowStartExitCause.APP_LIMITED,
+                        nanos,
+                        Math.max(roundMaxFlight, prevRoundMaxFlight),
+                        s,
+                        firstSynNanos,
+                        events,
+                        fromClient);
             }
         }
     }
@@ -269,13 +309,20 @@ final class RoundTracker {
         candidateAge = 0;
     }
 
-    private void exit(SlowStartExitCause reason, long nanos, long cwnd, SenderState s, long firstSynNanos,
-            TcpEventSink events, boolean fromClient) {
+    private void exit(
+            SlowStartExitCause reason,
+            long nanos,
+            long cwnd,
+            SenderState s,
+            long firstSynNanos,
+            TcpEventSink events,
+            boolean fromClient) {
         stats.exitReason = reason;
         stats.exitNanos = nanos;
         stats.exitCwndBytes = cwnd;
         candidate = null;
-        events.accept(new TcpFlowEvent.SlowStartExit(nanos, fromClient, reason, cwnd, firstSynNanos >= 0 ? nanos - firstSynNanos : -1));
+        events.accept(new TcpFlowEvent.SlowStartExit(
+                nanos, fromClient, reason, cwnd, firstSynNanos >= 0 ? nanos - firstSynNanos : -1));
     }
 
     /** The sender's segment size: the peer's announced MSS less 12 bytes of timestamps, or the largest seen. */
@@ -290,14 +337,29 @@ final class RoundTracker {
 
     void write(java.io.DataOutput out) throws java.io.IOException {
         stats.write(out);
-        long[] v = {roundEndSeq, roundStartNanos, roundMaxFlight, prevRoundMaxFlight, roundDelivered, drainedAtNanos,
-            roundRttSamples, roundMinRtt, lastAckNanos, candidateNanos, candidateCwnd, candidateAge, roundAcks,
-            roundAnsweredAcks};
+        long[] v = {
+            roundEndSeq,
+            roundStartNanos,
+            roundMaxFlight,
+            prevRoundMaxFlight,
+            roundDelivered,
+            drainedAtNanos,
+            roundRttSamples,
+            roundMinRtt,
+            lastAckNanos,
+            candidateNanos,
+            candidateCwnd,
+            candidateAge,
+            roundAcks,
+            roundAnsweredAcks
+        };
         for (long x : v) {
             Varints.write(out, x);
         }
         out.writeByte(candidate == null ? -1 : candidate.ordinal());
-        out.writeByte((roundRetransmitted ? 1 : 0) | (roundRwndLimited ? 2 : 0) | (roundAppLimited ? 4 : 0)
+        out.writeByte((roundRetransmitted ? 1 : 0)
+                | (roundRwndLimited ? 2 : 0)
+                | (roundAppLimited ? 4 : 0)
                 | (drained ? 8 : 0));
     }
 

@@ -13,6 +13,7 @@ package io.flowtrace.core.tcp;
 final class SegmentQueue {
     /** Hard cap on segments held; beyond it the oldest is dropped and counted (bounded state). */
     static final int MAX_SEGMENTS = 1 << 15;
+
     private static final int INITIAL = 4;
 
     private long[] start = new long[INITIAL];
@@ -24,6 +25,7 @@ final class SegmentQueue {
     private boolean[] sacked = new boolean[INITIAL];
     /** Physical index of logical 0; capacity is a power of two, so physical = (head + i) & mask. */
     private int head;
+
     private int mask = INITIAL - 1;
     private int size;
     private long sackedBytes;
@@ -33,6 +35,7 @@ final class SegmentQueue {
     long lastAckedSent;
     /** Transmissions of that segment, 0 when the ACK covered no whole segment. */
     int lastAckedTransmissions;
+
     long lastAckedEnd;
     /** Some segment the ACK covered was sent more than once, or had been SACKed before (its delivery time is unknown). */
     boolean ackCoveredAmbiguous;

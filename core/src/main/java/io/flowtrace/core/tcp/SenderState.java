@@ -8,7 +8,11 @@ import io.flowtrace.core.net.SequenceUnwrapper;
  * Sequence values here are 64-bit offsets relative to the ISN (the SYN is at 0, data from 1).
  */
 final class SenderState {
-    enum Recovery { OPEN, RECOVERY, LOSS }
+    enum Recovery {
+        OPEN,
+        RECOVERY,
+        LOSS
+    }
 
     final TcpDirectionStats stats = new TcpDirectionStats();
     final SequenceUnwrapper seq = new SequenceUnwrapper();
@@ -18,10 +22,12 @@ final class SenderState {
 
     /** MSS the peer announced (what this side may send), -1 if unseen; and whether this side sends timestamps. */
     int peerMss = -1;
+
     boolean usesTimestamps;
 
     /** The RTO backoff schedule in progress: its sequence number, attempts and gaps. */
     long backoffSeq = -1;
+
     int backoffAttempts;
     long lastRtoNanos = -1;
     final long[] backoffGaps = new long[TcpDirectionStats.MAX_BACKOFF_GAPS];
@@ -29,18 +35,22 @@ final class SenderState {
 
     /** Unwrapped value of the ISN (or of the first sequence number seen, without a SYN). */
     long isn;
+
     boolean synSeen;
     /** Relative offset one past the highest byte (or SYN/FIN) sent: snd_nxt as seen. */
     long nextSeq;
+
     boolean sentAnything;
     /** Highest cumulative ACK from the peer (relative to this side's ISN). */
     long ackedUpTo;
+
     boolean ackSeen;
     long lastAckAdvanceNanos;
     /** Time of the last ACK of any kind from the peer. */
     long lastPeerAckNanos = -1;
     /** Duplicate ACKs the peer sent for {@link #ackedUpTo}, and when the last came. */
     int peerDupAcks;
+
     long lastPeerDupAckNanos;
     /** The peer's last ACK carried SACK blocks above the cumulative ACK. */
     boolean peerSacking;
@@ -51,16 +61,19 @@ final class SenderState {
 
     /** Own window scale from this side's SYN; -1 if it did not offer one. */
     int windowScale = -1;
+
     boolean scalingAgreed;
 
     /** Loss-recovery episode inferred from what the sender does (mirrors tcp_set_ca_state). */
     Recovery recovery = Recovery.OPEN;
     /** The episode ends when the cumulative ACK reaches this (RFC 6582 "recover"). */
     long recoveryPoint;
+
     long lastRetransmitNanos = -1;
 
     /** For tshark-compatible dup-ACK detection on the ACKs this side sends. */
     long lastRawAck = -1;
+
     int lastRawWindow = -1;
     long rawNextSeq = -1;
     boolean lastSegmentKeepAlive;
@@ -74,6 +87,7 @@ final class SenderState {
      * which separates a late original from a retransmission. Scored on every packet.
      */
     int lastIpId = -1;
+
     int ipIdSequential;
     int ipIdOther;
 
@@ -114,6 +128,7 @@ final class SenderState {
 
     /** RFC 6298 §2 smoothed RTT and variance of this side's data→ACK samples; 0 before the first. */
     long srttNanos;
+
     long rttvarNanos;
 
     void addRttSample(long r) {
@@ -213,9 +228,23 @@ final class SenderState {
         out.writeBoolean(seq.started());
         unacked.write(out);
         timestamps.write(out);
-        long[] longs = {isn, nextSeq, ackedUpTo, lastAckAdvanceNanos, lastPeerAckNanos, lastPeerDupAckNanos,
-            peerWindowBytes, recoveryPoint, lastRetransmitNanos, lastRawAck, rawNextSeq, finSeq, srttNanos, rttvarNanos,
-            firstLossSignalNanos};
+        long[] longs = {
+            isn,
+            nextSeq,
+            ackedUpTo,
+            lastAckAdvanceNanos,
+            lastPeerAckNanos,
+            lastPeerDupAckNanos,
+            peerWindowBytes,
+            recoveryPoint,
+            lastRetransmitNanos,
+            lastRawAck,
+            rawNextSeq,
+            finSeq,
+            srttNanos,
+            rttvarNanos,
+            firstLossSignalNanos
+        };
         for (long v : longs) {
             Varints.write(out, v);
         }
@@ -236,8 +265,13 @@ final class SenderState {
         Varints.write(out, windowScale);
         Varints.write(out, lastRawWindow);
         out.writeByte(recovery.ordinal());
-        int bits = (synSeen ? 1 : 0) | (sentAnything ? 2 : 0) | (ackSeen ? 4 : 0) | (peerSacking ? 8 : 0)
-                | (scalingAgreed ? 16 : 0) | (lastSegmentKeepAlive ? 32 : 0) | (lastSegmentZeroWindowProbe ? 64 : 0);
+        int bits = (synSeen ? 1 : 0)
+                | (sentAnything ? 2 : 0)
+                | (ackSeen ? 4 : 0)
+                | (peerSacking ? 8 : 0)
+                | (scalingAgreed ? 16 : 0)
+                | (lastSegmentKeepAlive ? 32 : 0)
+                | (lastSegmentZeroWindowProbe ? 64 : 0);
         out.writeByte(bits);
     }
 

@@ -15,6 +15,7 @@ public final class SetupStats {
     public long setupNanos = -1;
     /** (SYN-ACK − last SYN) + (handshake ACK − last SYN-ACK): the full path RTT at any vantage; -1 if unknown. */
     public long handshakeRttNanos = -1;
+
     public long firstSynNanos = -1;
     public long lastSynNanos = -1;
     public long firstSynAckNanos = -1;

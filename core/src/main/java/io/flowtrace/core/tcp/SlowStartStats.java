@@ -5,12 +5,14 @@ public final class SlowStartStats {
     public SlowStartExitCause exitReason = SlowStartExitCause.NONE;
     /** Capture time of the exit, -1 while in slow start. */
     public long exitNanos = -1;
+
     public long exitCwndBytes = -1;
     public long minRttNanos = -1;
     /** Highest per-round delivery rate, bytes per second. */
     public double maxDeliveryRateBytesPerSecond;
     /** Largest per-round flight after the exit (the cwnd the path later allowed). */
     public long maxCwndAfterExitBytes;
+
     public long maxCwndBytes;
     public int rounds;
     public int cwndStuckRounds;
@@ -20,9 +22,11 @@ public final class SlowStartStats {
      * was not answered at once, or the pipe sat empty).
      */
     public int rwndLimitedSmallRounds;
+
     public int appLimitedSmallRounds;
     /** Limits seen while in slow start (reported when no exit happened). */
     public boolean rwndLimitedSeen;
+
     public boolean appLimitedSeen;
 
     public long bdpBytes() {

@@ -11,6 +11,7 @@ public final class TcpDirectionStats {
     public long dataBytes;
     /** Bytes of sequence space covered at least once (first transmissions and hole fills). */
     public long uniqueBytes;
+
     public long retransmittedPackets;
     public long retransmittedBytes;
     public final long[] retransmits = new long[RetransmissionClass.values().length];
@@ -21,15 +22,18 @@ public final class TcpDirectionStats {
     public long lostSegments;
     /** ACKs for data this capture never saw (tshark's "ACKed unseen segment"), counted on this side's data. */
     public long ackedUnseen;
+
     public long dupAcks;
     public long zeroWindows;
     /** ACKs carrying a D-SACK (RFC 2883): the receiver got a segment twice. Counted on the side that sent them. */
     public long dsacks;
+
     public final RunningStats rtt = new RunningStats();
     public final RunningStats tsRtt = new RunningStats();
     public long maxInFlightBytes;
     /** MSS this side announced in its SYN, -1 if unseen. */
     public int mss = -1;
+
     public int maxSegmentBytes;
     public long firstDataNanos = -1;
     public long lastDataNanos = -1;
@@ -38,10 +42,12 @@ public final class TcpDirectionStats {
 
     /** Data segment sizes: 1-99, 100-535, 536-1199 bytes, 1200 up to the MSS, above the MSS (TSO/GSO/GRO). */
     public static final String[] SEGMENT_SIZE_BUCKETS = {"lt100", "lt536", "lt1200", "le_mss", "above_mss"};
+
     public final long[] segmentSizes = new long[SEGMENT_SIZE_BUCKETS.length];
 
     /** The longest RTO backoff schedule: RTO retransmissions of one sequence number, and the gaps. */
     public static final int MAX_BACKOFF_GAPS = 16;
+
     public int rtoMaxRetries;
     public final long[] rtoGapsNanos = new long[MAX_BACKOFF_GAPS];
     public int rtoGapCount;
@@ -67,9 +73,27 @@ public final class TcpDirectionStats {
     }
 
     void write(java.io.DataOutput out) throws java.io.IOException {
-        long[] scalars = {packets, dataPackets, dataBytes, uniqueBytes, retransmittedPackets, retransmittedBytes,
-            reorderedPackets, networkDuplicates, windowProbes, keepAlives, lostSegments, ackedUnseen, dupAcks,
-            zeroWindows, dsacks, maxInFlightBytes, firstDataNanos, lastDataNanos, stateOverflows};
+        long[] scalars = {
+            packets,
+            dataPackets,
+            dataBytes,
+            uniqueBytes,
+            retransmittedPackets,
+            retransmittedBytes,
+            reorderedPackets,
+            networkDuplicates,
+            windowProbes,
+            keepAlives,
+            lostSegments,
+            ackedUnseen,
+            dupAcks,
+            zeroWindows,
+            dsacks,
+            maxInFlightBytes,
+            firstDataNanos,
+            lastDataNanos,
+            stateOverflows
+        };
         out.writeByte(scalars.length);
         for (long v : scalars) {
             Varints.write(out, v);

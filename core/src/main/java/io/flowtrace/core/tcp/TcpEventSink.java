@@ -5,5 +5,5 @@ package io.flowtrace.core.tcp;
 public interface TcpEventSink {
     void accept(TcpFlowEvent event);
 
-    TcpEventSink NONE = event -> { };
+    TcpEventSink NONE = event -> {};
 }

@@ -44,7 +44,8 @@ public final class TcpFlowAnalyzer {
 
     /** True when the packet was sent by this flow's client. */
     public boolean isFromClient(DecodedPacket p) {
-        return p.srcPort == client.port() && p.dstPort == server.port()
+        return p.srcPort == client.port()
+                && p.dstPort == server.port()
                 && Arrays.equals(p.srcAddr, 0, p.addrLength, client.address(), 0, client.address().length)
                 && Arrays.equals(p.dstAddr, 0, p.addrLength, server.address(), 0, server.address().length);
     }
@@ -97,7 +98,13 @@ public final class TcpFlowAnalyzer {
     }
 
     /** The ACK half of packet {@code p} from {@code s}: handshake completion, dup ACKs, windows, and the peer's rounds. */
-    private void onAck(DecodedPacket p, SenderState s, SenderState r, boolean fromClientSide, boolean syn, long t,
+    private void onAck(
+            DecodedPacket p,
+            SenderState s,
+            SenderState r,
+            boolean fromClientSide,
+            boolean syn,
+            long t,
             TcpEventSink events) {
         if (fromClientSide && p.hasFlag(DecodedPacket.ACK) && !syn) {
             handshake.onClientAck(p.ack, t);
@@ -109,13 +116,25 @@ public final class TcpFlowAnalyzer {
             events.accept(new TcpFlowEvent.ZeroWindow(t, fromClientSide));
         }
         if (r.ackSeen && (!ackedBefore || r.ackedUpTo > previousAck)) {
-            r.rounds.onAckAdvance(r, t, ackedBefore ? previousAck : r.ackedUpTo, r.ackedUpTo, setup.firstSynNanos, events,
+            r.rounds.onAckAdvance(
+                    r,
+                    t,
+                    ackedBefore ? previousAck : r.ackedUpTo,
+                    r.ackedUpTo,
+                    setup.firstSynNanos,
+                    events,
                     !fromClientSide);
         }
     }
 
     /** The data half of packet {@code p} from {@code s}: byte counts, classification, flight and rounds. */
-    private void onData(DecodedPacket p, SenderState s, boolean fromClientSide, boolean syn, boolean fin, long t,
+    private void onData(
+            DecodedPacket p,
+            SenderState s,
+            boolean fromClientSide,
+            boolean syn,
+            boolean fin,
+            long t,
             TcpEventSink events) {
         long rel = s.relative(p.seq);
         long start = syn ? rel + 1 : rel;
@@ -131,8 +150,8 @@ public final class TcpFlowAnalyzer {
             st.lastDataNanos = t;
         }
         long nextBefore = s.nextSeq;
-        RetransmissionClass trigger = retransmissions.onSegment(p, s, fromClientSide, start, end, t,
-                reorderWindowNanos(), events);
+        RetransmissionClass trigger =
+                retransmissions.onSegment(p, s, fromClientSide, start, end, t, reorderWindowNanos(), events);
         if (p.payloadLength > 0) {
             boolean newData = s.nextSeq > nextBefore;
             if (newData && trigger == null) {
@@ -159,8 +178,8 @@ public final class TcpFlowAnalyzer {
         }
     }
 
-    private void onSyn(DecodedPacket p, SenderState s, SenderState r, boolean fromClientSide, long t,
-            TcpEventSink events) {
+    private void onSyn(
+            DecodedPacket p, SenderState s, SenderState r, boolean fromClientSide, long t, TcpEventSink events) {
         boolean synAck = p.hasFlag(DecodedPacket.ACK);
         if (fromClientSide && !synAck) {
             long lastSyn = setup.lastSynNanos;
@@ -260,7 +279,8 @@ public final class TcpFlowAnalyzer {
         s.rounds.settle(s, setup.firstSynNanos, TcpEventSink.NONE, ofClient); // see settle(events)
         SlowStartStats st = s.rounds.stats;
         if (st.exitNanos < 0) {
-            st.exitReason = st.rwndLimitedSeen ? SlowStartExitCause.RWND_LIMITED
+            st.exitReason = st.rwndLimitedSeen
+                    ? SlowStartExitCause.RWND_LIMITED
                     : st.appLimitedSeen ? SlowStartExitCause.APP_LIMITED : SlowStartExitCause.NONE;
         }
         return st;

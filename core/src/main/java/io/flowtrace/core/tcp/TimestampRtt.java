@@ -11,6 +11,7 @@ final class TimestampRtt {
     private static final int CAPACITY = 256;
     /** Grows to CAPACITY on demand: an idle flow keeps a few bytes, a busy one at most 4 KiB. */
     private long[] tsVal = new long[4];
+
     private long[] seenAt = new long[4];
     private int head;
     private int size;

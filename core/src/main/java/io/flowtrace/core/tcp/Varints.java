@@ -9,8 +9,7 @@ import java.io.IOException;
  * serialises to a few hundred bytes instead of eight per field.
  */
 final class Varints {
-    private Varints() {
-    }
+    private Varints() {}
 
     static void write(DataOutput out, long value) throws IOException {
         long v = (value << 1) ^ (value >> 63);

@@ -20,8 +20,11 @@ class CoreArchitectureTest {
 
     @Test
     void coreUsesNoFlinkKafkaOrAvro() {
-        noClasses().should().dependOnClassesThat()
-                .resideInAnyPackage("org.apache.flink..", "org.apache.kafka..", "org.apache.avro..", "io.flowtrace.avro..")
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.apache.flink..", "org.apache.kafka..", "org.apache.avro..", "io.flowtrace.avro..")
                 .because("analysis logic is plain Java, unit-tested without a runtime; jobs/ adapts it to Flink")
                 .check(CORE);
     }
@@ -34,7 +37,8 @@ class CoreArchitectureTest {
     @Test
     void theRuleSeesCoreAtAll() {
         // an empty import (wrong package, classes not on the path) would make every rule above pass
-        org.assertj.core.api.Assertions.assertThat(CORE.containPackage("io.flowtrace.core.tcp")).isTrue();
+        org.assertj.core.api.Assertions.assertThat(CORE.containPackage("io.flowtrace.core.tcp"))
+                .isTrue();
         org.assertj.core.api.Assertions.assertThat(CORE.size()).isGreaterThan(100);
     }
 }

@@ -1,11 +1,9 @@
 package io.flowtrace.core.conntrack;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestFactory;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -13,8 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 
 /**
  * Exact size, estimate and truesize against the kernel's own receive-buffer accounting, per case of
@@ -31,7 +30,8 @@ class ConntrackAllocationTest {
     private final NetlinkSizer sizer = new NetlinkSizer();
 
     static JsonNode cases() throws IOException {
-        return new ObjectMapper().readTree(RecordedCase.DIR.resolve("alloc.json").toFile());
+        return new ObjectMapper()
+                .readTree(RecordedCase.DIR.resolve("alloc.json").toFile());
     }
 
     /** The sysctls and nft rules capture-ct-alloc.sh used for a case named FAMILY_PROTO_VARIANT. */
@@ -53,8 +53,8 @@ class ConntrackAllocationTest {
             assertThat(c.get("enobufs").asInt()).isZero();
         }
         TreeSet<String> expected = new TreeSet<>();
-        for (String fam : new String[]{"v4", "v6"}) {
-            for (String proto : new String[]{"tcp", "udp"}) {
+        for (String fam : new String[] {"v4", "v6"}) {
+            for (String proto : new String[] {"tcp", "udp"}) {
                 for (String v : VARIANTS) {
                     expected.add(fam + "_" + proto + "_" + v);
                 }
@@ -97,13 +97,15 @@ class ConntrackAllocationTest {
             // exact size from the attributes == the kernel's nlmsg_len, and the layout rebuilt from
             // the values is the real attribute list
             assertThat(sizer.exactSize(e)).as(name + " " + key).isEqualTo(len);
-            assertThat(KernelEventLayout.infer(e, f).describe()).as(name + " " + key).isEqualTo(e.attributes().describe());
+            assertThat(KernelEventLayout.infer(e, f).describe())
+                    .as(name + " " + key)
+                    .isEqualTo(e.attributes().describe());
         }
 
         // The listener held every event of the case at once: the budget's "buffer needed" over a stall
         // longer than the case must be the kernel's Rmem, and its replay must drop nothing (drops 0).
-        BudgetConfig cfg = new BudgetConfig(1_000_000_000L, 1_000_000_000L,
-                c.get("rcvbuf_effective").asInt() / 2, f);
+        BudgetConfig cfg = new BudgetConfig(
+                1_000_000_000L, 1_000_000_000L, c.get("rcvbuf_effective").asInt() / 2, f);
         EventSizeBudget budget = new EventSizeBudget("router", 0, cfg);
         long t = 0;
         long sumDelta = 0;
@@ -127,7 +129,8 @@ class ConntrackAllocationTest {
             assertThat(estimate).as(name + " " + m).isGreaterThanOrEqualTo(len);
             // ... and lies in the request range the measured charge leaves open (kernel rule below)
             int[] range = requestRangeForTruesize(charged);
-            assertThat(estimate).as(name + " " + m + " request range " + range[0] + ".." + range[1])
+            assertThat(estimate)
+                    .as(name + " " + m + " request range " + range[0] + ".." + range[1])
                     .isBetween(range[0], range[1]);
             budget.add(t += 1_000, e.type(), sizer.exactSize(e), estimate, model.truesize());
         }
@@ -169,8 +172,8 @@ class ConntrackAllocationTest {
      */
     static int[] requestRangeForTruesize(int truesize) {
         return switch (truesize) {
-            case 1280 -> new int[]{257, 704};
-            case 832 -> new int[]{1, 256};
+            case 1280 -> new int[] {257, 704};
+            case 832 -> new int[] {1, 256};
             default -> throw new AssertionError("no hand-derived request range for truesize " + truesize);
         };
     }

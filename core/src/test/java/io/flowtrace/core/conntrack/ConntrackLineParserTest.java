@@ -1,6 +1,6 @@
 package io.flowtrace.core.conntrack;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
 import java.io.StringReader;
@@ -9,8 +9,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class ConntrackLineParserTest {
     private final CtnetlinkParser raw = new CtnetlinkParser();
@@ -24,7 +23,9 @@ class ConntrackLineParserTest {
             Map<String, ArrayDeque<Integer>> rawLengths = new HashMap<>();
             for (byte[] m : c.messages()) {
                 ConntrackMessage e = raw.parse(m);
-                rawLengths.computeIfAbsent(e.id() + "/" + e.type(), k -> new ArrayDeque<>()).add(m.length);
+                rawLengths
+                        .computeIfAbsent(e.id() + "/" + e.type(), k -> new ArrayDeque<>())
+                        .add(m.length);
             }
             TextParseResult text;
             try (BufferedReader r = Files.newBufferedReader(c.text())) {
@@ -35,8 +36,13 @@ class ConntrackLineParserTest {
             assertThat(text.events()).as(name).hasSize(c.messages().size());
             for (ConntrackMessage e : text.events()) {
                 ArrayDeque<Integer> q = rawLengths.get(e.id() + "/" + e.type());
-                assertThat(q).as(name + " id " + e.id() + " " + e.type()).isNotNull().isNotEmpty();
-                assertThat(sizer.exactSize(e)).as(name + " id " + e.id() + " " + e.type()).isEqualTo(q.poll());
+                assertThat(q)
+                        .as(name + " id " + e.id() + " " + e.type())
+                        .isNotNull()
+                        .isNotEmpty();
+                assertThat(sizer.exactSize(e))
+                        .as(name + " id " + e.id() + " " + e.type())
+                        .isEqualTo(q.poll());
                 matched++;
             }
         }
@@ -73,10 +79,12 @@ class ConntrackLineParserTest {
                 [1796003166.281902]\t [UPDATE] ipv4     2 udp      17 1 src=10.77.1.2 dst=10.77.2.2 sport=x dport=7777 src=10.77.2.2 dst=10.77.1.2 sport=7777 dport=57098 id=1771214054
                 [1796003166.281902]\t [UPDATE] ipv4     2 udp      17 1 src=10.77.1.2 dst=10.77.2.2 sport=57098 dport=7777 src=10.77.2.2 dst=10.77.1.2 sport=7777 dport=57098 id=1771214054
                 """;
-        TextParseResult r = new ConntrackLineParser(KernelFeatures.stock())
-                .parse(new BufferedReader(new StringReader(text)));
+        TextParseResult r =
+                new ConntrackLineParser(KernelFeatures.stock()).parse(new BufferedReader(new StringReader(text)));
         assertThat(r.events()).extracting(ConntrackMessage::type).containsExactly(EventType.NEW, EventType.UPDATE);
-        assertThat(r.errors()).extracting(ConntrackTextParseException::lineNumber).containsExactly(2L, 3L);
+        assertThat(r.errors())
+                .extracting(ConntrackTextParseException::lineNumber)
+                .containsExactly(2L, 3L);
         assertThat(r.errors().get(1).getMessage()).contains("sport=x");
     }
 }

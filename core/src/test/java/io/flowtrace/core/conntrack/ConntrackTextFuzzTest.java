@@ -23,11 +23,32 @@ import org.junit.jupiter.api.Test;
 class ConntrackTextFuzzTest {
     private static final String ALPHABET = "0123456789abcdefxyz:.=[]<>/\"- \t_%SYNUPDATEipv46tcpudpflowmeta";
     private static final String[] ABSURD_NUMBERS = {
-        "-1", "99999999999999999999", "4294967296", "9223372036854775807", "9223372036854775808", "0x10", "1e9", "", "00000000000000000000001",
+        "-1",
+        "99999999999999999999",
+        "4294967296",
+        "9223372036854775807",
+        "9223372036854775808",
+        "0x10",
+        "1e9",
+        "",
+        "00000000000000000000001",
     };
     private static final String[] BAD_ADDRESSES = {
-        "zz:1", "localhost:1", "example.com", "1.2.3", "1.2.3.4.5", "256.1.1.1", "::ffff:1.2.3.4", "fe80::1%eth0", "[::1]", ":::",
-        "1::2::3", "%", "", "1.2.3.-4", "٣.1.1.1",
+        "zz:1",
+        "localhost:1",
+        "example.com",
+        "1.2.3",
+        "1.2.3.4.5",
+        "256.1.1.1",
+        "::ffff:1.2.3.4",
+        "fe80::1%eth0",
+        "[::1]",
+        ":::",
+        "1::2::3",
+        "%",
+        "",
+        "1.2.3.-4",
+        "٣.1.1.1",
     };
 
     @Test
@@ -56,7 +77,9 @@ class ConntrackTextFuzzTest {
             }
             budget.end(i);
         }
-        assertThat(escaped).as("exceptions other than ConntrackTextParseException").isEmpty();
+        assertThat(escaped)
+                .as("exceptions other than ConntrackTextParseException")
+                .isEmpty();
         assertThat(budget.worstNanos).as(budget.toString()).isLessThan(FuzzBudget.MAX_NANOS_PER_INPUT);
         assertThat(budget.worstBytes).as(budget.toString()).isLessThan(FuzzBudget.MAX_BYTES_PER_INPUT);
         // the mutations must exercise both outcomes, or the fuzz proves nothing
@@ -68,7 +91,8 @@ class ConntrackTextFuzzTest {
         List<String> lines = new ArrayList<>();
         for (String name : RecordedCase.TEXT_CASES) {
             try {
-                for (String l : Files.readAllLines(RecordedCase.DIR.resolve(name + ".events.txt"), StandardCharsets.UTF_8)) {
+                for (String l :
+                        Files.readAllLines(RecordedCase.DIR.resolve(name + ".events.txt"), StandardCharsets.UTF_8)) {
                     if (!l.isBlank()) {
                         lines.add(l);
                     }
@@ -92,7 +116,8 @@ class ConntrackTextFuzzTest {
                 case 4 -> replaceNumber(s, ABSURD_NUMBERS[rnd.nextInt(ABSURD_NUMBERS.length)], rnd);
                 case 5 -> {
                     String other = seeds.get(rnd.nextInt(seeds.size()));
-                    yield s.substring(0, rnd.nextInt(s.length() + 1)) + other.substring(rnd.nextInt(other.length() + 1));
+                    yield s.substring(0, rnd.nextInt(s.length() + 1))
+                            + other.substring(rnd.nextInt(other.length() + 1));
                 }
                 case 6 -> randomLine(rnd);
                 case 7 -> replaceAddress(s, BAD_ADDRESSES[rnd.nextInt(BAD_ADDRESSES.length)], rnd);

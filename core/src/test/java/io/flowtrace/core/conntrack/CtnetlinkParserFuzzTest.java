@@ -1,12 +1,11 @@
 package io.flowtrace.core.conntrack;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * Seeded random mutations of real messages (byte flips, attribute and nested-attribute length lies,

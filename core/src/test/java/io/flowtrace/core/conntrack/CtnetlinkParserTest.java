@@ -1,13 +1,12 @@
 package io.flowtrace.core.conntrack;
 
-import io.flowtrace.core.net.IpLiteral;
-import org.junit.jupiter.api.Test;
-
-import java.util.Arrays;
-import java.util.Map;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flowtrace.core.net.IpLiteral;
+import java.util.Arrays;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 class CtnetlinkParserTest {
     private final CtnetlinkParser parser = new CtnetlinkParser();
@@ -24,7 +23,9 @@ class CtnetlinkParserTest {
                 assertThat(e.attributes().describe()).as(where).isEqualTo(ref.get("tree"));
                 assertThat(e.type().name()).as(where).isEqualTo(ref.get("kind"));
                 assertThat(e.family()).as(where).isEqualTo(Integer.parseInt(ref.get("family")));
-                assertThat(e.wireSize()).as(where).isEqualTo(Integer.parseInt(ref.get("len")))
+                assertThat(e.wireSize())
+                        .as(where)
+                        .isEqualTo(Integer.parseInt(ref.get("len")))
                         .isEqualTo(Integer.parseInt(ref.get("rec")));
                 assertThat(e.unknown()).as(where).isEmpty();
                 total++;
@@ -89,7 +90,8 @@ class CtnetlinkParserTest {
         m[21] = 0x7f;
         assertThatThrownBy(() -> parser.parse(m))
                 .isInstanceOf(CtnetlinkParseException.class)
-                .satisfies(ex -> assertThat(((CtnetlinkParseException) ex).offset()).isEqualTo(20));
+                .satisfies(ex ->
+                        assertThat(((CtnetlinkParseException) ex).offset()).isEqualTo(20));
     }
 
     @Test
@@ -98,7 +100,8 @@ class CtnetlinkParserTest {
         m[5] = 2; // NFNL_SUBSYS_CTNETLINK_EXP
         assertThatThrownBy(() -> parser.parse(m))
                 .isInstanceOf(CtnetlinkParseException.class)
-                .satisfies(ex -> assertThat(((CtnetlinkParseException) ex).offset()).isEqualTo(4));
+                .satisfies(ex ->
+                        assertThat(((CtnetlinkParseException) ex).offset()).isEqualTo(4));
     }
 
     private static String canonical(String addr) {

@@ -53,7 +53,8 @@ final class FuzzBudget {
 
     @Override
     public String toString() {
-        return String.format("slowest input %d: %.3f ms, largest allocation input %d: %d B", worstNanosInput,
-                worstNanos / 1e6, worstBytesInput, worstBytes);
+        return String.format(
+                "slowest input %d: %.3f ms, largest allocation input %d: %d B",
+                worstNanosInput, worstNanos / 1e6, worstBytesInput, worstBytes);
     }
 }

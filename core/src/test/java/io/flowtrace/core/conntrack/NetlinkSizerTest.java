@@ -1,13 +1,12 @@
 package io.flowtrace.core.conntrack;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.util.Properties;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class NetlinkSizerTest {
     private final CtnetlinkParser parser = new CtnetlinkParser();
@@ -31,7 +30,9 @@ class NetlinkSizerTest {
             for (byte[] m : c.messages()) {
                 ConntrackMessage e = parser.parse(m);
                 PresentAttributes inferred = KernelEventLayout.infer(e, c.features());
-                assertThat(inferred.describe()).as(c.name()).isEqualTo(e.attributes().describe());
+                assertThat(inferred.describe())
+                        .as(c.name())
+                        .isEqualTo(e.attributes().describe());
             }
         }
     }
@@ -58,9 +59,12 @@ class NetlinkSizerTest {
         // timestamp 4+2*12=28; TIMEOUT 8; PROTOINFO 4; HELP 4; HELP_NAME 20; NAT 2*4+6*8=56;
         // MARK 8; ZONE 8; proto: ip policy 3*(8+8+20+20)=168 + TCP_NLATTR_SIZE 32 + ports 3*16=48;
         // CTA_TIMESTAMP_EVENT 12  => 532; plus nlmsghdr 16 => 548.
-        assertThat(NetlinkSizer.estimatePayload(CtaTypes.IPPROTO_TCP, KernelFeatures.stock())).isEqualTo(532);
-        assertThat(NetlinkSizer.estimatePayload(CtaTypes.IPPROTO_UDP, KernelFeatures.stock())).isEqualTo(532 - 32);
-        assertThat(NetlinkSizer.estimatePayload(CtaTypes.IPPROTO_ICMP, KernelFeatures.stock())).isEqualTo(532 - 80 + 72);
+        assertThat(NetlinkSizer.estimatePayload(CtaTypes.IPPROTO_TCP, KernelFeatures.stock()))
+                .isEqualTo(532);
+        assertThat(NetlinkSizer.estimatePayload(CtaTypes.IPPROTO_UDP, KernelFeatures.stock()))
+                .isEqualTo(532 - 32);
+        assertThat(NetlinkSizer.estimatePayload(CtaTypes.IPPROTO_ICMP, KernelFeatures.stock()))
+                .isEqualTo(532 - 80 + 72);
         KernelFeatures off = KernelFeatures.stock().withAcct(false).withTimestamp(false);
         assertThat(NetlinkSizer.estimatePayload(CtaTypes.IPPROTO_TCP, off)).isEqualTo(532 - 56 - 28);
     }

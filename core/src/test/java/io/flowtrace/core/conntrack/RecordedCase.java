@@ -19,8 +19,19 @@ import java.util.Map;
 record RecordedCase(String name, List<byte[]> messages, List<Map<String, String>> reference, Path text) {
 
     static final Path DIR = Path.of("..", "testdata", "conntrack");
-    static final List<String> TEXT_CASES = List.of("v4_plain", "v6_plain", "v4_mark", "v6_mark", "v4_zone", "v6_zone",
-            "v4_zone_mark", "v4_nat", "v6_nat", "v4_xml", "v4_nofeat", "v6_nofeat");
+    static final List<String> TEXT_CASES = List.of(
+            "v4_plain",
+            "v6_plain",
+            "v4_mark",
+            "v6_mark",
+            "v4_zone",
+            "v6_zone",
+            "v4_zone_mark",
+            "v4_nat",
+            "v6_nat",
+            "v4_xml",
+            "v4_nofeat",
+            "v6_nofeat");
 
     static List<RecordedCase> all() {
         List<RecordedCase> out = new ArrayList<>();

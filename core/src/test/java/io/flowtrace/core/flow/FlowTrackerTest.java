@@ -17,16 +17,16 @@ import org.junit.jupiter.api.Test;
 class FlowTrackerTest {
     private static final VantagePoint TEST = new VantagePoint("test", "if0");
 
-    private record Ended(FlowKey key, long instance, TcpFlowAnalyzer flow) {
-    }
+    private record Ended(FlowKey key, long instance, TcpFlowAnalyzer flow) {}
 
     private final List<Ended> ended = new ArrayList<>();
-    private final FlowTracker tracker = new FlowTracker(AnalyzerConfig.DEFAULTS, i -> TEST,
-            (k, i, f) -> ended.add(new Ended(k, i, f)));
+    private final FlowTracker tracker =
+            new FlowTracker(AnalyzerConfig.DEFAULTS, i -> TEST, (k, i, f) -> ended.add(new Ended(k, i, f)));
     private final DecodedPacket p = new DecodedPacket();
     private FlowTracker tracker2;
 
-    private void send(long nanos, int srcIp, int srcPort, int dstIp, int dstPort, int flags, long seq, long ack, int len) {
+    private void send(
+            long nanos, int srcIp, int srcPort, int dstIp, int dstPort, int flags, long seq, long ack, int len) {
         p.status = DecodeStatus.TCP;
         p.timestampNanos = nanos;
         p.ipVersion = 4;
@@ -93,7 +93,9 @@ class FlowTrackerTest {
         for (long s = 1; s <= 301; s++) {
             send(s * 1_000_000_000L, CLIENT, 50000, SERVER, 80, ACK, 1, 1, 0);
         }
-        assertThat(ended).singleElement().satisfies(e -> assertThat(e.flow().end()).isEqualTo(TcpFlowEnd.IDLE));
+        assertThat(ended)
+                .singleElement()
+                .satisfies(e -> assertThat(e.flow().end()).isEqualTo(TcpFlowEnd.IDLE));
         assertThat(tracker.liveFlows()).isEqualTo(1);
     }
 
@@ -107,15 +109,26 @@ class FlowTrackerTest {
      */
     @Test
     void keepsStateBoundedUnderASynFloodAndStillAnalysesRealFlows() {
-        FlowTracker tracker = new FlowTracker(AnalyzerConfig.DEFAULTS.withIdleTimeouts(300_000_000_000L, 5_000_000_000L),
-                i -> TEST, (k, i, f) -> ended.add(new Ended(k, i, f)));
+        FlowTracker tracker = new FlowTracker(
+                AnalyzerConfig.DEFAULTS.withIdleTimeouts(300_000_000_000L, 5_000_000_000L),
+                i -> TEST,
+                (k, i, f) -> ended.add(new Ended(k, i, f)));
         this.tracker2 = tracker;
         SplittableRandom rnd = new SplittableRandom(7);
         int maxLive = 0;
         long step = 100_000L; // 10^4 SYNs per second
         for (int i = 0; i < FLOOD; i++) {
             long t = i * step;
-            send(t, 0x0b000000 | rnd.nextInt(1 << 24), 1024 + rnd.nextInt(60000), SERVER, 443, SYN, rnd.nextLong(1L << 32), 0, 0);
+            send(
+                    t,
+                    0x0b000000 | rnd.nextInt(1 << 24),
+                    1024 + rnd.nextInt(60000),
+                    SERVER,
+                    443,
+                    SYN,
+                    rnd.nextLong(1L << 32),
+                    0,
+                    0);
             if (i == FLOOD / 2) {
                 connection(t + 1, 40000, 100);
                 send(t + 3000, CLIENT, 40000, SERVER, 443, ACK, 101, 7001, 1000);
@@ -127,8 +140,11 @@ class FlowTrackerTest {
         }
         assertThat(maxLive).isLessThanOrEqualTo(62_000); // (5 s half-open + 1 s sweep) × 10^4/s, plus slack
         tracker.flush();
-        Ended real = ended.stream().filter(e -> e.flow().client().port() == 40000
-                && java.nio.ByteBuffer.wrap(e.flow().client().address()).getInt() == CLIENT).findFirst().orElseThrow();
+        Ended real = ended.stream()
+                .filter(e -> e.flow().client().port() == 40000
+                        && java.nio.ByteBuffer.wrap(e.flow().client().address()).getInt() == CLIENT)
+                .findFirst()
+                .orElseThrow();
         assertThat(real.flow().established()).isTrue();
         assertThat(real.flow().clientToServer().dataBytes).isEqualTo(1000);
         assertThat(real.flow().clientToServer().rtt.count()).isEqualTo(1);

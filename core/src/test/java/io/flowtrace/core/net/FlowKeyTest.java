@@ -17,7 +17,8 @@ class FlowKeyTest {
         Endpoint client = new Endpoint(new byte[] {10, 0, 0, 9}, 40000);
         Endpoint server = new Endpoint(new byte[] {10, 0, 0, 1}, 443);
         // 10.0.0.1 < 10.0.0.9 whatever the ports: the server's endpoint comes first
-        assertThat(FlowKey.of(VANTAGE, client, server).canonical()).isEqualTo("host-a/eth0|10.0.0.1:443|10.0.0.9:40000");
+        assertThat(FlowKey.of(VANTAGE, client, server).canonical())
+                .isEqualTo("host-a/eth0|10.0.0.1:443|10.0.0.9:40000");
         assertThat(FlowKey.of(VANTAGE, server, client)).isEqualTo(FlowKey.of(VANTAGE, client, server));
     }
 
@@ -26,7 +27,9 @@ class FlowKeyTest {
         // agent ids are user-given: only the interface name (no '/', Linux dev_valid_name) and the
         // endpoints (no '|') are free of the separators, so both splits go from the right
         VantagePoint odd = new VantagePoint("rack|7/host", "veth-c");
-        FlowKey key = FlowKey.of(odd, new Endpoint(new byte[] {(byte) 192, (byte) 168, 1, 2}, 1),
+        FlowKey key = FlowKey.of(
+                odd,
+                new Endpoint(new byte[] {(byte) 192, (byte) 168, 1, 2}, 1),
                 new Endpoint(new byte[] {(byte) 192, (byte) 168, 1, 2}, 65535));
         assertThat(key.canonical()).isEqualTo("rack|7/host/veth-c|192.168.1.2:1|192.168.1.2:65535");
         assertThat(FlowKey.parse(key.canonical())).isEqualTo(key);
@@ -68,19 +71,33 @@ class FlowKeyTest {
                 a[j] = (byte) (random.nextInt(3) == 0 ? random.nextInt(256) : 0);
                 b[j] = (byte) (random.nextInt(3) == 0 ? random.nextInt(256) : 0);
             }
-            FlowKey key = FlowKey.of(new VantagePoint("agent-" + i, "if" + (i % 5)),
-                    new Endpoint(a, random.nextInt(65536)), new Endpoint(b, random.nextInt(65536)));
+            FlowKey key = FlowKey.of(
+                    new VantagePoint("agent-" + i, "if" + (i % 5)),
+                    new Endpoint(a, random.nextInt(65536)),
+                    new Endpoint(b, random.nextInt(65536)));
             assertThat(FlowKey.parse(key.canonical())).as(key.canonical()).isEqualTo(key);
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "no-bars", "a/b|10.0.0.1:1", "novantage|10.0.0.1:1|10.0.0.2:2",
-        "a/b|10.0.0.2:2|10.0.0.1:1", "a/b|10.0.0.1|10.0.0.2:2", "a/b|10.0.0.1:1|10.0.0.2:65536",
-        "a/b|10.0.0.1:1|10.0.0.2:+2", "a/b|10.0.0.1:1|fd00::2:2", "a/b|10.0.0.1:1|[]:2",
-        "a/b|10.0.0.1:1|host.example:2", "a/b|10.0.0.1:1|[fd00::zz]:2"})
+    @ValueSource(
+            strings = {
+                "",
+                "no-bars",
+                "a/b|10.0.0.1:1",
+                "novantage|10.0.0.1:1|10.0.0.2:2",
+                "a/b|10.0.0.2:2|10.0.0.1:1",
+                "a/b|10.0.0.1|10.0.0.2:2",
+                "a/b|10.0.0.1:1|10.0.0.2:65536",
+                "a/b|10.0.0.1:1|10.0.0.2:+2",
+                "a/b|10.0.0.1:1|fd00::2:2",
+                "a/b|10.0.0.1:1|[]:2",
+                "a/b|10.0.0.1:1|host.example:2",
+                "a/b|10.0.0.1:1|[fd00::zz]:2"
+            })
     void rejectsTextThatIsNotACanonicalKeyWithAReason(String text) {
-        assertThatThrownBy(() -> FlowKey.parse(text)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> FlowKey.parse(text))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageNotContaining("null");
     }
 

@@ -25,10 +25,12 @@ class IpLiteralTest {
     @Test
     void rejectsNonLiteralsWithColonsWithoutAskingTheResolver() {
         for (String text : new String[] {"zz:1", "1::2::3", "localhost:1", "g::1"}) {
-            assertThatThrownBy(() -> IpLiteral.parse(text)).as(text)
+            assertThatThrownBy(() -> IpLiteral.parse(text))
+                    .as(text)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining(text)
-                    .cause().isInstanceOf(UnknownHostException.class)
+                    .cause()
+                    .isInstanceOf(UnknownHostException.class)
                     .hasMessageContaining("invalid IPv6 address literal");
         }
         assertThatThrownBy(() -> IpLiteral.parse("[::1]")).isInstanceOf(IllegalArgumentException.class);

@@ -58,9 +58,11 @@ class OpenVpnCaptureTruthTest {
         SoftAssertions soft = new SoftAssertions();
         long total = 0;
         for (OpenVpnSession session : s.sessions) {
-            soft.assertThat(session.c2s().retransmitGapsUs()).as(session.clientSessionId() + " c2s")
+            soft.assertThat(session.c2s().retransmitGapsUs())
+                    .as(session.clientSessionId() + " c2s")
                     .isEqualTo(gapsBySender.get(session.clientSessionId()));
-            soft.assertThat(session.s2c().retransmitGapsUs()).as(session.serverSessionId() + " s2c")
+            soft.assertThat(session.s2c().retransmitGapsUs())
+                    .as(session.serverSessionId() + " s2c")
                     .isEqualTo(gapsBySender.get(session.serverSessionId()));
             soft.assertThat(session.c2s().retransmits() + session.s2c().retransmits())
                     .isEqualTo(gapsBySender.get(session.clientSessionId()).size()
@@ -69,7 +71,9 @@ class OpenVpnCaptureTruthTest {
         }
         soft.assertAll();
         if (capture.startsWith("push-100k")) {
-            assertThat(total).as("1 % loss over ~200 packets a run must cause retransmissions").isPositive();
+            assertThat(total)
+                    .as("1 % loss over ~200 packets a run must cause retransmissions")
+                    .isPositive();
         }
     }
 
@@ -84,8 +88,9 @@ class OpenVpnCaptureTruthTest {
             OpenVpnSession session = s.sessions.get(i);
             assertThat(session.setupEnd()).isEqualTo(OpenVpnSession.SetupEnd.DATA);
             diff[i] = session.setupNanos() / 1000 - logSetup[i];
-            assertThat(diff[i]).as("run %d: flowtrace %d µs, client log %d µs", i + 1, session.setupNanos() / 1000,
-                    logSetup[i]).isBetween(0L, HOOK_DELAY_MAX_US);
+            assertThat(diff[i])
+                    .as("run %d: flowtrace %d µs, client log %d µs", i + 1, session.setupNanos() / 1000, logSetup[i])
+                    .isBetween(0L, HOOK_DELAY_MAX_US);
         }
         Arrays.sort(diff);
         assertThat(diff[diff.length / 2]).as("median of flowtrace - log (µs)").isLessThan(5_000);
@@ -97,7 +102,8 @@ class OpenVpnCaptureTruthTest {
         long[] log = logSetupUs(name);
         // the seed-000 table by hand from the logs: runs, mean, sample sd, nearest-rank p50 / p90
         double mean = Arrays.stream(log).average().orElseThrow();
-        double sd = Math.sqrt(Arrays.stream(log).mapToDouble(v -> (v - mean) * (v - mean)).sum() / (log.length - 1));
+        double sd = Math.sqrt(
+                Arrays.stream(log).mapToDouble(v -> (v - mean) * (v - mean)).sum() / (log.length - 1));
         long[] sorted = log.clone();
         Arrays.sort(sorted);
         long p50 = sorted[(int) Math.ceil(0.5 * sorted.length) - 1];
@@ -134,8 +140,10 @@ class OpenVpnCaptureTruthTest {
         for (int i = 0; i < setup.length; i++) {
             String log = String.format("%s.run%02d.client.log.gz", name, i + 1);
             long completed = OpenVpnCaptures.gzLines(log).stream()
-                    .filter(l -> l.contains("Initialization Sequence Completed")).findFirst()
-                    .map(OpenVpnCaptures::logMicros).orElseThrow();
+                    .filter(l -> l.contains("Initialization Sequence Completed"))
+                    .findFirst()
+                    .map(OpenVpnCaptures::logMicros)
+                    .orElseThrow();
             setup[i] = completed - firstResets.get(i);
         }
         return setup;

@@ -17,12 +17,19 @@ final class OpenVpnCaptures {
     static final String[] CASES = {"push-1k", "push-100k"};
 
     /** One line of CASE.SIDE.tshark.tsv.gz: tshark's openvpn dissector fields of one frame. */
-    record TsharkRow(long frame, long timeUs, String src, int srcPort, int opcode, String sessionId, int ackCount,
-            long[] ackIds, String remoteSessionId, long mpid) {
-    }
+    record TsharkRow(
+            long frame,
+            long timeUs,
+            String src,
+            int srcPort,
+            int opcode,
+            String sessionId,
+            int ackCount,
+            long[] ackIds,
+            String remoteSessionId,
+            long mpid) {}
 
-    private OpenVpnCaptures() {
-    }
+    private OpenVpnCaptures() {}
 
     static Path file(String name) {
         return TestData.file("openvpn/" + name);
@@ -34,9 +41,9 @@ final class OpenVpnCaptures {
 
     static List<String> gzLines(String name) throws IOException {
         List<String> lines = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(
-                new GZIPInputStream(Files.newInputStream(file(name))), StandardCharsets.UTF_8))) {
-            for (String l; (l = r.readLine()) != null;) {
+        try (BufferedReader r = new BufferedReader(
+                new InputStreamReader(new GZIPInputStream(Files.newInputStream(file(name))), StandardCharsets.UTF_8))) {
+            for (String l; (l = r.readLine()) != null; ) {
                 lines.add(l);
             }
         }
@@ -52,9 +59,17 @@ final class OpenVpnCaptures {
             for (int i = 0; i < acks.length; i++) {
                 ids[i] = Long.parseLong(acks[i]);
             }
-            rows.add(new TsharkRow(Long.parseLong(f[0]), micros(f[1]), f[2], Integer.parseInt(f[3]),
-                    Integer.decode(f[4]), hexSid(f[5]), f[6].isEmpty() ? 0 : Integer.parseInt(f[6]), ids,
-                    hexSid(f[8]), f[9].isEmpty() ? -1 : Long.parseLong(f[9])));
+            rows.add(new TsharkRow(
+                    Long.parseLong(f[0]),
+                    micros(f[1]),
+                    f[2],
+                    Integer.parseInt(f[3]),
+                    Integer.decode(f[4]),
+                    hexSid(f[5]),
+                    f[6].isEmpty() ? 0 : Integer.parseInt(f[6]),
+                    ids,
+                    hexSid(f[8]),
+                    f[9].isEmpty() ? -1 : Long.parseLong(f[9])));
         }
         return rows;
     }

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * in the job does) ends exactly as a flow that never left memory, on every real capture.
  */
 class OpenVpnFlowCodecTest {
-    private static final OpenVpnSessionTracker.SessionListener NONE = s -> { };
+    private static final OpenVpnSessionTracker.SessionListener NONE = s -> {};
 
     @Test
     void aFlowRestoredAfterEveryPacketEndsAsOneKeptInMemory() throws IOException, CaptureFormatException {
@@ -42,7 +42,8 @@ class OpenVpnFlowCodecTest {
                 });
                 assertThat(stored.keySet()).isEqualTo(kept.keySet());
                 for (Map.Entry<String, OpenVpnFlow> e : kept.entrySet()) {
-                    assertThat(stored.get(e.getKey())).as(c + "." + side + " " + e.getKey())
+                    assertThat(stored.get(e.getKey()))
+                            .as(c + "." + side + " " + e.getKey())
                             .isEqualTo(OpenVpnFlowCodec.toBytes(e.getValue()));
                     OpenVpnFlow restored = OpenVpnFlowCodec.fromBytes(stored.get(e.getKey()));
                     for (int i = 0; i < restored.sessions().size(); i++) {
@@ -50,7 +51,8 @@ class OpenVpnFlowCodecTest {
                         OpenVpnSession b = e.getValue().sessions().get(i);
                         assertThat(a.setupNanos()).isEqualTo(b.setupNanos());
                         assertThat(a.s2c().retransmitGapsUs()).isEqualTo(b.s2c().retransmitGapsUs());
-                        assertThat(a.c2s().ackLatencyUs().mean()).isEqualTo(b.c2s().ackLatencyUs().mean());
+                        assertThat(a.c2s().ackLatencyUs().mean())
+                                .isEqualTo(b.c2s().ackLatencyUs().mean());
                         retransmits += a.s2c().retransmits() + a.c2s().retransmits();
                     }
                     sessions += restored.sessions().size();
@@ -65,24 +67,32 @@ class OpenVpnFlowCodecTest {
 
     @Test
     void refusesCorruptStateWithAReasonInsteadOfAllocating() {
-        OpenVpnFlow f = OpenVpnFlow.open(OpenVpnWire.defaults(), "a/if0", "10.0.0.1:5000", 5000, "10.0.0.2:1194", 1194,
-                new OpenVpnHeader());
+        OpenVpnFlow f = OpenVpnFlow.open(
+                OpenVpnWire.defaults(), "a/if0", "10.0.0.1:5000", 5000, "10.0.0.2:1194", 1194, new OpenVpnHeader());
         byte[] bytes = OpenVpnFlowCodec.toBytes(f);
         byte[] lying = Arrays.copyOf(bytes, bytes.length);
         // the session count is the last int of an empty flow: claim 2^31-1 sessions
         lying[lying.length - 4] = 0x7f;
-        assertThatThrownBy(() -> OpenVpnFlowCodec.fromBytes(lying)).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> OpenVpnFlowCodec.fromBytes(lying))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("sessions");
         byte[] version = Arrays.copyOf(bytes, bytes.length);
         version[0] = 9;
-        assertThatThrownBy(() -> OpenVpnFlowCodec.fromBytes(version)).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> OpenVpnFlowCodec.fromBytes(version))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("version 9");
-        assertThatThrownBy(() -> OpenVpnFlowCodec.fromBytes(Arrays.copyOf(bytes, 5))).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> OpenVpnFlowCodec.fromBytes(Arrays.copyOf(bytes, 5)))
+                .isInstanceOf(IOException.class);
     }
 
     interface PacketConsumer {
-        void accept(String key, java.util.function.Supplier<OpenVpnFlow> open, DecodedPacket p, OpenVpnHeader h,
-                java.util.function.Predicate<OpenVpnFlow> fromClient) throws IOException;
+        void accept(
+                String key,
+                java.util.function.Supplier<OpenVpnFlow> open,
+                DecodedPacket p,
+                OpenVpnHeader h,
+                java.util.function.Predicate<OpenVpnFlow> fromClient)
+                throws IOException;
     }
 
     /** Every decoded OpenVPN packet of a capture with its flow key, as OpenVpnSessionTracker keys flows. */
@@ -90,7 +100,8 @@ class OpenVpnFlowCodecTest {
         PacketDecoder decoder = PacketDecoder.withUdp();
         OpenVpnWire wire = OpenVpnWire.defaults();
         OpenVpnHeaderDecoder ovpn = new OpenVpnHeaderDecoder(wire);
-        try (InputStream in = OpenVpnCaptures.pcap(capture); CaptureReader reader = CaptureReader.open(in, e -> { })) {
+        try (InputStream in = OpenVpnCaptures.pcap(capture);
+                CaptureReader reader = CaptureReader.open(in, e -> {})) {
             CaptureRecord rec = new CaptureRecord();
             DecodedPacket p = new DecodedPacket();
             OpenVpnHeader h = new OpenVpnHeader();
@@ -107,7 +118,11 @@ class OpenVpnFlowCodecTest {
                 String key = src.compareTo(dst) < 0 ? src + "|" + dst : dst + "|" + src;
                 int sp = p.srcPort;
                 int dp = p.dstPort;
-                consumer.accept(key, () -> OpenVpnFlow.open(wire, "t/if0", src, sp, dst, dp, h), p, h,
+                consumer.accept(
+                        key,
+                        () -> OpenVpnFlow.open(wire, "t/if0", src, sp, dst, dp, h),
+                        p,
+                        h,
                         f -> f.client().equals(src));
             }
         }

@@ -51,8 +51,8 @@ class OpenVpnHeaderDecoderTest {
     @Test
     void readsAnAckOnlyPacketWithFourIdsAndNoMessagePacketId() {
         // 0x28 = P_ACK_V1, key 0; ACK ids 6,5,4,3 (OpenVPN 2.6 repeats recent ids); remote session id
-        byte[] b = concat(bytes(0x28), CLIENT_SID, bytes(4), bytes(0, 0, 0, 6, 0, 0, 0, 5, 0, 0, 0, 4, 0, 0, 0, 3),
-                SERVER_SID);
+        byte[] b = concat(
+                bytes(0x28), CLIENT_SID, bytes(4), bytes(0, 0, 0, 6, 0, 0, 0, 5, 0, 0, 0, 4, 0, 0, 0, 3), SERVER_SID);
         assertThat(decode(plain, b)).isEqualTo(OpenVpnHeader.Kind.ACK);
         assertThat(h.ackCount).isEqualTo(4);
         assertThat(h.ackIds).startsWith(6L, 5L, 4L, 3L);
@@ -66,8 +66,15 @@ class OpenVpnHeaderDecoderTest {
         // P_CONTROL_V1 key id 1 (0x21): session id, 20-byte SHA1 HMAC, replay packet-id 7, net time,
         // ACK count 0, message packet-id 0x01020304, 5 payload bytes
         OpenVpnHeaderDecoder tlsAuth = new OpenVpnHeaderDecoder(new OpenVpnWire(new int[] {1194}, 20, false));
-        byte[] b = concat(bytes(0x21), CLIENT_SID, new byte[20], bytes(0, 0, 0, 7), bytes(0x5f, 0, 0, 0), bytes(0),
-                bytes(1, 2, 3, 4), new byte[5]);
+        byte[] b = concat(
+                bytes(0x21),
+                CLIENT_SID,
+                new byte[20],
+                bytes(0, 0, 0, 7),
+                bytes(0x5f, 0, 0, 0),
+                bytes(0),
+                bytes(1, 2, 3, 4),
+                new byte[5]);
         assertThat(decode(tlsAuth, b)).isEqualTo(OpenVpnHeader.Kind.CONTROL);
         assertThat(h.opcode).isEqualTo(OpenVpnOpcode.CONTROL_V1);
         assertThat(h.keyId).isEqualTo(1);
@@ -104,7 +111,8 @@ class OpenVpnHeaderDecoderTest {
     void countsCutAndImpossibleHeadersWithAReason() {
         byte[] reset = concat(bytes(0x38), CLIENT_SID, bytes(0), bytes(0, 0, 0, 0));
         for (int cut = 1; cut < reset.length; cut++) {
-            assertThat(plain.decode(reset, 0, cut, reset.length, h)).as("cut at %d", cut)
+            assertThat(plain.decode(reset, 0, cut, reset.length, h))
+                    .as("cut at %d", cut)
                     .isEqualTo(OpenVpnHeader.Kind.TRUNCATED);
             assertThat(h.reason).isNotBlank();
         }
@@ -120,9 +128,11 @@ class OpenVpnHeaderDecoderTest {
     @Test
     void randomBytesNeverThrowAndAlwaysGetAKind() {
         SplittableRandom random = new SplittableRandom(22);
-        OpenVpnHeaderDecoder[] decoders = {plain,
+        OpenVpnHeaderDecoder[] decoders = {
+            plain,
             new OpenVpnHeaderDecoder(new OpenVpnWire(new int[] {1194}, 20, false)),
-            new OpenVpnHeaderDecoder(new OpenVpnWire(new int[] {1194}, 0, true))};
+            new OpenVpnHeaderDecoder(new OpenVpnWire(new int[] {1194}, 0, true))
+        };
         byte[] b = new byte[200];
         for (int i = 0; i < 200_000; i++) {
             random.nextBytes(b);

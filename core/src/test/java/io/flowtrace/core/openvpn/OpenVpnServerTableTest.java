@@ -14,8 +14,12 @@ class OpenVpnServerTableTest {
         // (time, session): at 1000 / 1003 / 1007 ms sessions 0, 1, 2 retry within 5 ms of another
         // session's retry (3 count); at 2000 / 2002 ms session 0 retries twice, near only itself, and
         // session 1's retry at 2012 ms is 10 ms from both (none of these 3 count)
-        List<long[]> retries = List.of(new long[] {1000 * MS, 0}, new long[] {1003 * MS, 1},
-                new long[] {1007 * MS, 2}, new long[] {2000 * MS, 0}, new long[] {2002 * MS, 0},
+        List<long[]> retries = List.of(
+                new long[] {1000 * MS, 0},
+                new long[] {1003 * MS, 1},
+                new long[] {1007 * MS, 2},
+                new long[] {2000 * MS, 0},
+                new long[] {2002 * MS, 0},
                 new long[] {2012 * MS, 1});
         assertThat(OpenVpnServerTable.synchronised(retries)).isEqualTo(3);
     }

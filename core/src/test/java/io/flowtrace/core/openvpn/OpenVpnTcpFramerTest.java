@@ -12,8 +12,9 @@ class OpenVpnTcpFramerTest {
     /** P_CONTROL_HARD_RESET_CLIENT_V2 (7 << 3 | key 0), session id 0x0102030405060708, no ACKs, packet-id 0. */
     private static final byte[] RESET = {0x38, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0};
     /** P_ACK_V1 (5 << 3), session id 0x1112131415161718, 1 ACK of packet-id 0, remote session id of the reset. */
-    private static final byte[] ACK = {0x28, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 1, 0, 0, 0, 0,
-        1, 2, 3, 4, 5, 6, 7, 8};
+    private static final byte[] ACK = {
+        0x28, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 1, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8
+    };
     /** The stream: 00 0e RESET 00 16 ACK. */
     private static final byte[] STREAM = concat(new byte[] {0x00, 0x0e}, RESET, new byte[] {0x00, 0x16}, ACK);
 
@@ -22,9 +23,9 @@ class OpenVpnTcpFramerTest {
         List<byte[]> out = new ArrayList<>();
         OpenVpnTcpFramer f = new OpenVpnTcpFramer((b, off, len, t) -> out.add(Arrays.copyOfRange(b, off, off + len)));
         long isn = 0xfffffff0L; // the stream wraps the 32-bit sequence space inside the second packet
-        feed(f, isn, 0, 1);      // half of the first prefix
-        feed(f, isn + 1, 1, 9);  // rest of the prefix, 7 bytes of the reset
-        feed(f, isn + 1, 1, 9);  // retransmission of that segment
+        feed(f, isn, 0, 1); // half of the first prefix
+        feed(f, isn + 1, 1, 9); // rest of the prefix, 7 bytes of the reset
+        feed(f, isn + 1, 1, 9); // retransmission of that segment
         feed(f, isn + 9, 9, 20); // rest of the reset, the second prefix, 2 bytes of the ACK
         feed(f, isn + 20, 20, STREAM.length);
         assertThat(out).hasSize(2);

@@ -38,24 +38,29 @@ class OpenVpnTsharkReferenceTest {
                         OpenVpnCaptures.TsharkRow t = rows.get(i++);
                         String at = c + "." + side + " frame " + t.frame();
                         soft.assertThat(decoder.decode(rec, p)).as(at).isEqualTo(DecodeStatus.UDP);
-                        soft.assertThat(rec.timestampNanos / 1000).as(at + " time").isEqualTo(t.timeUs());
+                        soft.assertThat(rec.timestampNanos / 1000)
+                                .as(at + " time")
+                                .isEqualTo(t.timeUs());
                         soft.assertThat(p.srcPort).as(at + " port").isEqualTo(t.srcPort());
-                        OpenVpnHeader.Kind kind = ovpn.decode(rec.data, p.payloadOffset, p.payloadCaptured,
-                                p.payloadLength, h);
-                        soft.assertThat(kind).as(at + " kind").isIn(OpenVpnHeader.Kind.CONTROL, OpenVpnHeader.Kind.ACK,
-                                OpenVpnHeader.Kind.DATA);
+                        OpenVpnHeader.Kind kind =
+                                ovpn.decode(rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, h);
+                        soft.assertThat(kind)
+                                .as(at + " kind")
+                                .isIn(OpenVpnHeader.Kind.CONTROL, OpenVpnHeader.Kind.ACK, OpenVpnHeader.Kind.DATA);
                         soft.assertThat(h.opcode).as(at + " opcode").isEqualTo(t.opcode());
                         if (kind == OpenVpnHeader.Kind.DATA) {
                             continue;
                         }
-                        soft.assertThat(OpenVpnHeader.sessionIdText(h.sessionId)).as(at + " session id")
+                        soft.assertThat(OpenVpnHeader.sessionIdText(h.sessionId))
+                                .as(at + " session id")
                                 .isEqualTo(t.sessionId());
                         soft.assertThat(h.ackCount).as(at + " ACK count").isEqualTo(t.ackCount());
                         for (int k = 0; k < t.ackIds().length; k++) {
                             soft.assertThat(h.ackIds[k]).as(at + " ACK " + k).isEqualTo(t.ackIds()[k]);
                         }
                         if (h.ackCount > 0) {
-                            soft.assertThat(OpenVpnHeader.sessionIdText(h.remoteSessionId)).as(at + " remote id")
+                            soft.assertThat(OpenVpnHeader.sessionIdText(h.remoteSessionId))
+                                    .as(at + " remote id")
                                     .isEqualTo(t.remoteSessionId());
                         }
                         soft.assertThat(h.messagePacketId).as(at + " mpid").isEqualTo(t.mpid());

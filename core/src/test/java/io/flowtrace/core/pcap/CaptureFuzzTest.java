@@ -45,14 +45,36 @@ class CaptureFuzzTest {
 
     private static byte[] pcapng(byte[][] frames) {
         ByteBuffer b = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(0x0A0D0D0A).putInt(28).putInt(0x1A2B3C4D).putShort((short) 1).putShort((short) 0).putLong(-1).putInt(28);
-        b.putInt(1).putInt(32).putShort((short) 1).putShort((short) 0).putInt(65535)
-                .putShort((short) 9).putShort((short) 1).put((byte) 9).put(new byte[3]).putInt(32);
+        b.putInt(0x0A0D0D0A)
+                .putInt(28)
+                .putInt(0x1A2B3C4D)
+                .putShort((short) 1)
+                .putShort((short) 0)
+                .putLong(-1)
+                .putInt(28);
+        b.putInt(1)
+                .putInt(32)
+                .putShort((short) 1)
+                .putShort((short) 0)
+                .putInt(65535)
+                .putShort((short) 9)
+                .putShort((short) 1)
+                .put((byte) 9)
+                .put(new byte[3])
+                .putInt(32);
         for (byte[] f : frames) {
             int padded = (f.length + 3) & ~3;
             int len = 32 + padded;
-            b.putInt(6).putInt(len).putInt(0).putInt(1).putInt(2).putInt(f.length).putInt(f.length).put(f)
-                    .put(new byte[padded - f.length]).putInt(len);
+            b.putInt(6)
+                    .putInt(len)
+                    .putInt(0)
+                    .putInt(1)
+                    .putInt(2)
+                    .putInt(f.length)
+                    .putInt(f.length)
+                    .put(f)
+                    .put(new byte[padded - f.length])
+                    .putInt(len);
         }
         byte[] out = new byte[b.position()];
         b.flip().get(out);

@@ -60,7 +60,8 @@ class PacketDecoderTest {
     void decodesSackBlocksAsRawSequenceNumbers() {
         byte[] sack = bytes(1, 1, 5, 18, 0, 0, 0, 100, 0, 0, 1, 0, 0xff, 0xff, 0xff, 0, 0xff, 0xff, 0xff, 0xf0);
         byte[] seg = tcp(5201, 40000, 1, 99, 0x010, 500, sack, 0);
-        assertThat(decode(ethernet(0x0800, ipv4(B, A, 7, seg)), LinkType.ETHERNET)).isEqualTo(DecodeStatus.TCP);
+        assertThat(decode(ethernet(0x0800, ipv4(B, A, 7, seg)), LinkType.ETHERNET))
+                .isEqualTo(DecodeStatus.TCP);
         assertThat(p.sackCount).isEqualTo(2);
         assertThat(p.sackLeft[0]).isEqualTo(100);
         assertThat(p.sackRight[0]).isEqualTo(256);
@@ -73,7 +74,8 @@ class PacketDecoderTest {
         byte[] seg = tcp(1, 2, 1000, 0, 0x018, 100, new byte[0], 1448);
         byte[] frame = ethernet(0x0800, ipv4(A, B, 1, seg));
         int snap = 14 + 20 + 20 + 10;
-        assertThat(decoder.decode(frame, 0, snap, frame.length, LinkType.ETHERNET, 0, 0, p)).isEqualTo(DecodeStatus.TCP);
+        assertThat(decoder.decode(frame, 0, snap, frame.length, LinkType.ETHERNET, 0, 0, p))
+                .isEqualTo(DecodeStatus.TCP);
         assertThat(p.payloadLength).isEqualTo(1448);
         assertThat(p.truncation & DecodedPacket.TRUNCATED_PAYLOAD).isNotZero();
         assertThat(p.truncation & DecodedPacket.TRUNCATED_OPTIONS).isZero();
@@ -83,7 +85,8 @@ class PacketDecoderTest {
     void flagsOptionsCutBySnapLengthWithoutCallingThemMalformed() {
         byte[] seg = tcp(1, 2, 1000, 0, 0x002, 100, SYN_OPTIONS, 0);
         byte[] frame = ethernet(0x0800, ipv4(A, B, 1, seg));
-        assertThat(decoder.decode(frame, 0, 64, frame.length, LinkType.ETHERNET, 0, 0, p)).isEqualTo(DecodeStatus.TCP);
+        assertThat(decoder.decode(frame, 0, 64, frame.length, LinkType.ETHERNET, 0, 0, p))
+                .isEqualTo(DecodeStatus.TCP);
         assertThat(p.truncation & DecodedPacket.TRUNCATED_OPTIONS).isNotZero();
         assertThat(p.badOptions).isFalse();
         assertThat(p.mss).isEqualTo(1460); // the first 10 option bytes survived
@@ -101,7 +104,8 @@ class PacketDecoderTest {
     @Test
     void stopsAtAnOptionWithAnImpossibleLength() {
         byte[] seg = tcp(1, 2, 3, 4, 0x10, 5, bytes(2, 4, 0x05, 0xb4, 8, 1, 0, 0), 0);
-        assertThat(decode(ethernet(0x0800, ipv4(A, B, 1, seg)), LinkType.ETHERNET)).isEqualTo(DecodeStatus.TCP);
+        assertThat(decode(ethernet(0x0800, ipv4(A, B, 1, seg)), LinkType.ETHERNET))
+                .isEqualTo(DecodeStatus.TCP);
         assertThat(p.mss).isEqualTo(1460);
         assertThat(p.badOptions).isTrue();
     }
@@ -112,7 +116,8 @@ class PacketDecoderTest {
         opt[0] = 5;
         opt[1] = (byte) opt.length;
         byte[] seg = tcp(1, 2, 3, 4, 0x10, 5, opt, 0);
-        assertThat(decode(ethernet(0x0800, ipv4(A, B, 1, seg)), LinkType.ETHERNET)).isEqualTo(DecodeStatus.MALFORMED);
+        assertThat(decode(ethernet(0x0800, ipv4(A, B, 1, seg)), LinkType.ETHERNET))
+                .isEqualTo(DecodeStatus.MALFORMED);
         // 42 option bytes cannot fit: data offset would exceed 60 bytes, so the header itself is impossible
     }
 
@@ -169,20 +174,22 @@ class PacketDecoderTest {
         byte[] seg = tcp(443, 50000, 7, 8, 0x18, 9, new byte[0], 10);
         // hop-by-hop (8 B, next: destination options) → destination options (8 B, next: fragment)
         // → fragment (offset 0, M=1, next: TCP) → TCP
-        byte[] chain = concat(bytes(60, 0, 1, 4, 0, 0, 0, 0), bytes(44, 0, 1, 4, 0, 0, 0, 0),
-                bytes(6, 0, 0, 1, 0, 0, 0, 7), seg);
+        byte[] chain = concat(
+                bytes(60, 0, 1, 4, 0, 0, 0, 0), bytes(44, 0, 1, 4, 0, 0, 0, 0), bytes(6, 0, 0, 1, 0, 0, 0, 7), seg);
         assertThat(decode(ipv6(A6, B6, 0, 64, chain), LinkType.RAW)).isEqualTo(DecodeStatus.TCP);
         assertThat(p.srcPort).isEqualTo(443);
         assertThat(p.payloadLength).isEqualTo(10);
         assertThat(p.fragmented).isTrue();
         byte[] laterFragment = concat(bytes(6, 0, 0x05, 0x00, 0, 0, 0, 7), new byte[16]);
-        assertThat(decode(ipv6(A6, B6, 44, 64, laterFragment), LinkType.RAW)).isEqualTo(DecodeStatus.NON_FIRST_FRAGMENT);
+        assertThat(decode(ipv6(A6, B6, 44, 64, laterFragment), LinkType.RAW))
+                .isEqualTo(DecodeStatus.NON_FIRST_FRAGMENT);
     }
 
     @Test
     void classifiesNonTcpAndUnknownLinks() {
         assertThat(decode(ethernet(0x0806, new byte[28]), LinkType.ETHERNET)).isEqualTo(DecodeStatus.NOT_IP);
-        assertThat(decode(ipv4(A, B, 1, 64, 17, 0, new byte[0], new byte[8]), LinkType.RAW)).isEqualTo(DecodeStatus.NOT_TCP);
+        assertThat(decode(ipv4(A, B, 1, 64, 17, 0, new byte[0], new byte[8]), LinkType.RAW))
+                .isEqualTo(DecodeStatus.NOT_TCP);
         assertThat(decode(new byte[40], 147)).isEqualTo(DecodeStatus.UNSUPPORTED_LINK);
         assertThat(decode(new byte[5], LinkType.ETHERNET)).isEqualTo(DecodeStatus.TRUNCATED);
     }

@@ -22,8 +22,13 @@ class PcapReaderTest {
         try (CaptureReader r = CaptureReader.open(new ByteArrayInputStream(file), errors::add)) {
             CaptureRecord rec = new CaptureRecord();
             while (r.next(rec)) {
-                out.add(new long[] {rec.recordNumber, rec.timestampNanos, rec.capturedLength, rec.linkType,
-                        rec.data[rec.dataOffset] & 0xff});
+                out.add(new long[] {
+                    rec.recordNumber,
+                    rec.timestampNanos,
+                    rec.capturedLength,
+                    rec.linkType,
+                    rec.data[rec.dataOffset] & 0xff
+                });
             }
         }
         return out;

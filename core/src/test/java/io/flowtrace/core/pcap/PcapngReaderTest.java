@@ -16,26 +16,51 @@ class PcapngReaderTest {
     /** Block layout per draft-ietf-opsawg-pcapng §3.1: type, length, body padded to 4, length. */
     private static byte[] block(ByteOrder order, int type, byte[] body) {
         int len = 12 + ((body.length + 3) & ~3);
-        return ByteBuffer.allocate(len).order(order).putInt(type).putInt(len).put(body).position(len - 4).putInt(len).array();
+        return ByteBuffer.allocate(len)
+                .order(order)
+                .putInt(type)
+                .putInt(len)
+                .put(body)
+                .position(len - 4)
+                .putInt(len)
+                .array();
     }
 
     private static byte[] shb(ByteOrder order) {
-        return block(order, 0x0A0D0D0A, ByteBuffer.allocate(16).order(order).putInt(0x1A2B3C4D).putShort((short) 1)
-                .putShort((short) 0).putLong(-1).array());
+        return block(
+                order,
+                0x0A0D0D0A,
+                ByteBuffer.allocate(16)
+                        .order(order)
+                        .putInt(0x1A2B3C4D)
+                        .putShort((short) 1)
+                        .putShort((short) 0)
+                        .putLong(-1)
+                        .array());
     }
 
     private static byte[] idb(ByteOrder order, int linkType, int tsresol) {
         ByteBuffer b = ByteBuffer.allocate(8 + (tsresol >= 0 ? 8 + 4 : 0)).order(order);
         b.putShort((short) linkType).putShort((short) 0).putInt(262144);
         if (tsresol >= 0) {
-            b.putShort((short) 9).putShort((short) 1).put((byte) tsresol).put(new byte[3]).putShort((short) 0).putShort((short) 0);
+            b.putShort((short) 9)
+                    .putShort((short) 1)
+                    .put((byte) tsresol)
+                    .put(new byte[3])
+                    .putShort((short) 0)
+                    .putShort((short) 0);
         }
         return block(order, 1, b.array());
     }
 
     private static byte[] epb(ByteOrder order, int iface, long units, byte[] data) {
         ByteBuffer b = ByteBuffer.allocate(20 + ((data.length + 3) & ~3)).order(order);
-        b.putInt(iface).putInt((int) (units >>> 32)).putInt((int) units).putInt(data.length).putInt(data.length + 100).put(data);
+        b.putInt(iface)
+                .putInt((int) (units >>> 32))
+                .putInt((int) units)
+                .putInt(data.length)
+                .putInt(data.length + 100)
+                .put(data);
         return block(order, 6, b.array());
     }
 
@@ -58,28 +83,37 @@ class PcapngReaderTest {
         try (CaptureReader r = CaptureReader.open(new ByteArrayInputStream(file), errors::add)) {
             CaptureRecord rec = new CaptureRecord();
             while (r.next(rec)) {
-                out.add(new CaptureRecordCopy(rec.recordNumber, rec.interfaceId, rec.linkType, rec.timestampNanos,
-                        rec.capturedLength, rec.wireLength, rec.data[rec.dataOffset]));
+                out.add(new CaptureRecordCopy(
+                        rec.recordNumber,
+                        rec.interfaceId,
+                        rec.linkType,
+                        rec.timestampNanos,
+                        rec.capturedLength,
+                        rec.wireLength,
+                        rec.data[rec.dataOffset]));
             }
         }
         return out;
     }
 
-    record CaptureRecordCopy(long number, int iface, int linkType, long nanos, int captured, int wire, byte first) {
-    }
+    record CaptureRecordCopy(long number, int iface, int linkType, long nanos, int captured, int wire, byte first) {}
 
     @Test
     void readsTwoInterfacesWithTheirOwnResolutionAndLinkType() throws Exception {
         for (ByteOrder order : new ByteOrder[] {ByteOrder.LITTLE_ENDIAN, ByteOrder.BIG_ENDIAN}) {
             errors.clear();
-            byte[] file = cat(shb(order), idb(order, 1, -1), idb(order, 113, 9),
+            byte[] file = cat(
+                    shb(order),
+                    idb(order, 1, -1),
+                    idb(order, 113, 9),
                     epb(order, 0, 1_700_000_000_000_001L, new byte[] {7, 7, 7}),
                     block(order, 5, new byte[16]), // interface statistics: skipped
                     epb(order, 1, 1_700_000_000_000_000_002L, new byte[] {9}));
             List<CaptureRecordCopy> recs = readAll(file);
-            assertThat(recs).containsExactly(
-                    new CaptureRecordCopy(1, 0, 1, 1_700_000_000_000_001_000L, 3, 103, (byte) 7),
-                    new CaptureRecordCopy(2, 1, 113, 1_700_000_000_000_000_002L, 1, 101, (byte) 9));
+            assertThat(recs)
+                    .containsExactly(
+                            new CaptureRecordCopy(1, 0, 1, 1_700_000_000_000_001_000L, 3, 103, (byte) 7),
+                            new CaptureRecordCopy(2, 1, 113, 1_700_000_000_000_000_002L, 1, 101, (byte) 9));
             assertThat(errors).isEmpty();
         }
     }
@@ -87,8 +121,12 @@ class PcapngReaderTest {
     @Test
     void readsSimplePacketBlocksAndMultipleSections() throws Exception {
         ByteOrder le = ByteOrder.LITTLE_ENDIAN;
-        byte[] file = cat(shb(le), idb(le, 1, -1), spb(le, new byte[] {1, 2, 3, 4, 5}),
-                shb(ByteOrder.BIG_ENDIAN), idb(ByteOrder.BIG_ENDIAN, 101, -1),
+        byte[] file = cat(
+                shb(le),
+                idb(le, 1, -1),
+                spb(le, new byte[] {1, 2, 3, 4, 5}),
+                shb(ByteOrder.BIG_ENDIAN),
+                idb(ByteOrder.BIG_ENDIAN, 101, -1),
                 epb(ByteOrder.BIG_ENDIAN, 0, 5_000_000L, new byte[] {0x45}));
         List<CaptureRecordCopy> recs = readAll(file);
         assertThat(recs).hasSize(2);
@@ -122,9 +160,12 @@ class PcapngReaderTest {
     void skipsAPacketWhoseInterfaceIdHasTheHighBitSet() throws Exception {
         // found by CaptureFuzzTest: an interface id above 2^31 once became a negative array index
         ByteOrder le = ByteOrder.LITTLE_ENDIAN;
-        byte[] file = cat(shb(le), idb(le, 1, -1), epb(le, 0x83000000, 1, new byte[] {1}), epb(le, 0, 2, new byte[] {2}));
+        byte[] file =
+                cat(shb(le), idb(le, 1, -1), epb(le, 0x83000000, 1, new byte[] {1}), epb(le, 0, 2, new byte[] {2}));
         assertThat(readAll(file)).extracting(CaptureRecordCopy::first).containsExactly((byte) 2);
-        assertThat(errors).singleElement().satisfies(e -> assertThat(e.getMessage()).contains("undeclared interface"));
+        assertThat(errors)
+                .singleElement()
+                .satisfies(e -> assertThat(e.getMessage()).contains("undeclared interface"));
     }
 
     @Test
@@ -133,6 +174,8 @@ class PcapngReaderTest {
         byte[] file = cat(shb(le), idb(le, 1, -1), epb(le, 0, 1, new byte[40]), epb(le, 0, 2, new byte[40]));
         byte[] cut = java.util.Arrays.copyOf(file, file.length - 10);
         assertThat(readAll(cut)).hasSize(1);
-        assertThat(errors).singleElement().satisfies(e -> assertThat(e.recordNumber()).isEqualTo(2));
+        assertThat(errors)
+                .singleElement()
+                .satisfies(e -> assertThat(e.recordNumber()).isEqualTo(2));
     }
 }

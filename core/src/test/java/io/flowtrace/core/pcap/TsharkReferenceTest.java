@@ -28,8 +28,13 @@ class TsharkReferenceTest {
 
     static Stream<String> captures() throws IOException {
         try (Stream<Path> files = Files.list(TestData.file("decoding"))) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".tshark.tsv"))
-                    .map(n -> n.substring(0, n.length() - ".tshark.tsv".length())).sorted().toList().stream();
+            return files
+                    .map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".tshark.tsv"))
+                    .map(n -> n.substring(0, n.length() - ".tshark.tsv".length()))
+                    .sorted()
+                    .toList()
+                    .stream();
         }
     }
 
@@ -48,14 +53,20 @@ class TsharkReferenceTest {
                 CaptureReader reader = CaptureReader.open(in, errors::add)) {
             CaptureRecord rec = new CaptureRecord();
             for (Map<String, String> row : reference) {
-                assertThat(reader.next(rec)).as("%s frame %s exists", capture, row.get("frame.number")).isTrue();
+                assertThat(reader.next(rec))
+                        .as("%s frame %s exists", capture, row.get("frame.number"))
+                        .isTrue();
                 String at = capture + " frame " + row.get("frame.number");
                 soft.assertThat(rec.recordNumber).as(at).isEqualTo(Long.parseLong(row.get("frame.number")));
                 soft.assertThat(rec.timestampNanos).as(at + " time").isEqualTo(epochNanos(row.get("frame.time_epoch")));
                 soft.assertThat(rec.wireLength).as(at + " frame.len").isEqualTo(Integer.parseInt(row.get("frame.len")));
-                soft.assertThat(rec.capturedLength).as(at + " cap_len").isEqualTo(Integer.parseInt(row.get("frame.cap_len")));
+                soft.assertThat(rec.capturedLength)
+                        .as(at + " cap_len")
+                        .isEqualTo(Integer.parseInt(row.get("frame.cap_len")));
                 if (!row.get("frame.interface_id").isEmpty()) {
-                    soft.assertThat(rec.interfaceId).as(at + " interface").isEqualTo(Integer.parseInt(row.get("frame.interface_id")));
+                    soft.assertThat(rec.interfaceId)
+                            .as(at + " interface")
+                            .isEqualTo(Integer.parseInt(row.get("frame.interface_id")));
                 }
                 decoder.decode(rec, p);
                 compareLinkAndIp(soft, at, row, p);
@@ -73,7 +84,9 @@ class TsharkReferenceTest {
             assertThat(tcpCompared).as("TCP frames compared").isPositive();
         }
         if (capture.contains("truncated")) {
-            assertThat(errors).singleElement().satisfies(e -> assertThat(e.getMessage()).contains("truncated"));
+            assertThat(errors)
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.getMessage()).contains("truncated"));
         } else {
             assertThat(errors).isEmpty();
         }
@@ -114,7 +127,8 @@ class TsharkReferenceTest {
             soft.assertThat(p.srcAddr).as(at + " ipv6.src").isEqualTo(addr(row.get("ipv6.src")));
             soft.assertThat(p.dstAddr).as(at + " ipv6.dst").isEqualTo(addr(row.get("ipv6.dst")));
             soft.assertThat(p.ttl).as(at + " ipv6.hlim").isEqualTo(Integer.parseInt(first(row.get("ipv6.hlim"))));
-            soft.assertThat(p.ipTotalLength).as(at + " 40 + ipv6.plen")
+            soft.assertThat(p.ipTotalLength)
+                    .as(at + " 40 + ipv6.plen")
                     .isEqualTo(40 + Integer.parseInt(first(row.get("ipv6.plen"))));
         }
     }
@@ -129,12 +143,15 @@ class TsharkReferenceTest {
         soft.assertThat(p.seq).as(at + " tcp.seq_raw").isEqualTo(Long.parseLong(row.get("tcp.seq_raw")));
         soft.assertThat(p.ack).as(at + " tcp.ack_raw").isEqualTo(Long.parseLong(row.get("tcp.ack_raw")));
         soft.assertThat(p.flags).as(at + " tcp.flags").isEqualTo(Integer.decode(row.get("tcp.flags")) & 0x1ff);
-        soft.assertThat(p.window).as(at + " tcp.window_size_value")
+        soft.assertThat(p.window)
+                .as(at + " tcp.window_size_value")
                 .isEqualTo(Integer.parseInt(row.get("tcp.window_size_value")));
         soft.assertThat(p.payloadLength).as(at + " tcp.len").isEqualTo(Integer.parseInt(row.get("tcp.len")));
         soft.assertThat(p.mss).as(at + " mss").isEqualTo(optionalInt(row.get("tcp.options.mss_val")));
         soft.assertThat(p.windowScale).as(at + " wscale").isEqualTo(optionalInt(row.get("tcp.options.wscale.shift")));
-        soft.assertThat(p.sackPermitted).as(at + " sack_perm").isEqualTo(!row.get("tcp.options.sack_perm").isEmpty());
+        soft.assertThat(p.sackPermitted)
+                .as(at + " sack_perm")
+                .isEqualTo(!row.get("tcp.options.sack_perm").isEmpty());
         List<Long> le = longs(row.get("tcp.options.sack_le"));
         List<Long> re = longs(row.get("tcp.options.sack_re"));
         soft.assertThat(p.sackCount).as(at + " sack blocks").isEqualTo(le.size());

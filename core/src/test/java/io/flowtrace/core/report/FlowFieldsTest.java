@@ -39,7 +39,9 @@ class FlowFieldsTest {
         for (FlowField f : FlowFields.all()) {
             assertThat(f.definition()).as(f.path()).isNotBlank();
             assertThat(f.unit()).as(f.path()).isNotNull();
-            assertThat(f.window().stat() == null).as(f.path()).isEqualTo(f.window().aggregate() == FlowField.Aggregate.NONE);
+            assertThat(f.window().stat() == null)
+                    .as(f.path())
+                    .isEqualTo(f.window().aggregate() == FlowField.Aggregate.NONE);
             assertThat(FlowFields.byJsonPath(f.jsonPaths().get(0))).isSameAs(f);
         }
     }
@@ -50,11 +52,14 @@ class FlowFieldsTest {
             Set<String> closed = new HashSet<>();
             String current = "";
             for (FlowField f : scope) {
-                String parent = f.path().contains(".") ? f.path().substring(0, f.path().lastIndexOf('.')) : "";
+                String parent =
+                        f.path().contains(".") ? f.path().substring(0, f.path().lastIndexOf('.')) : "";
                 if (!parent.equals(current)) {
                     closed.add(current);
                     if (!parent.isEmpty()) { // the top level is not an object
-                        assertThat(closed).as("object %s opened again at %s", parent, f.path()).doesNotContain(parent);
+                        assertThat(closed)
+                                .as("object %s opened again at %s", parent, f.path())
+                                .doesNotContain(parent);
                     }
                     current = parent;
                 }
@@ -94,7 +99,8 @@ class FlowFieldsTest {
         Set<String> documented = documentedNames();
         for (FlowField f : FlowFields.all()) {
             assertThat(documented.stream().anyMatch(d -> covers(d, f.path())))
-                    .as("%s is in the catalogue but has no row in docs/metrics.md", f.path()).isTrue();
+                    .as("%s is in the catalogue but has no row in docs/metrics.md", f.path())
+                    .isTrue();
         }
     }
 
@@ -102,7 +108,8 @@ class FlowFieldsTest {
     void docsMetricsDefinesNoFieldTheCatalogueLacks() throws IOException {
         for (String d : documentedNames()) {
             assertThat(FlowFields.all().stream().anyMatch(f -> covers(d, f.path())))
-                    .as("docs/metrics.md defines %s, which the catalogue (core FlowFields) lacks", d).isTrue();
+                    .as("docs/metrics.md defines %s, which the catalogue (core FlowFields) lacks", d)
+                    .isTrue();
         }
     }
 }

@@ -13,8 +13,11 @@ import org.junit.jupiter.api.Test;
 class ServiceSetupTableTest {
 
     private static TcpFlowAnalyzer flow(long setupMicros, int synRetries, long startMicros) {
-        TcpFlowAnalyzer f = new TcpFlowAnalyzer(new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
-                new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS);
+        TcpFlowAnalyzer f = new TcpFlowAnalyzer(
+                new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
+                new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT),
+                false,
+                AnalyzerConfig.DEFAULTS);
         Conversation c = new Conversation(p -> f.onPacket(p, TcpEventSink.NONE));
         long t = startMicros;
         c.client(t).seq(100).flags(SYN).send();
@@ -45,7 +48,8 @@ class ServiceSetupTableTest {
         assertThat(row.meanUs()).isCloseTo(602_020.0, org.assertj.core.data.Offset.offset(0.01));
         // population sd: sqrt(mean of squares - mean²)
         double sq = (1e6 + 4e6 + 9e6 + 16e6 + 3_000_100.0 * 3_000_100.0) / 5;
-        assertThat(row.sdUs()).isCloseTo(Math.sqrt(sq - 602_020.0 * 602_020.0), org.assertj.core.data.Offset.offset(1.0));
+        assertThat(row.sdUs())
+                .isCloseTo(Math.sqrt(sq - 602_020.0 * 602_020.0), org.assertj.core.data.Offset.offset(1.0));
         assertThat(row.p50Us()).isEqualTo(3000.0); // nearest rank: 3rd of 5
         assertThat(row.p99Us()).isEqualTo(3_000_100.0);
         assertThat(row.synRetransmits()).isEqualTo(2);

@@ -108,7 +108,8 @@ class FlowStateCodecTest {
     private static void run(String capture, int restoreEvery, List<TcpFlowAnalyzer> flows) throws Exception {
         java.util.Map<String, TcpFlowAnalyzer> byKey = new java.util.LinkedHashMap<>();
         java.util.Map<String, Integer> counts = new java.util.HashMap<>();
-        try (InputStream in = Files.newInputStream(TestData.file(capture)); CaptureReader reader = CaptureReader.open(in)) {
+        try (InputStream in = Files.newInputStream(TestData.file(capture));
+                CaptureReader reader = CaptureReader.open(in)) {
             CaptureRecord rec = new CaptureRecord();
             DecodedPacket p = new DecodedPacket();
             PacketDecoder decoder = new PacketDecoder();
@@ -117,10 +118,13 @@ class FlowStateCodecTest {
                     continue;
                 }
                 FlowInstances.Roles roles = FlowInstances.roles(p);
-                String key = roles.client().compareTo(roles.server()) < 0 ? roles.client() + "|" + roles.server()
+                String key = roles.client().compareTo(roles.server()) < 0
+                        ? roles.client() + "|" + roles.server()
                         : roles.server() + "|" + roles.client();
-                TcpFlowAnalyzer f = byKey.computeIfAbsent(key, k -> new TcpFlowAnalyzer(roles.client(), roles.server(),
-                        roles.guessed(), AnalyzerConfig.DEFAULTS));
+                TcpFlowAnalyzer f = byKey.computeIfAbsent(
+                        key,
+                        k -> new TcpFlowAnalyzer(
+                                roles.client(), roles.server(), roles.guessed(), AnalyzerConfig.DEFAULTS));
                 f.onPacket(p, TcpEventSink.NONE);
                 int n = counts.merge(key, 1, Integer::sum);
                 if (n % restoreEvery == 0) {

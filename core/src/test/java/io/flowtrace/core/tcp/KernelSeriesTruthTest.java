@@ -82,8 +82,12 @@ class KernelSeriesTruthTest {
             String got = reason.equals("ack_train") || reason.equals("delay") ? "hystart" : reason;
             long mss = (Long) ours.get("c2s.max_segment_bytes");
             long kernelPackets = (probe.get("max_inflight_before_exit_bytes").asLong() + mss - 1) / mss;
-            long fair = Math.min(exit.get("cwnd_before").asLong(), Math.min(kernelPackets,
-                    wire.get(client).maxPacketsOutstandingBefore(exit.get("t").asDouble())));
+            long fair = Math.min(
+                    exit.get("cwnd_before").asLong(),
+                    Math.min(
+                            kernelPackets,
+                            wire.get(client)
+                                    .maxPacketsOutstandingBefore(exit.get("t").asDouble())));
             long cwnd = (Long) ours.get("c2s.slow_start.exit_cwnd_segments");
             boolean reasonOk = got.equals(expected);
             boolean cwndOk = Math.abs(cwnd - fair) * 10 <= fair;
@@ -95,11 +99,14 @@ class KernelSeriesTruthTest {
         }
         assertThat(exits).as("kernel exits in %s", c).isGreaterThanOrEqualTo(50);
         SoftAssertions soft = new SoftAssertions();
-        soft.assertThat(reasonRight * 10).as("%s: reason right in %d of %d exits; %s", c, reasonRight, exits, wrong)
+        soft.assertThat(reasonRight * 10)
+                .as("%s: reason right in %d of %d exits; %s", c, reasonRight, exits, wrong)
                 .isGreaterThanOrEqualTo(exits * 9);
-        soft.assertThat(cwndRight * 10).as("%s: cwnd within 10 %% of the fair truth in %d of %d exits; %s", c, cwndRight,
-                exits, wrong).isGreaterThanOrEqualTo(exits * 9);
-        soft.assertThat(falseExits * 20).as("%s: %d false exits in %d flows", c, falseExits, flows)
+        soft.assertThat(cwndRight * 10)
+                .as("%s: cwnd within 10 %% of the fair truth in %d of %d exits; %s", c, cwndRight, exits, wrong)
+                .isGreaterThanOrEqualTo(exits * 9);
+        soft.assertThat(falseExits * 20)
+                .as("%s: %d false exits in %d flows", c, falseExits, flows)
                 .isLessThanOrEqualTo(flows);
         soft.assertAll();
     }
@@ -125,8 +132,9 @@ class KernelSeriesTruthTest {
             long mss = (Long) ours.get("c2s.max_segment_bytes");
             long peak = (Long) ours.get("c2s.max_in_flight_bytes");
             // tcp_probe runs before the ACK is processed, so it sees the flight the sender built
-            soft.assertThat(Math.abs(peak - kernelPeak)).as("%s %s: flowtrace %d, kernel %d bytes", c,
-                    flow.get("client"), peak, kernelPeak).isLessThanOrEqualTo(Math.max(mss, 1448));
+            soft.assertThat(Math.abs(peak - kernelPeak))
+                    .as("%s %s: flowtrace %d, kernel %d bytes", c, flow.get("client"), peak, kernelPeak)
+                    .isLessThanOrEqualTo(Math.max(mss, 1448));
             compared++;
         }
         soft.assertAll();
@@ -139,7 +147,8 @@ class KernelSeriesTruthTest {
      * kernel's smallest srtt + 5 µs.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"cubic-loss", "cubic-deepqueue", "reno-taildrop", "ipv6-loss", "cubic-clean", "cwnd-locked"})
+    @ValueSource(
+            strings = {"cubic-loss", "cubic-deepqueue", "reno-taildrop", "ipv6-loss", "cubic-clean", "cwnd-locked"})
     void rttFollowsTheKernelsSmoothedRtt(String c) throws Exception {
         JsonNode truth = kernel(c);
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
@@ -160,9 +169,12 @@ class KernelSeriesTruthTest {
             double kernelMean = sum / n;
             double avg = ((Number) ours.get("c2s.rtt_us.avg")).doubleValue();
             double min = ((Number) ours.get("c2s.rtt_us.min")).doubleValue();
-            soft.assertThat(min).as("%s rtt min vs kernel min srtt", c).isLessThanOrEqualTo(probe.get("min_srtt_us").asDouble() + 5);
+            soft.assertThat(min)
+                    .as("%s rtt min vs kernel min srtt", c)
+                    .isLessThanOrEqualTo(probe.get("min_srtt_us").asDouble() + 5);
             if (kernelMean >= 1000) {
-                soft.assertThat(Math.abs(avg - kernelMean)).as("%s rtt avg %.0f vs kernel srtt mean %.0f µs", c, avg, kernelMean)
+                soft.assertThat(Math.abs(avg - kernelMean))
+                        .as("%s rtt avg %.0f vs kernel srtt mean %.0f µs", c, avg, kernelMean)
                         .isLessThanOrEqualTo(0.25 * kernelMean);
                 compared++;
             }
@@ -206,7 +218,9 @@ class KernelSeriesTruthTest {
         }
         java.util.Collections.sort(errors);
         assertThat(errors).as("%s rounds compared", c).hasSizeGreaterThan(100);
-        assertThat(errors.get(errors.size() / 2)).as("%s median per-round flight error", c).isLessThanOrEqualTo(0.10);
+        assertThat(errors.get(errors.size() / 2))
+                .as("%s median per-round flight error", c)
+                .isLessThanOrEqualTo(0.10);
     }
 
     /**
@@ -225,7 +239,9 @@ class KernelSeriesTruthTest {
         JsonNode series = flow.get("probe").get("cwnd_series");
         double exit = flow.get("probe").get("slow_start_exit").get("t").asDouble();
         long mss = 0;
-        for (Map<String, String> r : WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz")).get(client).rows) {
+        for (Map<String, String> r : WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"))
+                .get(client)
+                .rows) {
             mss = Math.max(mss, WireFlow.len(r));
         }
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
@@ -243,7 +259,9 @@ class KernelSeriesTruthTest {
         }
         java.util.Collections.sort(errors);
         assertThat(errors).as("%s rounds compared", c).hasSizeGreaterThan(50);
-        assertThat(errors.get(errors.size() / 2)).as("%s median per-round flight error", c).isLessThanOrEqualTo(0.10);
+        assertThat(errors.get(errors.size() / 2))
+                .as("%s median per-round flight error", c)
+                .isLessThanOrEqualTo(0.10);
     }
 
     /** Whether the client socket's last tcp_cong_state_set at or before {@code t} was Open (or none yet). */
@@ -279,7 +297,8 @@ class KernelSeriesTruthTest {
         JsonNode flow = bulk(kernel(c));
         String client = flow.get("client").asText();
         JsonNode series = flow.get("probe").get("cwnd_series");
-        WireFlow w = WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz")).get(client);
+        WireFlow w = WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"))
+                .get(client);
         long mss = 1448; // the server announced MSS 1460; timestamps take 12 bytes of it
         long highest = 1;
         long acked = 1;
@@ -312,20 +331,26 @@ class KernelSeriesTruthTest {
         long ours = (Long) run.flows.get(client).get("c2s.cwnd_stuck_rounds");
         assertThat(rounds).as("%s rounds on the wire", c).isGreaterThan(100);
         if (stuck == 0) {
-            assertThat(ours).as("%s: the kernel's cwnd never stuck at ≤ 6 segments", c).isZero();
+            assertThat(ours)
+                    .as("%s: the kernel's cwnd never stuck at ≤ 6 segments", c)
+                    .isZero();
         } else {
-            assertThat(ours).as("%s: flowtrace %d stuck rounds, kernel %d of %d rounds", c, ours, stuck, rounds)
-                    .isLessThanOrEqualTo(stuck).isGreaterThanOrEqualTo(stuck * 8L / 10);
+            assertThat(ours)
+                    .as("%s: flowtrace %d stuck rounds, kernel %d of %d rounds", c, ours, stuck, rounds)
+                    .isLessThanOrEqualTo(stuck)
+                    .isGreaterThanOrEqualTo(stuck * 8L / 10);
         }
         if (c.equals("app-limited")) {
             SlowStartStats ss = run.clientSlowStart.get(client);
-            assertThat(ss.appLimitedSmallRounds).as("app-limited: small rounds limited by the application")
+            assertThat(ss.appLimitedSmallRounds)
+                    .as("app-limited: small rounds limited by the application")
                     .isPositive();
             assertThat(ss.rwndLimitedSmallRounds).isZero();
         }
         if (c.equals("rwnd-limited")) {
             SlowStartStats ss = run.clientSlowStart.get(client);
-            assertThat(ss.rwndLimitedSmallRounds).as("rwnd-limited: small rounds limited by the receive window")
+            assertThat(ss.rwndLimitedSmallRounds)
+                    .as("rwnd-limited: small rounds limited by the receive window")
                     .isPositive();
             assertThat(ss.appLimitedSmallRounds).isZero();
         }
@@ -354,7 +379,9 @@ class KernelSeriesTruthTest {
     private static JsonNode bulk(JsonNode truth) {
         JsonNode best = null;
         for (JsonNode f : truth.get("flows")) {
-            if (best == null || f.get("probe").get("events").asInt() > best.get("probe").get("events").asInt()) {
+            if (best == null
+                    || f.get("probe").get("events").asInt()
+                            > best.get("probe").get("events").asInt()) {
                 best = f;
             }
         }

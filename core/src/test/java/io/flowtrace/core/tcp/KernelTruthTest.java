@@ -29,8 +29,13 @@ class KernelTruthTest {
 
     static Stream<String> cases() throws Exception {
         try (Stream<Path> files = Files.list(TestData.file("tcp"))) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".kernel.json"))
-                    .map(n -> n.substring(0, n.length() - ".kernel.json".length())).sorted().toList().stream();
+            return files
+                    .map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".kernel.json"))
+                    .map(n -> n.substring(0, n.length() - ".kernel.json".length()))
+                    .sorted()
+                    .toList()
+                    .stream();
         }
     }
 
@@ -66,11 +71,14 @@ class KernelTruthTest {
             long k = dataRetransmits(flow, sender).size();
             long ours = run.value(client, direction(sender) + ".retransmitted_packets");
             kernelTotal += k;
-            soft.assertThat(Math.abs(ours - k)).as("%s %s: flowtrace %d vs kernel %d", c, client, ours, k)
+            soft.assertThat(Math.abs(ours - k))
+                    .as("%s %s: flowtrace %d vs kernel %d", c, client, ours, k)
                     .isLessThanOrEqualTo(k / 100);
             // the client's SYNs are all seen on the client's side (the sender capture)
             long syn = flow.get("retransmits_by_kind").path("syn").asLong();
-            soft.assertThat(run.value(client, "setup.syn_retransmits")).as("%s %s SYN retransmits", c, client).isEqualTo(syn);
+            soft.assertThat(run.value(client, "setup.syn_retransmits"))
+                    .as("%s %s SYN retransmits", c, client)
+                    .isEqualTo(syn);
         }
         soft.assertAll();
         assertThat(run.flows).isNotEmpty();
@@ -90,8 +98,10 @@ class KernelTruthTest {
             String client = flow.get("client").asText();
             List<JsonNode> kernel = dataRetransmits(flow, sender);
             List<TcpFlowEvent.Retransmission> ours = run.events.getOrDefault(client, List.of()).stream()
-                    .filter(e -> e instanceof TcpFlowEvent.Retransmission).map(e -> (TcpFlowEvent.Retransmission) e)
-                    .filter(e -> e.fromClient() == sender.equals("client")).toList();
+                    .filter(e -> e instanceof TcpFlowEvent.Retransmission)
+                    .map(e -> (TcpFlowEvent.Retransmission) e)
+                    .filter(e -> e.fromClient() == sender.equals("client"))
+                    .toList();
             for (int i = 0; i < Math.min(kernel.size(), ours.size()); i++) {
                 String k = kernel.get(i).get("class").asText();
                 RetransmissionClass t = ours.get(i).trigger();
@@ -104,13 +114,14 @@ class KernelTruthTest {
                 if (agree) {
                     agreed++;
                 } else {
-                    disagreements.add(client + " #" + i + " kernel " + k + " (" + kernel.get(i).get("ca_state").asText()
-                            + ") flowtrace " + t);
+                    disagreements.add(client + " #" + i + " kernel " + k + " ("
+                            + kernel.get(i).get("ca_state").asText() + ") flowtrace " + t);
                 }
             }
         }
         // ≥ 90 % agreement (the issue's bar); with few retransmissions, at most one may differ
-        assertThat(compared - agreed).as("%s: %d/%d agree; %s", c, agreed, compared, disagreements)
+        assertThat(compared - agreed)
+                .as("%s: %d/%d agree; %s", c, agreed, compared, disagreements)
                 .isLessThanOrEqualTo(Math.max(1, compared / 10));
     }
 
@@ -128,19 +139,26 @@ class KernelTruthTest {
             String client = flow.get("client").asText();
             truthTotal += dataRetransmits(flow, sender).size();
             oursTotal += run.value(client, direction(sender) + ".retransmitted_packets");
-            String senderEndpoint = sender.equals("client") ? client : flow.get("server").asText();
+            String senderEndpoint =
+                    sender.equals("client") ? client : flow.get("server").asText();
             for (Map<String, String> row : tshark) {
-                if (endpoint(row, "src").equals(senderEndpoint) && endpoint(row, "dst").equals(
-                        sender.equals("client") ? flow.get("server").asText() : client)
-                        && (flagged(row, "retransmission") || flagged(row, "fast_retransmission")
-                        || flagged(row, "spurious_retransmission")) && !(row.get("tcp.flags").endsWith("2")
-                        && Integer.decode(row.get("tcp.flags")) % 4 >= 2)) {
+                if (endpoint(row, "src").equals(senderEndpoint)
+                        && endpoint(row, "dst")
+                                .equals(
+                                        sender.equals("client")
+                                                ? flow.get("server").asText()
+                                                : client)
+                        && (flagged(row, "retransmission")
+                                || flagged(row, "fast_retransmission")
+                                || flagged(row, "spurious_retransmission"))
+                        && !(row.get("tcp.flags").endsWith("2") && Integer.decode(row.get("tcp.flags")) % 4 >= 2)) {
                     tsharkTotal++;
                 }
             }
         }
-        assertThat(Math.abs(oursTotal - truthTotal)).as("%s receiver: flowtrace %d, tshark %d, kernel %d", c, oursTotal,
-                tsharkTotal, truthTotal).isLessThanOrEqualTo(Math.abs(tsharkTotal - truthTotal));
+        assertThat(Math.abs(oursTotal - truthTotal))
+                .as("%s receiver: flowtrace %d, tshark %d, kernel %d", c, oursTotal, tsharkTotal, truthTotal)
+                .isLessThanOrEqualTo(Math.abs(tsharkTotal - truthTotal));
     }
 
     @ParameterizedTest
@@ -152,7 +170,8 @@ class KernelTruthTest {
         for (JsonNode flow : truth.get("flows")) {
             String client = flow.get("client").asText();
             long synAck = flow.get("retransmits_by_kind").path("synack").asLong();
-            soft.assertThat(run.value(client, "setup.synack_retransmits")).as("%s %s SYN-ACK retransmits", c, client)
+            soft.assertThat(run.value(client, "setup.synack_retransmits"))
+                    .as("%s %s SYN-ACK retransmits", c, client)
                     .isEqualTo(synAck);
         }
         soft.assertAll();
@@ -166,7 +185,8 @@ class KernelTruthTest {
             List<Map<String, String>> tshark = Tsv.read(TestData.file("tcp/" + c + "." + vantage + ".tshark.tsv.gz"));
             Map<String, long[]> bySource = new HashMap<>();
             for (Map<String, String> row : tshark) {
-                long[] n = bySource.computeIfAbsent(endpoint(row, "src") + ">" + endpoint(row, "dst"), k -> new long[2]);
+                long[] n =
+                        bySource.computeIfAbsent(endpoint(row, "src") + ">" + endpoint(row, "dst"), k -> new long[2]);
                 n[0] += flagged(row, "duplicate_ack") ? 1 : 0;
                 n[1] += flagged(row, "zero_window") ? 1 : 0;
             }
@@ -176,11 +196,17 @@ class KernelTruthTest {
                 String server = (String) f.getValue().get("flow.server");
                 long[] cn = bySource.getOrDefault(client + ">" + server, new long[2]);
                 long[] sn = bySource.getOrDefault(server + ">" + client, new long[2]);
-                soft.assertThat(f.getValue().get("c2s.dup_acks")).as("%s %s %s c2s dup acks", c, vantage, client).isEqualTo(cn[0]);
-                soft.assertThat(f.getValue().get("s2c.dup_acks")).as("%s %s %s s2c dup acks", c, vantage, client).isEqualTo(sn[0]);
-                soft.assertThat(f.getValue().get("c2s.zero_windows")).as("%s %s %s c2s zero windows", c, vantage, client)
+                soft.assertThat(f.getValue().get("c2s.dup_acks"))
+                        .as("%s %s %s c2s dup acks", c, vantage, client)
+                        .isEqualTo(cn[0]);
+                soft.assertThat(f.getValue().get("s2c.dup_acks"))
+                        .as("%s %s %s s2c dup acks", c, vantage, client)
+                        .isEqualTo(sn[0]);
+                soft.assertThat(f.getValue().get("c2s.zero_windows"))
+                        .as("%s %s %s c2s zero windows", c, vantage, client)
                         .isEqualTo(cn[1]);
-                soft.assertThat(f.getValue().get("s2c.zero_windows")).as("%s %s %s s2c zero windows", c, vantage, client)
+                soft.assertThat(f.getValue().get("s2c.zero_windows"))
+                        .as("%s %s %s s2c zero windows", c, vantage, client)
                         .isEqualTo(sn[1]);
             }
             soft.assertAll();
@@ -200,7 +226,9 @@ class KernelTruthTest {
 
     private static String compress(String v6) {
         try {
-            return new io.flowtrace.core.net.Endpoint(java.net.InetAddress.getByName(v6).getAddress(), 0).hostString();
+            return new io.flowtrace.core.net.Endpoint(
+                            java.net.InetAddress.getByName(v6).getAddress(), 0)
+                    .hostString();
         } catch (java.net.UnknownHostException e) {
             throw new IllegalArgumentException(v6, e);
         }

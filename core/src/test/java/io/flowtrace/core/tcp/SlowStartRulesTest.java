@@ -17,8 +17,11 @@ class SlowStartRulesTest {
     private static final long S = 5000;
     private static final int MSS = 1448;
 
-    private final TcpFlowAnalyzer flow = new TcpFlowAnalyzer(new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
-            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS);
+    private final TcpFlowAnalyzer flow = new TcpFlowAnalyzer(
+            new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
+            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT),
+            false,
+            AnalyzerConfig.DEFAULTS);
     private final Conversation tcp = new Conversation(p -> flow.onPacket(p, TcpEventSink.NONE));
 
     private void segment(long micros, long index) {
@@ -42,8 +45,16 @@ class SlowStartRulesTest {
             segment(t++, next++);
         }
         // segment 0 lost: dup ACKs with SACK, fast retransmit ends slow start
-        tcp.server(t += 500).seq(S + 1).ack(C + 1).sack(C + 1 + MSS, C + 1 + 2L * MSS).send();
-        tcp.server(t += 1).seq(S + 1).ack(C + 1).sack(C + 1 + MSS, C + 1 + 3L * MSS).send();
+        tcp.server(t += 500)
+                .seq(S + 1)
+                .ack(C + 1)
+                .sack(C + 1 + MSS, C + 1 + 2L * MSS)
+                .send();
+        tcp.server(t += 1)
+                .seq(S + 1)
+                .ack(C + 1)
+                .sack(C + 1 + MSS, C + 1 + 3L * MSS)
+                .send();
         segment(t += 5, 0);
         ackUpTo(t += 500, 4);
         for (int round = 0; round < 30; round++) {
@@ -147,7 +158,9 @@ class SlowStartRulesTest {
             for (Map<String, String> row : tshark) {
                 String src = row.get("ip.src") + ":" + row.get("tcp.srcport");
                 String dst = row.get("ip.dst") + ":" + row.get("tcp.dstport");
-                if (src.equals(client) && dst.equals(server) && Long.parseLong(row.get("tcp.len")) > announcedByServer) {
+                if (src.equals(client)
+                        && dst.equals(server)
+                        && Long.parseLong(row.get("tcp.len")) > announcedByServer) {
                     above++;
                 }
             }

@@ -31,8 +31,10 @@ class SlowStartTruthTest {
     @ParameterizedTest
     @ValueSource(strings = {"cubic-deepqueue", "cubic-loss", "reno-taildrop", "ipv6-loss", "tso-on", "rwnd-limited"})
     void exitsWhenAndWhereTheKernelDid(String c) throws Exception {
-        JsonNode kernel = JSON.readTree(TestData.file("tcp/" + c + ".kernel.json").toFile());
-        JsonNode counters = JSON.readTree(TestData.file("tcp/" + c + ".counters.json").toFile())
+        JsonNode kernel =
+                JSON.readTree(TestData.file("tcp/" + c + ".kernel.json").toFile());
+        JsonNode counters = JSON.readTree(
+                        TestData.file("tcp/" + c + ".counters.json").toFile())
                 .at("/namespaces/client/highlights");
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
         SoftAssertions soft = new SoftAssertions();
@@ -47,21 +49,31 @@ class SlowStartTruthTest {
             JsonNode exit = probe.get("slow_start_exit");
             String reason = (String) ours.get("c2s.slow_start.exit");
             if (exit == null || exit.isNull()) {
-                soft.assertThat(reason).as("%s: kernel never left slow start", c).isIn("rwnd_limited", "app_limited", "none");
-                soft.assertThat(ours.get("c2s.slow_start.exit_cwnd_segments")).as("%s exit cwnd", c).isEqualTo(-1L);
+                soft.assertThat(reason)
+                        .as("%s: kernel never left slow start", c)
+                        .isIn("rwnd_limited", "app_limited", "none");
+                soft.assertThat(ours.get("c2s.slow_start.exit_cwnd_segments"))
+                        .as("%s exit cwnd", c)
+                        .isEqualTo(-1L);
                 continue;
             }
             String state = exit.get("ca_state").asText();
-            String expected = state.equals("Recovery") || state.equals("Loss") ? "loss"
+            String expected = state.equals("Recovery") || state.equals("Loss")
+                    ? "loss"
                     : counters.path("TcpExt.TCPHystartDelayDetect").asInt() > 0 ? "delay" : "ack_train";
-            soft.assertThat(reason).as("%s exit reason (kernel %s, %s)", c, state, counters).isEqualTo(expected);
+            soft.assertThat(reason)
+                    .as("%s exit reason (kernel %s, %s)", c, state, counters)
+                    .isEqualTo(expected);
             long kernelCwnd = exit.get("snd_cwnd").asLong();
             long ourCwnd = (Long) ours.get("c2s.slow_start.exit_cwnd_segments");
-            soft.assertThat(Math.abs(ourCwnd - kernelCwnd) * 10).as("%s exit cwnd: flowtrace %d, kernel %d segments", c,
-                    ourCwnd, kernelCwnd).isLessThanOrEqualTo(kernelCwnd);
+            soft.assertThat(Math.abs(ourCwnd - kernelCwnd) * 10)
+                    .as("%s exit cwnd: flowtrace %d, kernel %d segments", c, ourCwnd, kernelCwnd)
+                    .isLessThanOrEqualTo(kernelCwnd);
             // premature by the kernel's own numbers: exit cwnd below half the later maximum
             boolean kernelPremature = 2 * kernelCwnd < probe.get("max_snd_cwnd").asLong();
-            soft.assertThat(ours.get("c2s.slow_start.premature")).as("%s premature", c).isEqualTo(kernelPremature);
+            soft.assertThat(ours.get("c2s.slow_start.premature"))
+                    .as("%s premature", c)
+                    .isEqualTo(kernelPremature);
         }
         soft.assertAll();
         assertThat(checked).as("bulk flows compared in %s", c).isPositive();
@@ -79,7 +91,8 @@ class SlowStartTruthTest {
     /** SYN retransmissions: the gaps between the kernel's retransmissions of the same SYN are ours. */
     @Test
     void synRetransmitGapsFollowTheKernelsBackoff() throws Exception {
-        JsonNode kernel = JSON.readTree(TestData.file("tcp/short-conns.kernel.json").toFile());
+        JsonNode kernel =
+                JSON.readTree(TestData.file("tcp/short-conns.kernel.json").toFile());
         CaptureRun run = CaptureRun.of(TestData.file("tcp/short-conns.sender.pcap.gz"));
         int compared = 0;
         SoftAssertions soft = new SoftAssertions();
@@ -95,13 +108,16 @@ class SlowStartTruthTest {
             }
             Map<String, Object> ours = run.flows.get(flow.get("client").asText());
             String gaps = (String) ours.get("setup.syn_retransmit_gaps_us");
-            long[] g = java.util.Arrays.stream(gaps.replaceAll("[\\[\\] ]", "").split(",")).mapToLong(Long::parseLong).toArray();
+            long[] g = java.util.Arrays.stream(gaps.replaceAll("[\\[\\] ]", "").split(","))
+                    .mapToLong(Long::parseLong)
+                    .toArray();
             soft.assertThat(g).as("%s gaps", flow.get("client")).hasSize(times.size());
             for (int i = 1; i < times.size() && i < g.length; i++) {
                 long kernelGapUs = Math.round((times.get(i) - times.get(i - 1)) * 1e6);
                 // capture and tracepoint timestamps differ by up to ~1 ms (testdata/tcp/README.md)
-                soft.assertThat(Math.abs(g[i] - kernelGapUs)).as("%s gap %d: %d vs kernel %d µs", flow.get("client"), i,
-                        g[i], kernelGapUs).isLessThanOrEqualTo(2000L);
+                soft.assertThat(Math.abs(g[i] - kernelGapUs))
+                        .as("%s gap %d: %d vs kernel %d µs", flow.get("client"), i, g[i], kernelGapUs)
+                        .isLessThanOrEqualTo(2000L);
                 compared++;
             }
         }
@@ -120,20 +136,24 @@ class SlowStartTruthTest {
     @ParameterizedTest
     @ValueSource(strings = {"short-conns", "short-lowrtt", "short-http"})
     void rtoBackoffIsTheKernelsRetransmissionSchedule(String c) throws Exception {
-        JsonNode kernel = JSON.readTree(TestData.file("tcp/" + c + ".kernel.json").toFile());
+        JsonNode kernel =
+                JSON.readTree(TestData.file("tcp/" + c + ".kernel.json").toFile());
         Map<Long, Map<String, String>> frames = new java.util.HashMap<>();
-        for (Map<String, String> row : io.flowtrace.core.testing.Tsv.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"))) {
+        for (Map<String, String> row :
+                io.flowtrace.core.testing.Tsv.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"))) {
             frames.put(Long.parseLong(row.get("frame.number")), row);
         }
-        Map<String, io.flowtrace.core.testing.WireFlow> wire = io.flowtrace.core.testing.WireFlow.read(
-                TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"));
+        Map<String, io.flowtrace.core.testing.WireFlow> wire =
+                io.flowtrace.core.testing.WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"));
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
         SoftAssertions soft = new SoftAssertions();
         int schedules = 0;
         for (JsonNode flow : kernel.get("flows")) {
             String client = flow.get("client").asText();
             Map<String, Object> ours = run.flows.get(client);
-            if (ours == null || !wire.containsKey(client) || !flow.path("destroyed").has("client")) {
+            if (ours == null
+                    || !wire.containsKey(client)
+                    || !flow.path("destroyed").has("client")) {
                 continue;
             }
             List<Double> best = List.of();
@@ -141,7 +161,8 @@ class SlowStartTruthTest {
             List<Double> current = new ArrayList<>();
             long currentSeq = -1;
             for (JsonNode r : flow.get("retransmits")) {
-                if (!r.get("side").asText().equals("client") || !r.get("kind").asText().equals("data")) {
+                if (!r.get("side").asText().equals("client")
+                        || !r.get("kind").asText().equals("data")) {
                     continue;
                 }
                 long seq = Long.parseLong(frames.get(r.get("frame").asLong()).get("tcp.seq_raw"));
@@ -172,23 +193,32 @@ class SlowStartTruthTest {
                     break;
                 }
             }
-            long[] g = java.util.Arrays.stream(((String) ours.get("c2s.rto_backoff.gaps_us")).replaceAll("[\\[\\] ]", "")
-                    .split(",")).mapToLong(Long::parseLong).toArray();
+            long[] g = java.util.Arrays.stream(((String) ours.get("c2s.rto_backoff.gaps_us"))
+                            .replaceAll("[\\[\\] ]", "")
+                            .split(","))
+                    .mapToLong(Long::parseLong)
+                    .toArray();
             soft.assertThat(g).as("%s %s gaps", c, client).hasSize(best.size());
             for (int i = 0; i < best.size() && i < g.length; i++) {
                 double from = i == 0 ? original : best.get(i - 1);
                 long kernelGapUs = Math.round((best.get(i) - from) * 1e6);
-                soft.assertThat(Math.abs(g[i] - kernelGapUs)).as("%s %s gap %d: %d vs kernel %d µs", c, client, i, g[i],
-                        kernelGapUs).isLessThanOrEqualTo(2000L);
+                soft.assertThat(Math.abs(g[i] - kernelGapUs))
+                        .as("%s %s gap %d: %d vs kernel %d µs", c, client, i, g[i], kernelGapUs)
+                        .isLessThanOrEqualTo(2000L);
             }
         }
         soft.assertAll();
         if (!c.equals("short-http")) {
-            assertThat(schedules).as("backoff schedules of ≥ 2 retransmissions in %s", c).isPositive();
+            assertThat(schedules)
+                    .as("backoff schedules of ≥ 2 retransmissions in %s", c)
+                    .isPositive();
         }
     }
 
     private static Map<String, Object> bulk(CaptureRun run) {
-        return run.flows.values().stream().filter(f -> (Long) f.get("c2s.data_packets") > 100).findFirst().orElseThrow();
+        return run.flows.values().stream()
+                .filter(f -> (Long) f.get("c2s.data_packets") > 100)
+                .findFirst()
+                .orElseThrow();
     }
 }

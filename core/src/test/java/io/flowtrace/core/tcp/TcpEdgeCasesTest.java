@@ -21,7 +21,9 @@ class TcpEdgeCasesTest {
     private final List<TcpFlowEvent> events = new ArrayList<>();
     private final TcpFlowAnalyzer flow = new TcpFlowAnalyzer(
             new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
-            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS);
+            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT),
+            false,
+            AnalyzerConfig.DEFAULTS);
     private final Conversation tcp = new Conversation(p -> flow.onPacket(p, events::add));
 
     /** 100 segments of 1000 B starting 50 kB below 2^32: the sequence space wraps in the middle. */
@@ -75,7 +77,11 @@ class TcpEdgeCasesTest {
         tcp.client(0).seq(1000).flags(SYN).mss(1460).send();
         tcp.client(1000).seq(1001).ack(S + 1).send();
         for (int i = 0; i < 50; i++) {
-            tcp.client(2000 + 100L * i).seq(1001 + 1000L * i).ack(S + 1).len(1000).send();
+            tcp.client(2000 + 100L * i)
+                    .seq(1001 + 1000L * i)
+                    .ack(S + 1)
+                    .len(1000)
+                    .send();
         }
         tcp.client(9000).seq(51_001).ack(S + 1).flags(FIN).send();
         TcpDirectionStats c2s = flow.clientToServer();
@@ -99,8 +105,18 @@ class TcpEdgeCasesTest {
         tcp.client(2001).seq(1001).ack(S + 1).ipId(2).send();
         for (int i = 0; i < 10; i++) {
             int id = 10 + i;
-            tcp.client(3000 + 100L * i).seq(1001 + 100L * i).ack(S + 1).len(100).ipId(id).send();
-            tcp.client(3001 + 100L * i).seq(1001 + 100L * i).ack(S + 1).len(100).ipId(id).send();
+            tcp.client(3000 + 100L * i)
+                    .seq(1001 + 100L * i)
+                    .ack(S + 1)
+                    .len(100)
+                    .ipId(id)
+                    .send();
+            tcp.client(3001 + 100L * i)
+                    .seq(1001 + 100L * i)
+                    .ack(S + 1)
+                    .len(100)
+                    .ipId(id)
+                    .send();
         }
         TcpDirectionStats c2s = flow.clientToServer();
         assertThat(c2s.uniqueBytes).isEqualTo(1000);

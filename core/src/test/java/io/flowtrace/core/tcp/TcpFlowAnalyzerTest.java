@@ -22,7 +22,9 @@ class TcpFlowAnalyzerTest {
     private final List<TcpFlowEvent> events = new ArrayList<>();
     private final TcpFlowAnalyzer flow = new TcpFlowAnalyzer(
             new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
-            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT), false, AnalyzerConfig.DEFAULTS);
+            new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT),
+            false,
+            AnalyzerConfig.DEFAULTS);
     private final Conversation tcp = new Conversation(p -> flow.onPacket(p, events::add));
 
     private void data(long micros, int index) {
@@ -34,8 +36,10 @@ class TcpFlowAnalyzerTest {
     }
 
     private List<RetransmissionClass> classes() {
-        return events.stream().filter(e -> e instanceof TcpFlowEvent.Retransmission)
-                .map(e -> ((TcpFlowEvent.Retransmission) e).retransmissionClass()).toList();
+        return events.stream()
+                .filter(e -> e instanceof TcpFlowEvent.Retransmission)
+                .map(e -> ((TcpFlowEvent.Retransmission) e).retransmissionClass())
+                .toList();
     }
 
     @Test
@@ -103,8 +107,12 @@ class TcpFlowAnalyzerTest {
         ack(214_000, 3);
         data(214_010, 3);
         ack(215_000, 4);
-        assertThat(classes()).containsExactly(RetransmissionClass.RTO, RetransmissionClass.RTO,
-                RetransmissionClass.RTO, RetransmissionClass.RTO);
+        assertThat(classes())
+                .containsExactly(
+                        RetransmissionClass.RTO,
+                        RetransmissionClass.RTO,
+                        RetransmissionClass.RTO,
+                        RetransmissionClass.RTO);
         TcpFlowEvent.Retransmission first = (TcpFlowEvent.Retransmission) events.get(0);
         assertThat(first.sinceOriginalNanos()).isEqualTo(210_000_000L);
         assertThat(first.transmission()).isEqualTo(2);
@@ -133,7 +141,12 @@ class TcpFlowAnalyzerTest {
     }
 
     private void dataWithId(long micros, int index, int ipId) {
-        tcp.client(micros).seq(C + 1 + 100L * index).ack(S + 1).len(100).ipId(ipId).send();
+        tcp.client(micros)
+                .seq(C + 1 + 100L * index)
+                .ack(S + 1)
+                .len(100)
+                .ipId(ipId)
+                .send();
     }
 
     @Test

@@ -23,8 +23,15 @@ class WireTruthTest {
 
     /** Handshake RTT and setup time equal the wire's SYN → handshake ACK time within 2 µs. */
     @ParameterizedTest
-    @ValueSource(strings = {"short-http.sender", "short-http.receiver", "cubic-clean.sender", "cubic-clean.receiver",
-        "zero-window.sender", "zero-window.receiver"})
+    @ValueSource(
+            strings = {
+                "short-http.sender",
+                "short-http.receiver",
+                "cubic-clean.sender",
+                "cubic-clean.receiver",
+                "zero-window.sender",
+                "zero-window.receiver"
+            })
     void handshakeRttAndSetupEqualTheWire(String capture) throws Exception {
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + capture + ".pcap.gz"));
         Map<String, WireFlow> wire = WireFlow.read(TestData.file("tcp/" + capture + ".tshark.tsv.gz"));
@@ -52,9 +59,11 @@ class WireTruthTest {
                 continue; // retried handshakes: their rule is tested against the kernel's SYN timers
             }
             double wireUs = (ack - syn) * 1e6;
-            soft.assertThat((Double) ours.get("setup.setup_us")).as("%s %s setup", capture, f.client)
+            soft.assertThat((Double) ours.get("setup.setup_us"))
+                    .as("%s %s setup", capture, f.client)
                     .isCloseTo(wireUs, org.assertj.core.data.Offset.offset(2.0));
-            soft.assertThat((Double) ours.get("setup.handshake_rtt_us")).as("%s %s handshake RTT", capture, f.client)
+            soft.assertThat((Double) ours.get("setup.handshake_rtt_us"))
+                    .as("%s %s handshake RTT", capture, f.client)
                     .isCloseTo(wireUs, org.assertj.core.data.Offset.offset(2.0));
             compared++;
         }
@@ -66,13 +75,17 @@ class WireTruthTest {
     @ParameterizedTest
     @ValueSource(strings = {"cubic-clean", "cwnd-locked", "app-limited"})
     void throughputIsIperf3sReceiverFigureWithinOnePercent(String c) throws Exception {
-        double iperf = new ObjectMapper().readTree(TestData.file("tcp/" + c + ".iperf3.json").toFile())
-                .at("/end/sum_received/bits_per_second").asDouble();
+        double iperf = new ObjectMapper()
+                .readTree(TestData.file("tcp/" + c + ".iperf3.json").toFile())
+                .at("/end/sum_received/bits_per_second")
+                .asDouble();
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".receiver.pcap.gz"));
-        Map<String, Object> data = run.flows.values().stream().max(java.util.Comparator.comparingLong(
-                f -> (Long) f.get("c2s.unique_bytes"))).orElseThrow();
+        Map<String, Object> data = run.flows.values().stream()
+                .max(java.util.Comparator.comparingLong(f -> (Long) f.get("c2s.unique_bytes")))
+                .orElseThrow();
         double ours = (Double) data.get("c2s.throughput_bps");
-        assertThat(Math.abs(ours - iperf)).as("%s: flowtrace %.0f, iperf3 %.0f bit/s", c, ours, iperf)
+        assertThat(Math.abs(ours - iperf))
+                .as("%s: flowtrace %.0f, iperf3 %.0f bit/s", c, ours, iperf)
                 .isLessThanOrEqualTo(0.01 * iperf);
     }
 
@@ -85,7 +98,8 @@ class WireTruthTest {
     void countsWindowProbesAndZeroWindowsFromTheWire() throws Exception {
         for (String v : new String[] {"sender", "receiver"}) {
             CaptureRun run = CaptureRun.of(TestData.file("tcp/zero-window." + v + ".pcap.gz"));
-            for (WireFlow f : WireFlow.read(TestData.file("tcp/zero-window." + v + ".tshark.tsv.gz")).values()) {
+            for (WireFlow f : WireFlow.read(TestData.file("tcp/zero-window." + v + ".tshark.tsv.gz"))
+                    .values()) {
                 Map<String, Object> ours = run.flows.get(f.client);
                 int lastServerWindow = -1;
                 long probes = 0;
@@ -102,10 +116,15 @@ class WireTruthTest {
                         zeroWindows += WireFlow.flagged(r, "zero_window") ? 1 : 0;
                     }
                 }
-                assertThat(ours.get("c2s.window_probes")).as("%s %s window probes", v, f.client).isEqualTo(probes);
+                assertThat(ours.get("c2s.window_probes"))
+                        .as("%s %s window probes", v, f.client)
+                        .isEqualTo(probes);
                 assertThat((Long) ours.get("c2s.window_probes") + (Long) ours.get("c2s.keep_alives"))
-                        .as("%s %s probes + keep-alives", v, f.client).isEqualTo(tsharkKeepAlives);
-                assertThat(ours.get("s2c.zero_windows")).as("%s %s zero windows", v, f.client).isEqualTo(zeroWindows);
+                        .as("%s %s probes + keep-alives", v, f.client)
+                        .isEqualTo(tsharkKeepAlives);
+                assertThat(ours.get("s2c.zero_windows"))
+                        .as("%s %s zero windows", v, f.client)
+                        .isEqualTo(zeroWindows);
                 if (f.rows.size() > 1000) {
                     assertThat(probes).as("the stalled reader was probed").isPositive();
                 }
@@ -124,7 +143,9 @@ class WireTruthTest {
      * a late original (fewer than four ids learned, 15–100 µs RTT below the timing fallback's floor).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"reorder", "reorder-lane", "short-lowrtt", "short-http", "short-conns", "cubic-loss", "bbr-loss"})
+    @ValueSource(
+            strings = {"reorder", "reorder-lane", "short-lowrtt", "short-http", "short-conns", "cubic-loss", "bbr-loss"
+            })
     void lostSegmentsAndReorderingEqualTheTwoCaptureTruth(String c) throws Exception {
         Map<String, WireFlow> up = WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"));
         Map<String, WireFlow> down = WireFlow.read(TestData.file("tcp/" + c + ".receiver.tshark.tsv.gz"));
@@ -182,8 +203,12 @@ class WireTruthTest {
                     latest = Math.max(latest, position);
                 }
             }
-            soft.assertThat(ours.get("c2s.lost_segments")).as("%s %s lost segments", c, d.client).isEqualTo(flowLost);
-            soft.assertThat(ours.get("c2s.reordered_packets")).as("%s %s reordered", c, d.client).isEqualTo(flowReordered);
+            soft.assertThat(ours.get("c2s.lost_segments"))
+                    .as("%s %s lost segments", c, d.client)
+                    .isEqualTo(flowLost);
+            soft.assertThat(ours.get("c2s.reordered_packets"))
+                    .as("%s %s reordered", c, d.client)
+                    .isEqualTo(flowReordered);
             lostTruth += flowLost;
             reorderTruth += flowReordered;
             lost += (Long) ours.get("c2s.lost_segments");
@@ -192,8 +217,11 @@ class WireTruthTest {
         soft.assertAll();
         // a gap no drop explains must come with reordering: each was closed by a late original
         assertThat(gapsReordered).as("%s: gaps without a drop upstream", c).isLessThanOrEqualTo(reorderTruth);
-        assertThat(lostTruth + reorderTruth).as("%s: lost %d/%d (%d dropped upstream), reordered %d/%d", c, lost,
-                lostTruth, gapsDropped, reordered, reorderTruth).isPositive();
+        assertThat(lostTruth + reorderTruth)
+                .as(
+                        "%s: lost %d/%d (%d dropped upstream), reordered %d/%d",
+                        c, lost, lostTruth, gapsDropped, reordered, reorderTruth)
+                .isPositive();
     }
 
     /** Whether upstream sent the byte at {@code seq} in a segment that never arrived downstream. */
@@ -217,7 +245,8 @@ class WireTruthTest {
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + capture + ".pcap.gz"));
         long expected = 0;
         long ours = 0;
-        for (WireFlow f : WireFlow.read(TestData.file("tcp/" + capture + ".tshark.tsv.gz")).values()) {
+        for (WireFlow f : WireFlow.read(TestData.file("tcp/" + capture + ".tshark.tsv.gz"))
+                .values()) {
             for (Map<String, String> r : f.rows) {
                 expected += f.fromClient(r) && WireFlow.len(r) > 1448 ? 1 : 0;
             }
@@ -228,14 +257,32 @@ class WireTruthTest {
 
     /** rtt_us against tcptrace's RTT (0.1 ms resolution) for flows with ≥ 50 samples: 0.1 ms + 5 %. */
     @ParameterizedTest
-    @ValueSource(strings = {"cubic-loss", "cubic-deepqueue", "reno-taildrop", "cubic-clean", "cwnd-locked", "bbr-loss",
-        "short-http", "reorder-lane", "rwnd-limited", "zero-window", "app-limited"})
+    @ValueSource(
+            strings = {
+                "cubic-loss",
+                "cubic-deepqueue",
+                "reno-taildrop",
+                "cubic-clean",
+                "cwnd-locked",
+                "bbr-loss",
+                "short-http",
+                "reorder-lane",
+                "rwnd-limited",
+                "zero-window",
+                "app-limited"
+            })
     void rttAgreesWithTcptrace(String c) throws Exception {
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
         java.nio.file.Path txt = TestData.file("tcp/" + c + ".sender.tcptrace.txt");
-        List<String> lines = Files.exists(txt) ? Files.readAllLines(txt) : new String(new java.util.zip.GZIPInputStream(
-                Files.newInputStream(TestData.file("tcp/" + c + ".sender.tcptrace.txt.gz"))).readAllBytes(),
-                java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+        List<String> lines = Files.exists(txt)
+                ? Files.readAllLines(txt)
+                : new String(
+                                new java.util.zip.GZIPInputStream(Files.newInputStream(
+                                                TestData.file("tcp/" + c + ".sender.tcptrace.txt.gz")))
+                                        .readAllBytes(),
+                                java.nio.charset.StandardCharsets.UTF_8)
+                        .lines()
+                        .toList();
         SoftAssertions soft = new SoftAssertions();
         int compared = 0;
         String host = null;
@@ -252,8 +299,9 @@ class WireTruthTest {
                 double tcptraceMs = Double.parseDouble(t.split("\\s+")[2]);
                 Map<String, Object> ours = run.flows.get(host);
                 double oursMs = ((Number) ours.get("c2s.rtt_us.avg")).doubleValue() / 1000;
-                soft.assertThat(Math.abs(oursMs - tcptraceMs)).as("%s %s rtt avg: flowtrace %.3f, tcptrace %.1f ms", c,
-                        host, oursMs, tcptraceMs).isLessThanOrEqualTo(0.1 + 0.05 * tcptraceMs);
+                soft.assertThat(Math.abs(oursMs - tcptraceMs))
+                        .as("%s %s rtt avg: flowtrace %.3f, tcptrace %.1f ms", c, host, oursMs, tcptraceMs)
+                        .isLessThanOrEqualTo(0.1 + 0.05 * tcptraceMs);
                 compared++;
             }
         }

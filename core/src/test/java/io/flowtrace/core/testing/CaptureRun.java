@@ -7,7 +7,6 @@ import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.SlowStartStats;
 import io.flowtrace.core.tcp.TcpFlowEvent;
-import io.flowtrace.core.pcap.CaptureErrorListener;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,23 +24,30 @@ public final class CaptureRun {
 
     public static CaptureRun of(Path capture) throws Exception {
         CaptureRun run = new CaptureRun();
-        CaptureAnalysis analysis = new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("test", "if" + iface));
+        CaptureAnalysis analysis =
+                new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("test", "if" + iface));
         Map<String, List<TcpFlowEvent>> pending = new LinkedHashMap<>();
         try (InputStream in = Files.newInputStream(capture)) {
-            analysis.run(in, (key, instance, flow) -> {
-                FlatReport r = new FlatReport();
-                FlowReport.visit(key, instance, flow, r);
-                // the first connection of a client endpoint by its name, later ones (port reuse) with #instance
-                String name = run.flows.containsKey(flow.client().toString()) ? flow.client() + "#" + instance
-                        : flow.client().toString();
-                run.flows.put(name, r.fields);
-                run.clientSlowStart.put(name, flow.slowStart(true));
-                run.events.put(name, pending.getOrDefault(key.canonical() + "#" + instance, List.of()));
-            }, (key, instance) -> {
-                List<TcpFlowEvent> list = new ArrayList<>();
-                pending.put(key.canonical() + "#" + instance, list);
-                return list::add;
-            }, CaptureErrorListener.IGNORE, n -> { });
+            analysis.run(
+                    in,
+                    (key, instance, flow) -> {
+                        FlatReport r = new FlatReport();
+                        FlowReport.visit(key, instance, flow, r);
+                        // the first connection of a client endpoint by its name, later ones (port reuse) with #instance
+                        String name = run.flows.containsKey(flow.client().toString())
+                                ? flow.client() + "#" + instance
+                                : flow.client().toString();
+                        run.flows.put(name, r.fields);
+                        run.clientSlowStart.put(name, flow.slowStart(true));
+                        run.events.put(name, pending.getOrDefault(key.canonical() + "#" + instance, List.of()));
+                    },
+                    (key, instance) -> {
+                        List<TcpFlowEvent> list = new ArrayList<>();
+                        pending.put(key.canonical() + "#" + instance, list);
+                        return list::add;
+                    },
+                    CaptureErrorListener.IGNORE,
+                    n -> {});
         }
         return run;
     }

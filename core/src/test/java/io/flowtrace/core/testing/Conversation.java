@@ -122,7 +122,13 @@ public final class Conversation {
     /** SYN at t, SYN-ACK at t+rtt, ACK at t+rtt+1; client ISN cIsn, server ISN sIsn. */
     public void handshake(long micros, long rttMicros, long cIsn, long sIsn) {
         client(micros).seq(cIsn).flags(DecodedPacket.SYN).mss(1460).wscale(7).send();
-        server(micros + rttMicros).seq(sIsn).ack(cIsn + 1).flags(DecodedPacket.SYN).mss(1460).wscale(7).send();
+        server(micros + rttMicros)
+                .seq(sIsn)
+                .ack(cIsn + 1)
+                .flags(DecodedPacket.SYN)
+                .mss(1460)
+                .wscale(7)
+                .send();
         client(micros + rttMicros + 1).seq(cIsn + 1).ack(sIsn + 1).send();
     }
 }

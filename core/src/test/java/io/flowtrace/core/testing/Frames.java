@@ -9,11 +9,11 @@ import java.nio.ByteOrder;
  * so expected field values are known independently of the decoder under test.
  */
 public final class Frames {
-    private Frames() {
-    }
+    private Frames() {}
 
     /** A TCP segment with the given options bytes (padded to 4) and a zero payload. */
-    public static byte[] tcp(int srcPort, int dstPort, long seq, long ack, int flags, int window, byte[] options, int payload) {
+    public static byte[] tcp(
+            int srcPort, int dstPort, long seq, long ack, int flags, int window, byte[] options, int payload) {
         int optLen = (options.length + 3) & ~3;
         ByteBuffer t = ByteBuffer.allocate(20 + optLen + payload);
         t.putShort((short) srcPort).putShort((short) dstPort).putInt((int) seq).putInt((int) ack);
@@ -24,12 +24,22 @@ public final class Frames {
         return t.array();
     }
 
-    public static byte[] ipv4(byte[] src, byte[] dst, int id, int ttl, int proto, int fragField, byte[] options, byte[] payload) {
+    public static byte[] ipv4(
+            byte[] src, byte[] dst, int id, int ttl, int proto, int fragField, byte[] options, byte[] payload) {
         int ihl = 20 + options.length;
         ByteBuffer b = ByteBuffer.allocate(ihl + payload.length);
-        b.put((byte) (0x40 | (ihl / 4))).put((byte) 0).putShort((short) (ihl + payload.length)).putShort((short) id)
-                .putShort((short) fragField).put((byte) ttl).put((byte) proto).putShort((short) 0).put(src).put(dst)
-                .put(options).put(payload);
+        b.put((byte) (0x40 | (ihl / 4)))
+                .put((byte) 0)
+                .putShort((short) (ihl + payload.length))
+                .putShort((short) id)
+                .putShort((short) fragField)
+                .put((byte) ttl)
+                .put((byte) proto)
+                .putShort((short) 0)
+                .put(src)
+                .put(dst)
+                .put(options)
+                .put(payload);
         return b.array();
     }
 
@@ -39,7 +49,12 @@ public final class Frames {
 
     public static byte[] ipv6(byte[] src, byte[] dst, int nextHeader, int hopLimit, byte[] payload) {
         ByteBuffer b = ByteBuffer.allocate(40 + payload.length);
-        b.putInt(0x60000000).putShort((short) payload.length).put((byte) nextHeader).put((byte) hopLimit).put(src).put(dst)
+        b.putInt(0x60000000)
+                .putShort((short) payload.length)
+                .put((byte) nextHeader)
+                .put((byte) hopLimit)
+                .put(src)
+                .put(dst)
                 .put(payload);
         return b.array();
     }
@@ -79,11 +94,19 @@ public final class Frames {
             size += 16 + f.length;
         }
         ByteBuffer b = ByteBuffer.allocate(size).order(order);
-        b.putInt(nanos ? 0xa1b23c4d : 0xa1b2c3d4).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0)
-                .putInt(65535).putInt(linkType);
+        b.putInt(nanos ? 0xa1b23c4d : 0xa1b2c3d4)
+                .putShort((short) 2)
+                .putShort((short) 4)
+                .putInt(0)
+                .putInt(0)
+                .putInt(65535)
+                .putInt(linkType);
         for (int i = 0; i < frames.length; i++) {
-            b.putInt(1_700_000_000 + i).putInt(nanos ? 123_456_789 : 123_456).putInt(frames[i].length)
-                    .putInt(frames[i].length).put(frames[i]);
+            b.putInt(1_700_000_000 + i)
+                    .putInt(nanos ? 123_456_789 : 123_456)
+                    .putInt(frames[i].length)
+                    .putInt(frames[i].length)
+                    .put(frames[i]);
         }
         return b.array();
     }

@@ -5,8 +5,7 @@ import java.nio.file.Path;
 
 /** Locates the repository's committed captures (testdata/) from any module's working directory. */
 public final class TestData {
-    private TestData() {
-    }
+    private TestData() {}
 
     public static Path root() {
         Path dir = Path.of("").toAbsolutePath();
@@ -17,7 +16,8 @@ public final class TestData {
             }
             dir = dir.getParent();
         }
-        throw new IllegalStateException("testdata/ not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "testdata/ not found above " + Path.of("").toAbsolutePath());
     }
 
     public static Path file(String relative) {

@@ -15,8 +15,7 @@ import java.util.zip.GZIPInputStream;
 
 /** Reads the tshark field dumps committed next to the captures: a header row, then tab-separated rows. */
 public final class Tsv {
-    private Tsv() {
-    }
+    private Tsv() {}
 
     /** Rows as header → cell (missing trailing cells are ""); {@code .gz} files are decompressed. */
     public static List<Map<String, String>> read(Path file) throws IOException {

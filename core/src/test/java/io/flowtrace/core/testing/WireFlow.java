@@ -31,7 +31,8 @@ public final class WireFlow {
         Map<String, WireFlow> byTuple = new LinkedHashMap<>();
         Map<String, WireFlow> byClient = new LinkedHashMap<>();
         for (Map<String, String> row : Tsv.read(tsv)) {
-            if (row.get("tcp.flags").isEmpty() || (row.get("ip.src").isEmpty() && row.get("ipv6.src").isEmpty())) {
+            if (row.get("tcp.flags").isEmpty()
+                    || (row.get("ip.src").isEmpty() && row.get("ipv6.src").isEmpty())) {
                 continue; // not TCP (ARP, ICMPv6 ...)
             }
             String src = source(row);

@@ -1,12 +1,12 @@
 package io.flowtrace.demo.report;
 
-import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.cli.report.Chart;
 import io.flowtrace.cli.report.Chart.Series;
 import io.flowtrace.cli.report.Chart.Style;
 import io.flowtrace.cli.report.FlowGraph;
 import io.flowtrace.cli.report.InteractiveReport;
 import io.flowtrace.cli.report.Section;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureRecordFilter;
 import io.flowtrace.demo.Capture;
 import io.flowtrace.demo.Db;
@@ -46,11 +46,15 @@ public final class HtmlReport {
     /** Writes DIR/index.html; returns its path. */
     public Path write(Path dir) throws Exception {
         Files.createDirectories(dir);
-        StringBuilder intro = new StringBuilder("<p class=\"note\">Generated ").append(Instant.now())
+        StringBuilder intro = new StringBuilder("<p class=\"note\">Generated ")
+                .append(Instant.now())
                 .append(" by <code>./flowtrace demo --report</code>. Inputs: ");
         for (Capture c : captureByAgent.values()) {
-            intro.append("<code>").append(esc(c.file().getFileName().toString())).append("</code> (")
-                    .append(esc(c.what())).append("); ");
+            intro.append("<code>")
+                    .append(esc(c.file().getFileName().toString()))
+                    .append("</code> (")
+                    .append(esc(c.what()))
+                    .append("); ");
         }
         intro.append("</p>\n").append(totals());
         worstFlows();
@@ -72,17 +76,24 @@ public final class HtmlReport {
                        coalesce(sum(c2s_retransmitted_packets + s2c_retransmitted_packets), 0) AS retransmits,
                        (SELECT count(*) FROM tcp_events) AS events, (SELECT count(*) FROM dead_letters) AS dead
                 FROM flow_summary""").get(0);
-        return String.format(Locale.ROOT, "<p>%,d flows, %,d packets, %,d retransmitted packets, %,d TCP events, %,d dead letters"
-                + " (PostgreSQL <code>flow_summary</code>, <code>tcp_events</code>, <code>dead_letters</code>).</p>%n",
-                Db.l(t, "flows"), Db.l(t, "packets"), Db.l(t, "retransmits"), Db.l(t, "events"), Db.l(t, "dead"));
+        return String.format(
+                Locale.ROOT,
+                "<p>%,d flows, %,d packets, %,d retransmitted packets, %,d TCP events, %,d dead letters"
+                        + " (PostgreSQL <code>flow_summary</code>, <code>tcp_events</code>, <code>dead_letters</code>).</p>%n",
+                Db.l(t, "flows"),
+                Db.l(t, "packets"),
+                Db.l(t, "retransmits"),
+                Db.l(t, "events"),
+                Db.l(t, "dead"));
     }
 
     private void worstFlows() throws Exception {
-        String note = "At each vantage point the flow with the most retransmissions in <code>flow_summary</code> (at most"
-                + " three), drawn as <code>analyze --report</code> draws a flow: its packets read again from the capture"
-                + " file and core's offline analyser run again over it (time-sequence with the ACK and receive-window lines,"
-                + " SACK blocks and retransmissions by class; bytes in flight with the cwnd estimate per RTT round; RTT per"
-                + " round), all on the flow's time axis.";
+        String note =
+                "At each vantage point the flow with the most retransmissions in <code>flow_summary</code> (at most"
+                        + " three), drawn as <code>analyze --report</code> draws a flow: its packets read again from the capture"
+                        + " file and core's offline analyser run again over it (time-sequence with the ACK and receive-window lines,"
+                        + " SACK blocks and retransmissions by class; bytes in flight with the cwnd estimate per RTT round; RTT per"
+                        + " round), all on the flow's time axis.";
         List<Map<String, Object>> worst = db.query("""
                 SELECT vantage, client, server, instance, c2s_retransmitted_packets + s2c_retransmitted_packets AS rtx
                 FROM flow_summary WHERE c2s_retransmitted_packets + s2c_retransmitted_packets > 0
@@ -98,31 +109,39 @@ public final class HtmlReport {
             }
             String title = Db.s(f, "client") + " → " + Db.s(f, "server") + " (" + vantage + ", " + Db.l(f, "rtx")
                     + " retransmissions)";
-            wanted.computeIfAbsent(capture, c -> new ArrayList<>()).add(new FlowGraph.FlowId(vantage, Db.s(f, "client"),
-                    Db.s(f, "server"), Db.l(f, "instance"), title));
+            wanted.computeIfAbsent(capture, c -> new ArrayList<>())
+                    .add(new FlowGraph.FlowId(
+                            vantage, Db.s(f, "client"), Db.s(f, "server"), Db.l(f, "instance"), title));
             shown++;
         }
         List<FlowGraph> graphs = new ArrayList<>();
         for (Map.Entry<Capture, List<FlowGraph.FlowId>> e : wanted.entrySet()) {
             Path file = e.getKey().file();
             String agent = e.getKey().agentId();
-            graphs.addAll(FlowGraph.read(file, agent, FlowGraph.find(file, agent, e.getValue()), CaptureRecordFilter.ALL));
+            graphs.addAll(
+                    FlowGraph.read(file, agent, FlowGraph.find(file, agent, e.getValue()), CaptureRecordFilter.ALL));
         }
         charts += graphs.size();
-        sections.add(new Section("Worst flows: time-sequence, flight and cwnd per round, RTT",
-                graphs.isEmpty() ? note + " No flow retransmitted." : note, graphs, List.of()));
+        sections.add(new Section(
+                "Worst flows: time-sequence, flight and cwnd per round, RTT",
+                graphs.isEmpty() ? note + " No flow retransmitted." : note,
+                graphs,
+                List.of()));
     }
 
     private void retransmissionTimeline() {
-        String note = "PostgreSQL <code>tcp_events</code> (kind RETRANSMISSION, class as the job classified it), per vantage"
-                + " point, 30 equal time buckets over the vantage's span of retransmissions.";
+        String note =
+                "PostgreSQL <code>tcp_events</code> (kind RETRANSMISSION, class as the job classified it), per vantage"
+                        + " point, 30 equal time buckets over the vantage's span of retransmissions.";
         List<Chart> list = new ArrayList<>();
         List<Map<String, Object>> rows = db.query("""
                 SELECT vantage, retransmit_class AS class, extract(epoch FROM event_time)::double precision AS t
                 FROM tcp_events WHERE kind = 'RETRANSMISSION' ORDER BY vantage, event_time""");
         Map<String, List<Map<String, Object>>> byVantage = new LinkedHashMap<>();
         for (Map<String, Object> r : rows) {
-            byVantage.computeIfAbsent(Db.s(r, "vantage"), k -> new ArrayList<>()).add(r);
+            byVantage
+                    .computeIfAbsent(Db.s(r, "vantage"), k -> new ArrayList<>())
+                    .add(r);
         }
         int buckets = 30;
         for (Map.Entry<String, List<Map<String, Object>>> e : byVantage.entrySet()) {
@@ -140,30 +159,43 @@ public final class HtmlReport {
             }
             List<String> labels = new ArrayList<>();
             for (int b = 0; b < buckets; b++) {
-                labels.add(String.format(Locale.ROOT, width < 0.05 ? "%.3f" : width < 0.5 ? "%.2f" : "%.1f", b * width));
+                labels.add(
+                        String.format(Locale.ROOT, width < 0.05 ? "%.3f" : width < 0.5 ? "%.2f" : "%.1f", b * width));
             }
-            list.add(Chart.stackedBars(e.getKey() + ": " + e.getValue().size() + " retransmissions",
-                    "seconds since the first retransmission (bucket start)", "retransmissions", labels,
-                    lower(CLASSES), List.of(CLASS_COLORS), counts));
+            list.add(Chart.stackedBars(
+                    e.getKey() + ": " + e.getValue().size() + " retransmissions",
+                    "seconds since the first retransmission (bucket start)",
+                    "retransmissions",
+                    labels,
+                    lower(CLASSES),
+                    List.of(CLASS_COLORS),
+                    counts));
         }
         add("Retransmissions over time, by class", byVantage.isEmpty() ? note + " No retransmissions." : note, list);
     }
 
     /** Log-spaced setup-time bins (µs): a SYN retransmission moves a connection by a whole second. */
-    static final double[] SETUP_BINS = {0, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000,
-        10_000_000};
-    static final String[] SETUP_LABELS = {"<0.1ms", "<0.3ms", "<1ms", "<3ms", "<10ms", "<30ms", "<0.1s", "<0.3s", "<1s", "<3s",
-        "<10s", "≥10s"};
+    static final double[] SETUP_BINS = {
+        0, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000
+    };
+
+    static final String[] SETUP_LABELS = {
+        "<0.1ms", "<0.3ms", "<1ms", "<3ms", "<10ms", "<30ms", "<0.1s", "<0.3s", "<1s", "<3s", "<10s", "≥10s"
+    };
 
     private void setupHistograms() {
-        String note = "PostgreSQL <code>flow_summary.setup_us</code> (first SYN → the ACK of the SYN-ACK) grouped by vantage"
-                + " and server (the four services with the most flows), with the SYN retransmissions of"
-                + " <code>flow_summary.syn_retransmits</code>.";
+        String note =
+                "PostgreSQL <code>flow_summary.setup_us</code> (first SYN → the ACK of the SYN-ACK) grouped by vantage"
+                        + " and server (the four services with the most flows), with the SYN retransmissions of"
+                        + " <code>flow_summary.syn_retransmits</code>.";
         List<Chart> list = new ArrayList<>();
         List<Map<String, Object>> services = db.query(DemoSummary.SETUP_PER_SERVICE + " LIMIT 4");
         for (Map<String, Object> s : services) {
-            List<Map<String, Object>> rows = db.query("SELECT setup_us, syn_retransmits FROM flow_summary"
-                    + " WHERE vantage = ? AND server = ? AND setup_us IS NOT NULL", Db.s(s, "vantage"), Db.s(s, "server"));
+            List<Map<String, Object>> rows = db.query(
+                    "SELECT setup_us, syn_retransmits FROM flow_summary"
+                            + " WHERE vantage = ? AND server = ? AND setup_us IS NOT NULL",
+                    Db.s(s, "vantage"),
+                    Db.s(s, "server"));
             double[][] counts = new double[2][SETUP_LABELS.length];
             for (Map<String, Object> r : rows) {
                 double us = Db.d(r, "setup_us");
@@ -176,19 +208,26 @@ public final class HtmlReport {
                 }
                 counts[Db.l(r, "syn_retransmits") > 0 ? 1 : 0][b]++;
             }
-            list.add(Chart.stackedBars(Db.s(s, "server") + " at " + Db.s(s, "vantage") + ": " + rows.size() + " handshakes",
-                    "setup time", "connections", List.of(SETUP_LABELS), List.of("no SYN retransmission", "SYN retransmitted"),
-                    List.of("#1f77b4", "#d62728"), counts));
+            list.add(Chart.stackedBars(
+                    Db.s(s, "server") + " at " + Db.s(s, "vantage") + ": " + rows.size() + " handshakes",
+                    "setup time",
+                    "connections",
+                    List.of(SETUP_LABELS),
+                    List.of("no SYN retransmission", "SYN retransmitted"),
+                    List.of("#1f77b4", "#d62728"),
+                    counts));
         }
         add("Connection setup time per service", note, list);
     }
 
     private void slowStartScatter() {
-        String note = "From the <code>flow_summary.report</code> jsonb (the <code>analyze --json</code> object): per direction"
-                + " that left slow start, the exit cwnd (<code>slow_start.exit_cwnd_bytes</code>) against the path's BDP"
-                + " (<code>slow_start.bdp_bytes</code> = max delivery rate × min RTT). Premature exits (below half the BDP or"
-                + " half a later round's flight) in red; the line is cwnd = BDP.";
-        List<Map<String, Object>> rows = db.query("SELECT * FROM (" + DemoSummary.SLOW_START_EXITS + ") x WHERE bdp_bytes > 0");
+        String note =
+                "From the <code>flow_summary.report</code> jsonb (the <code>analyze --json</code> object): per direction"
+                        + " that left slow start, the exit cwnd (<code>slow_start.exit_cwnd_bytes</code>) against the path's BDP"
+                        + " (<code>slow_start.bdp_bytes</code> = max delivery rate × min RTT). Premature exits (below half the BDP or"
+                        + " half a later round's flight) in red; the line is cwnd = BDP.";
+        List<Map<String, Object>> rows =
+                db.query("SELECT * FROM (" + DemoSummary.SLOW_START_EXITS + ") x WHERE bdp_bytes > 0");
         List<double[]> ok = new ArrayList<>();
         List<double[]> premature = new ArrayList<>();
         double max = 1;
@@ -201,15 +240,18 @@ public final class HtmlReport {
         s.add(new Series("cwnd = BDP", "#bbbbbb", Style.LINE, new double[] {0, max}, new double[] {0, max}));
         s.add(series("exit (" + ok.size() + ")", "#1f77b4", ok, Style.POINTS));
         s.add(series("premature exit (" + premature.size() + ")", "#d62728", premature, Style.POINTS));
-        add("Slow-start exit cwnd vs BDP", note, List.of(Chart.xy(rows.size() + " slow-start exits", "BDP (bytes)",
-                "exit cwnd (bytes)", s)));
+        add(
+                "Slow-start exit cwnd vs BDP",
+                note,
+                List.of(Chart.xy(rows.size() + " slow-start exits", "BDP (bytes)", "exit cwnd (bytes)", s)));
     }
 
     private void conntrack() {
-        String note = "PostgreSQL <code>conntrack_budgets</code>, 1 s windows: events per second, and the buffer a listener"
-                + " needs (largest truesize sum within its drain latency) against the buffer it requested"
-                + " (<code>buffer_configured_bytes</code>) and what the kernel grants (<code>buffer_effective_bytes</code>,"
-                + " twice the request).";
+        String note =
+                "PostgreSQL <code>conntrack_budgets</code>, 1 s windows: events per second, and the buffer a listener"
+                        + " needs (largest truesize sum within its drain latency) against the buffer it requested"
+                        + " (<code>buffer_configured_bytes</code>) and what the kernel grants (<code>buffer_effective_bytes</code>,"
+                        + " twice the request).";
         List<Chart> list = new ArrayList<>();
         List<Map<String, Object>> rows = db.query("""
                 SELECT vantage, extract(epoch FROM window_start)::double precision AS t, events_per_second,
@@ -217,7 +259,9 @@ public final class HtmlReport {
                 FROM conntrack_budgets WHERE window_size_ms = 1000 ORDER BY vantage, window_start""");
         Map<String, List<Map<String, Object>>> byVantage = new LinkedHashMap<>();
         for (Map<String, Object> r : rows) {
-            byVantage.computeIfAbsent(Db.s(r, "vantage"), k -> new ArrayList<>()).add(r);
+            byVantage
+                    .computeIfAbsent(Db.s(r, "vantage"), k -> new ArrayList<>())
+                    .add(r);
         }
         for (Map.Entry<String, List<Map<String, Object>>> e : byVantage.entrySet()) {
             double t0 = Db.d(e.getValue().get(0), "t");
@@ -236,15 +280,26 @@ public final class HtmlReport {
                 effective[i] = Db.l(r, "buffer_effective_bytes");
             }
             Style style = n == 1 ? Style.POINTS : Style.LINE;
-            list.add(Chart.xy(e.getKey() + ": events per second", "seconds (1 s windows)", "events/s",
+            list.add(Chart.xy(
+                    e.getKey() + ": events per second",
+                    "seconds (1 s windows)",
+                    "events/s",
                     List.of(new Series("events/s", "#1f77b4", style, x, rate))));
-            list.add(Chart.xy(e.getKey() + ": receive buffer", "seconds (1 s windows)", "bytes", List.of(
-                    new Series("needed", "#d62728", style, x, needed),
-                    new Series("configured (requested)", "#7f7f7f", style, x, configured),
-                    new Series("effective (kernel)", "#2ca02c", style, x, effective))));
+            list.add(Chart.xy(
+                    e.getKey() + ": receive buffer",
+                    "seconds (1 s windows)",
+                    "bytes",
+                    List.of(
+                            new Series("needed", "#d62728", style, x, needed),
+                            new Series("configured (requested)", "#7f7f7f", style, x, configured),
+                            new Series("effective (kernel)", "#2ca02c", style, x, effective))));
         }
-        add("Conntrack events and receive-buffer budget", byVantage.isEmpty()
-                ? note + " No conntrack events in this run (the bundled recordings replay only without --pcap)." : note, list);
+        add(
+                "Conntrack events and receive-buffer budget",
+                byVantage.isEmpty()
+                        ? note + " No conntrack events in this run (the bundled recordings replay only without --pcap)."
+                        : note,
+                list);
     }
 
     private void add(String heading, String note, List<Chart> list) {

@@ -16,10 +16,10 @@ public final class BudgetWindow {
     /** sk_rcvbuf the kernel sets for the configured request (twice it). */
     public long effectiveRcvbuf;
 
-    public BudgetWindow() {
-    }
+    public BudgetWindow() {}
 
-    public BudgetWindow(ConntrackBudget record, long predictedEnobufs, long predictedDrops, String risk, long effectiveRcvbuf) {
+    public BudgetWindow(
+            ConntrackBudget record, long predictedEnobufs, long predictedDrops, String risk, long effectiveRcvbuf) {
         this.record = record;
         this.predictedEnobufs = predictedEnobufs;
         this.predictedDrops = predictedDrops;

@@ -19,6 +19,7 @@ public final class ConntrackSample {
     public String interfaceName;
     /** Core's event time (kernel event timestamp, else receive time), ns since the epoch. */
     public long timeNs;
+
     public byte kind;
     public int exactBytes;
     public int estimatedBytes;
@@ -34,11 +35,17 @@ public final class ConntrackSample {
      */
     public io.flowtrace.jobs.join.CtFacts join;
 
-    public ConntrackSample() {
-    }
+    public ConntrackSample() {}
 
-    public static ConntrackSample event(String agentId, String interfaceName, long timeNs, byte kind, int exactBytes,
-            int estimatedBytes, int truesizeBytes, boolean netlinkSource) {
+    public static ConntrackSample event(
+            String agentId,
+            String interfaceName,
+            long timeNs,
+            byte kind,
+            int exactBytes,
+            int estimatedBytes,
+            int truesizeBytes,
+            boolean netlinkSource) {
         ConntrackSample s = new ConntrackSample();
         s.agentId = agentId;
         s.interfaceName = interfaceName;
@@ -87,9 +94,15 @@ public final class ConntrackSample {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ConntrackSample s && timeNs == s.timeNs && kind == s.kind && exactBytes == s.exactBytes
-                && estimatedBytes == s.estimatedBytes && truesizeBytes == s.truesizeBytes && enobufs == s.enobufs
-                && netlinkSource == s.netlinkSource && Objects.equals(agentId, s.agentId)
+        return o instanceof ConntrackSample s
+                && timeNs == s.timeNs
+                && kind == s.kind
+                && exactBytes == s.exactBytes
+                && estimatedBytes == s.estimatedBytes
+                && truesizeBytes == s.truesizeBytes
+                && enobufs == s.enobufs
+                && netlinkSource == s.netlinkSource
+                && Objects.equals(agentId, s.agentId)
                 && Objects.equals(interfaceName, s.interfaceName);
     }
 
@@ -100,7 +113,7 @@ public final class ConntrackSample {
 
     @Override
     public String toString() {
-        return vantage() + "@" + timeNs + " kind " + kind + " " + exactBytes + "/" + estimatedBytes + "/" + truesizeBytes
-                + (kind == LOSS ? " enobufs " + enobufs : "");
+        return vantage() + "@" + timeNs + " kind " + kind + " " + exactBytes + "/" + estimatedBytes + "/"
+                + truesizeBytes + (kind == LOSS ? " enobufs " + enobufs : "");
     }
 }

@@ -10,16 +10,25 @@ import java.io.Serializable;
  * {@code AnalyzerConfig} wherever it is held (the serializer's snapshot writes the values, not
  * this class).
  */
-public record AnalyzerSettings(long minRtoNanos, long defaultReorderWindowNanos, long minReorderWindowNanos,
-        long idleTimeoutNanos, long halfOpenTimeoutNanos) implements Serializable {
+public record AnalyzerSettings(
+        long minRtoNanos,
+        long defaultReorderWindowNanos,
+        long minReorderWindowNanos,
+        long idleTimeoutNanos,
+        long halfOpenTimeoutNanos)
+        implements Serializable {
 
     public static AnalyzerSettings of(AnalyzerConfig c) {
-        return new AnalyzerSettings(c.minRtoNanos(), c.defaultReorderWindowNanos(), c.minReorderWindowNanos(),
-                c.idleTimeoutNanos(), c.halfOpenTimeoutNanos());
+        return new AnalyzerSettings(
+                c.minRtoNanos(),
+                c.defaultReorderWindowNanos(),
+                c.minReorderWindowNanos(),
+                c.idleTimeoutNanos(),
+                c.halfOpenTimeoutNanos());
     }
 
     public AnalyzerConfig toConfig() {
-        return new AnalyzerConfig(minRtoNanos, defaultReorderWindowNanos, minReorderWindowNanos, idleTimeoutNanos,
-                halfOpenTimeoutNanos);
+        return new AnalyzerConfig(
+                minRtoNanos, defaultReorderWindowNanos, minReorderWindowNanos, idleTimeoutNanos, halfOpenTimeoutNanos);
     }
 }

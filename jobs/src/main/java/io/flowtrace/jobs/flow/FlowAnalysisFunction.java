@@ -52,9 +52,9 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private static final long serialVersionUID = 1L;
     private static final long NANOS_PER_MS = 1_000_000L;
 
-    public static final OutputTag<TcpEvent> TCP_EVENTS = new OutputTag<>("tcp-events") { };
+    public static final OutputTag<TcpEvent> TCP_EVENTS = new OutputTag<>("tcp-events") {};
     /** Batches that do not decode, and the packets of a batch that break the contract. */
-    public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("flow-dead-letters") { };
+    public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("flow-dead-letters") {};
 
     private final AnalyzerSettings settings;
     private final long updateIntervalMs;
@@ -155,9 +155,13 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     /** One dead letter for the packets of a batch that failed validation; the others were analysed. */
     private void reject(FlowBatch record, int rejected, int packets, String firstRejection, Context ctx) {
         rejectedPackets.inc(rejected);
-        ctx.output(DEAD_LETTERS, record.deadLetter(DeadLetterStage.VALIDATE,
-                rejected + " of " + packets + " packets rejected, the others analysed; " + firstRejection, null,
-                rejected));
+        ctx.output(
+                DEAD_LETTERS,
+                record.deadLetter(
+                        DeadLetterStage.VALIDATE,
+                        rejected + " of " + packets + " packets rejected, the others analysed; " + firstRejection,
+                        null,
+                        rejected));
     }
 
     @Override
@@ -255,8 +259,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
      * update's time, so versions of one instance never go back in time: a timer that fires after a
      * later packet closed the flow reports the state after that packet, at that packet's time.
      */
-    private void emit(FlowState s, long recordTimeUs, boolean last, long eventTimeMs,
-            Collector<FlowSummary> out) {
+    private void emit(FlowState s, long recordTimeUs, boolean last, long eventTimeMs, Collector<FlowSummary> out) {
         long lastPeriodicUs = (s.nextUpdateMs - updateIntervalMs) * 1000;
         long timeUs = Math.max(recordTimeUs, Math.max(micros(s.lastSeenNanos), lastPeriodicUs));
         if (out instanceof TimestampedCollector<FlowSummary> timestamped) {

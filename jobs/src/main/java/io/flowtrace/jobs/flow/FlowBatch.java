@@ -24,6 +24,7 @@ public final class FlowBatch {
     public int packets;
     /** Kafka coordinates, for dead letters of packets rejected in the flow function. */
     public String topic;
+
     public int partition;
     public long offset;
     public long kafkaTimestampMs;
@@ -32,11 +33,18 @@ public final class FlowBatch {
     /** The Kafka value unchanged: Avro single-object encoding of a PacketBatch or a PacketEvent. */
     public byte[] value;
 
-    public FlowBatch() {
-    }
+    public FlowBatch() {}
 
-    public FlowBatch(String key, long timeMs, int packets, String topic, int partition, long offset,
-            long kafkaTimestampMs, byte[] recordKey, byte[] value) {
+    public FlowBatch(
+            String key,
+            long timeMs,
+            int packets,
+            String topic,
+            int partition,
+            long offset,
+            long kafkaTimestampMs,
+            byte[] recordKey,
+            byte[] value) {
         this.key = key;
         this.timeMs = timeMs;
         this.packets = packets;

@@ -61,8 +61,11 @@ final class FlowBatchDecoder {
         }
         int n = batch.getPackets().size();
         if (n < 1 || n > PacketBatches.MAX_PACKETS) {
-            rejection = record.deadLetter(DeadLetterStage.VALIDATE, "a batch of " + n + " packets (1 to "
-                    + PacketBatches.MAX_PACKETS + " accepted)", null, record.packets);
+            rejection = record.deadLetter(
+                    DeadLetterStage.VALIDATE,
+                    "a batch of " + n + " packets (1 to " + PacketBatches.MAX_PACKETS + " accepted)",
+                    null,
+                    record.packets);
             return 0;
         }
         return n;
@@ -95,5 +98,4 @@ final class FlowBatchDecoder {
         rejection = record.deadLetter(DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e, record.packets);
         return 0;
     }
-
 }

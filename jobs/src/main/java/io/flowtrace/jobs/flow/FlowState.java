@@ -37,8 +37,7 @@ public final class FlowState {
     /** Whether the update at FIN/RST time has been sent (the final record follows after the linger). */
     boolean closeReported;
 
-    FlowState() {
-    }
+    FlowState() {}
 
     FlowState(TcpFlowAnalyzer flow, VantagePoint vantage, long instance) {
         this.flow = flow;

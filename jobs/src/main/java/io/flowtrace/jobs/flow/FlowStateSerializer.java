@@ -65,7 +65,8 @@ public final class FlowStateSerializer extends TypeSerializer<FlowState> {
         try {
             to.flow = FlowStateCodec.fromBytes(FlowStateCodec.toBytes(from.flow), config());
         } catch (IOException e) {
-            throw new IllegalStateException("flow state did not survive its own codec (instance " + from.instance + ")", e);
+            throw new IllegalStateException(
+                    "flow state did not survive its own codec (instance " + from.instance + ")", e);
         }
         return to;
     }
@@ -103,8 +104,8 @@ public final class FlowStateSerializer extends TypeSerializer<FlowState> {
     public FlowState deserialize(DataInputView in) throws IOException {
         int layout = in.readByte();
         if (layout < 1 || layout > LAYOUT_VERSION) {
-            throw new IOException("unknown flow state layout " + layout + " (this build reads 1 to " + LAYOUT_VERSION
-                    + ")");
+            throw new IOException(
+                    "unknown flow state layout " + layout + " (this build reads 1 to " + LAYOUT_VERSION + ")");
         }
         FlowState s = new FlowState();
         s.instance = in.readLong();

@@ -20,8 +20,7 @@ public final class FlowStateSerializerSnapshot implements TypeSerializerSnapshot
     private AnalyzerConfig config;
 
     /** For Flink, which instantiates snapshots reflectively before {@link #readSnapshot}. */
-    public FlowStateSerializerSnapshot() {
-    }
+    public FlowStateSerializerSnapshot() {}
 
     FlowStateSerializerSnapshot(AnalyzerConfig config) {
         this.config = config;

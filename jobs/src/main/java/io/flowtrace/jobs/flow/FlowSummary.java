@@ -16,8 +16,7 @@ public final class FlowSummary {
     /** True for the last version: the flow ended (closed and lingered, idle, replaced, or end of input). */
     public boolean finalRecord;
 
-    public FlowSummary() {
-    }
+    public FlowSummary() {}
 
     public FlowSummary(FlowRecord record, String reportJson, long latePackets, boolean finalRecord) {
         this.record = record;

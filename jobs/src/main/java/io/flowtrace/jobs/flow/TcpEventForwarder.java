@@ -38,8 +38,12 @@ final class TcpEventForwarder implements TcpEventSink {
     public void accept(TcpFlowEvent event) {
         if (identity == null) { // built on the first event only: most packets cause none
             TcpFlowAnalyzer f = flow.flow;
-            identity = new FlowIdentity(PacketEvents.toAvro(flow.vantage), f.client().toString(), f.server().toString(),
-                    flow.instance, f.clientGuessed());
+            identity = new FlowIdentity(
+                    PacketEvents.toAvro(flow.vantage),
+                    f.client().toString(),
+                    f.server().toString(),
+                    flow.instance,
+                    f.clientGuessed());
         }
         TcpEvent avro = TcpEvents.toAvro(identity, flow.events, event);
         if (avro == null) {

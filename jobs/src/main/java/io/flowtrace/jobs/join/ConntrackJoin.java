@@ -19,8 +19,7 @@ import java.util.List;
  * the flow's packets within a slack (port reuse yields several entries and instances per key).
  */
 public final class ConntrackJoin {
-    private ConntrackJoin() {
-    }
+    private ConntrackJoin() {}
 
     public static String key(String agentId, String a, String b) {
         return a.compareTo(b) <= 0 ? agentId + "|" + a + "|" + b : agentId + "|" + b + "|" + a;

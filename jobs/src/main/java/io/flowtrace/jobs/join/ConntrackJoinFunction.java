@@ -48,7 +48,8 @@ public final class ConntrackJoinFunction extends KeyedCoProcessFunction<String, 
      */
     public ConntrackJoinFunction(long waitMs, long idleMs, long slackMs, int maxPerKey) {
         if (waitMs <= 0 || idleMs <= 0 || slackMs < 0 || maxPerKey <= 0) {
-            throw new IllegalArgumentException("conntrack join: wait and idle must be positive, slack >= 0, max per key > 0");
+            throw new IllegalArgumentException(
+                    "conntrack join: wait and idle must be positive, slack >= 0, max per key > 0");
         }
         this.waitNs = waitMs * NANOS_PER_MS;
         this.idleNs = idleMs * NANOS_PER_MS;
@@ -58,8 +59,10 @@ public final class ConntrackJoinFunction extends KeyedCoProcessFunction<String, 
 
     @Override
     public void open(OpenContext context) {
-        flows = getRuntimeContext().getMapState(new MapStateDescriptor<>("join-flows", Types.STRING, Types.POJO(FlowView.class)));
-        entries = getRuntimeContext().getMapState(new MapStateDescriptor<>("join-conntrack", Types.STRING, Types.POJO(CtFacts.class)));
+        flows = getRuntimeContext()
+                .getMapState(new MapStateDescriptor<>("join-flows", Types.STRING, Types.POJO(FlowView.class)));
+        entries = getRuntimeContext()
+                .getMapState(new MapStateDescriptor<>("join-conntrack", Types.STRING, Types.POJO(CtFacts.class)));
         timer = getRuntimeContext().getState(new ValueStateDescriptor<>("join-timer", Types.LONG));
         joined = getRuntimeContext().getMetricGroup().counter("conntrackJoinedRows");
         evicted = getRuntimeContext().getMetricGroup().counter("conntrackJoinEvicted");

@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 public final class CtFacts {
     /** The key the record is routed by (set per copy by {@link ConntrackJoin#keys}); not part of the entry. */
     public String joinKey;
+
     public String agentId;
     /** agent/interface of the conntrack reader. */
     public String ctVantage;
@@ -27,6 +28,7 @@ public final class CtFacts {
     public long eventTimeNs;
     /** Event time of the first event merged in (the entry's start when the kernel timestamps are off). */
     public long firstEventNs;
+
     public String origSrc;
     public String origDst;
     public String replySrc;
@@ -34,6 +36,7 @@ public final class CtFacts {
     public long status;
     /** CTA_PROTOINFO_TCP_STATE of the latest event that carried it, -1 if none did. */
     public int tcpState = -1;
+
     public long startNs = -1;
     public long stopNs = -1;
     public long origPackets = -1;
@@ -42,8 +45,7 @@ public final class CtFacts {
     public long replyBytes = -1;
     public boolean destroyed;
 
-    public CtFacts() {
-    }
+    public CtFacts() {}
 
     /**
      * The join facts of a decoded, validated TCP event, or null when the event cannot join a flow
@@ -57,7 +59,8 @@ public final class CtFacts {
         f.agentId = e.getVantage().getAgentId();
         f.ctVantage = PacketEvents.vantage(e.getVantage());
         f.ctId = e.getId() == null ? -1 : e.getId();
-        f.kind = e.getEventType() == ConntrackEventType.NEW ? (byte) 0
+        f.kind = e.getEventType() == ConntrackEventType.NEW
+                ? (byte) 0
                 : e.getEventType() == ConntrackEventType.UPDATE ? (byte) 1 : (byte) 2;
         f.eventTimeNs = ConntrackEvents.timeNanos(e);
         f.firstEventNs = f.eventTimeNs;

@@ -21,9 +21,11 @@ public final class FlowConntrack {
     public String nat;
     /** The connection as its initiator addressed it (original tuple: src → dst). */
     public String preNatClient;
+
     public String preNatServer;
     /** The connection as the server side saw it (reply tuple reversed: reply dst → reply src). */
     public String postNatClient;
+
     public String postNatServer;
     public long ctStatus;
     public int ctTcpState = -1;
@@ -32,11 +34,13 @@ public final class FlowConntrack {
     public boolean ctDestroyed;
     /** Conntrack counters in the flow's directions (-1 until a DESTROY brought them). */
     public long ctC2sPackets = -1;
+
     public long ctC2sBytes = -1;
     public long ctS2cPackets = -1;
     public long ctS2cBytes = -1;
     /** Packets the capture saw (the flow record's c2s/s2c packets). */
     public long capturedC2sPackets;
+
     public long capturedS2cPackets;
     /**
      * Capture loss: conntrack's count minus the capture's, per direction; null until both the
@@ -44,19 +48,20 @@ public final class FlowConntrack {
      * packets conntrack did not count (e.g. packets the kernel dropped as invalid before accounting).
      */
     public Long c2sMissingPackets;
+
     public Long s2cMissingPackets;
     public boolean flowFinal;
     /** Orders the versions of one row: max(flow record time, conntrack event time), microseconds. */
     public long joinTimeUs;
 
-    public FlowConntrack() {
-    }
+    public FlowConntrack() {}
 
     @Override
     public String toString() {
         return vantage + " " + client + " " + server + " " + instance + " ct " + ctId + " " + tupleSide + " nat " + nat
                 + " " + preNatClient + ">" + preNatServer + " = " + postNatClient + ">" + postNatServer
-                + " ct " + ctC2sPackets + "/" + ctS2cPackets + " captured " + capturedC2sPackets + "/" + capturedS2cPackets
+                + " ct " + ctC2sPackets + "/" + ctS2cPackets + " captured " + capturedC2sPackets + "/"
+                + capturedS2cPackets
                 + " missing " + c2sMissingPackets + "/" + s2cMissingPackets;
     }
 }

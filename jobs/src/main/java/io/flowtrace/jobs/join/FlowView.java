@@ -19,8 +19,7 @@ public final class FlowView {
     public long recordTimeUs;
     public boolean finalRecord;
 
-    public FlowView() {
-    }
+    public FlowView() {}
 
     public static FlowView of(FlowRecord r, boolean finalRecord) {
         FlowView v = new FlowView();

@@ -15,8 +15,8 @@ import org.apache.flink.util.OutputTag;
 public final class OpenVpnRouting extends ProcessFunction<FlowBatch, FlowBatch> {
     private static final long serialVersionUID = 1L;
 
-    public static final OutputTag<FlowBatch> OPENVPN = new OutputTag<>("openvpn",
-            io.flowtrace.jobs.serde.FlowBatchTypeInfo.INSTANCE) { };
+    public static final OutputTag<FlowBatch> OPENVPN =
+            new OutputTag<>("openvpn", io.flowtrace.jobs.serde.FlowBatchTypeInfo.INSTANCE) {};
 
     @Override
     public void processElement(FlowBatch record, Context ctx, Collector<FlowBatch> out) {

@@ -23,8 +23,8 @@ public final class OpenVpnServerWindows
     private static final long serialVersionUID = 1L;
 
     @Override
-    public void process(String key, Context ctx, Iterable<OpenVpnSessionRecord> sessions,
-            Collector<OpenVpnServerWindow> out) {
+    public void process(
+            String key, Context ctx, Iterable<OpenVpnSessionRecord> sessions, Collector<OpenVpnServerWindow> out) {
         OpenVpnServerTable table = new OpenVpnServerTable();
         Vantage vantage = null;
         String server = null;
@@ -37,8 +37,12 @@ public final class OpenVpnServerWindows
             for (int i = 0; i < retries.length; i++) {
                 retries[i] = times.get(i);
             }
-            table.add(server, setup == null ? -1 : setup * 1000, r.getS2c().getRetransmits(),
-                    r.getC2s().getRetransmits(), retries);
+            table.add(
+                    server,
+                    setup == null ? -1 : setup * 1000,
+                    r.getS2c().getRetransmits(),
+                    r.getC2s().getRetransmits(),
+                    retries);
         }
         if (server == null) {
             return;

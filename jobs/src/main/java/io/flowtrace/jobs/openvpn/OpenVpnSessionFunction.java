@@ -3,8 +3,8 @@ package io.flowtrace.jobs.openvpn;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.OpenVpnBatch;
-import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.OpenVpnSessionRecord;
+import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.OpenVpnBatches;
 import io.flowtrace.avro.mapping.OpenVpnSessions;
@@ -51,7 +51,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
     static final long IDLE_MS = OpenVpnSessionTracker.IDLE_NANOS / NANOS_PER_MS;
 
     /** Batches that do not decode, and the packets of a batch that could not be analysed. */
-    public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("openvpn-dead-letters") { };
+    public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("openvpn-dead-letters") {};
 
     private transient ValueState<byte[]> flowState;
     private transient ValueState<Vantage> vantageState;
@@ -67,10 +67,11 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
 
     @Override
     public void open(OpenContext context) {
-        flowState = getRuntimeContext().getState(new ValueStateDescriptor<>("openvpn-flow",
-                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
-        vantageState = getRuntimeContext().getState(new ValueStateDescriptor<>("openvpn-vantage",
-                new AvroTypeInfo<>(Vantage.class)));
+        flowState = getRuntimeContext()
+                .getState(new ValueStateDescriptor<>(
+                        "openvpn-flow", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        vantageState = getRuntimeContext()
+                .getState(new ValueStateDescriptor<>("openvpn-vantage", new AvroTypeInfo<>(Vantage.class)));
         timerState = getRuntimeContext().getState(new ValueStateDescriptor<>("openvpn-timer", Types.LONG));
         batches = SingleObjectCodec.of(OpenVpnBatch.class);
         packet = new DecodedPacket();
@@ -112,8 +113,14 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
             }
             String src = endpoint(packet.srcAddr, packet.addrLength, packet.srcPort);
             if (flow == null) {
-                flow = OpenVpnFlow.open(wire, vantage, src, packet.srcPort,
-                        endpoint(packet.dstAddr, packet.addrLength, packet.dstPort), packet.dstPort, header);
+                flow = OpenVpnFlow.open(
+                        wire,
+                        vantage,
+                        src,
+                        packet.srcPort,
+                        endpoint(packet.dstAddr, packet.addrLength, packet.dstPort),
+                        packet.dstPort,
+                        header);
                 // a copy: the codec reuses the batch (and its vantage) for the next record
                 vantageState.update(Vantage.newBuilder(batch.getVantage()).build());
             }
@@ -124,8 +131,13 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
         }
         if (rejected > 0) {
             rejectedPackets.inc(rejected);
-            ctx.output(DEAD_LETTERS, record.deadLetter(DeadLetterStage.VALIDATE, rejected + " of " + n
-                    + " OpenVPN packets rejected, the others analysed; " + firstRejection, null, rejected));
+            ctx.output(
+                    DEAD_LETTERS,
+                    record.deadLetter(
+                            DeadLetterStage.VALIDATE,
+                            rejected + " of " + n + " OpenVPN packets rejected, the others analysed; " + firstRejection,
+                            null,
+                            rejected));
         }
         if (flow != null) {
             flowState.update(OpenVpnFlowCodec.toBytes(flow));
@@ -144,8 +156,9 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
             return true;
         } catch (IOException | RuntimeException e) {
             // impossible for a record the source decoded, unless the job's jars disagree
-            ctx.output(DEAD_LETTERS, record.deadLetter(DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e,
-                    record.packets));
+            ctx.output(
+                    DEAD_LETTERS,
+                    record.deadLetter(DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e, record.packets));
             return false;
         }
     }
@@ -188,5 +201,4 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
     private static String endpoint(byte[] addr, int length, int port) {
         return new Endpoint(Arrays.copyOf(addr, length), port).toString();
     }
-
 }

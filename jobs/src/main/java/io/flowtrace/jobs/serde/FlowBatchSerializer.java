@@ -33,8 +33,16 @@ public final class FlowBatchSerializer extends TypeSerializerSingleton<FlowBatch
     @Override
     public FlowBatch copy(FlowBatch from) {
         // The byte arrays are never written to after the source made them: sharing them is safe.
-        return new FlowBatch(from.key, from.timeMs, from.packets, from.topic, from.partition, from.offset,
-                from.kafkaTimestampMs, from.recordKey, from.value);
+        return new FlowBatch(
+                from.key,
+                from.timeMs,
+                from.packets,
+                from.topic,
+                from.partition,
+                from.offset,
+                from.kafkaTimestampMs,
+                from.recordKey,
+                from.value);
     }
 
     @Override

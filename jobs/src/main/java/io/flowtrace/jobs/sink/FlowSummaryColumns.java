@@ -18,8 +18,7 @@ final class FlowSummaryColumns {
     /** The flow identity: the conflict target. */
     static final String[] KEY = {"vantage", "client", "server", "instance"};
 
-    private FlowSummaryColumns() {
-    }
+    private FlowSummaryColumns() {}
 
     static Upsert<FlowSummary> upsert() {
         Upsert.Builder<FlowSummary> b = Upsert.into("flow_summary", KEY);
@@ -28,20 +27,38 @@ final class FlowSummaryColumns {
             if (c == null) {
                 continue;
             }
-            // the binders hold the field's path and column type, not the field: they ship to the task managers serialised
+            // the binders hold the field's path and column type, not the field: they ship to the task managers
+            // serialised
             String path = f.jsonPaths().get(0);
             FlowField.SqlType type = c.type();
             switch (c.columns()) {
-                case ONE -> b.column(c.name(), sqlName(type), f.nullable(), (st, i, s) -> bind(st, i, type,
-                        values(s).value(FlowFields.byJsonPath(path), null)));
+                case ONE ->
+                    b.column(
+                            c.name(),
+                            sqlName(type),
+                            f.nullable(),
+                            (st, i, s) -> bind(st, i, type, values(s).value(FlowFields.byJsonPath(path), null)));
                 case PER_DIRECTION -> {
-                    b.column(c.names().get(0), sqlName(type), f.nullable(), (st, i, s) -> bind(st, i, type,
-                            values(s).value(FlowFields.byJsonPath(path), FlowField.Side.C2S)));
-                    b.column(c.names().get(1), sqlName(type), f.nullable(), (st, i, s) -> bind(st, i, type,
-                            values(s).value(FlowFields.byJsonPath(path), FlowField.Side.S2C)));
+                    b.column(
+                            c.names().get(0),
+                            sqlName(type),
+                            f.nullable(),
+                            (st, i, s) -> bind(
+                                    st, i, type, values(s).value(FlowFields.byJsonPath(path), FlowField.Side.C2S)));
+                    b.column(
+                            c.names().get(1),
+                            sqlName(type),
+                            f.nullable(),
+                            (st, i, s) -> bind(
+                                    st, i, type, values(s).value(FlowFields.byJsonPath(path), FlowField.Side.S2C)));
                 }
-                case SUM_OF_DIRECTIONS -> b.column(c.name(), sqlName(type), f.nullable(), (st, i, s) -> bind(st, i,
-                        type, FlowFields.bothDirections(values(s), FlowFields.byJsonPath(path))));
+                case SUM_OF_DIRECTIONS ->
+                    b.column(
+                            c.name(),
+                            sqlName(type),
+                            f.nullable(),
+                            (st, i, s) -> bind(
+                                    st, i, type, FlowFields.bothDirections(values(s), FlowFields.byJsonPath(path))));
             }
         }
         return b.bool("final", s -> s.finalRecord)
@@ -69,14 +86,16 @@ final class FlowSummaryColumns {
 
     private static void bind(PreparedStatement st, int i, FlowField.SqlType type, Object value) throws SQLException {
         if (value == null) {
-            st.setNull(i, switch (type) {
-                case TEXT -> Types.VARCHAR;
-                case BIGINT -> Types.BIGINT;
-                case INTEGER -> Types.INTEGER;
-                case DOUBLE_PRECISION -> Types.DOUBLE;
-                case BOOLEAN -> Types.BOOLEAN;
-                case TIMESTAMPTZ -> Types.TIMESTAMP_WITH_TIMEZONE;
-            });
+            st.setNull(
+                    i,
+                    switch (type) {
+                        case TEXT -> Types.VARCHAR;
+                        case BIGINT -> Types.BIGINT;
+                        case INTEGER -> Types.INTEGER;
+                        case DOUBLE_PRECISION -> Types.DOUBLE;
+                        case BOOLEAN -> Types.BOOLEAN;
+                        case TIMESTAMPTZ -> Types.TIMESTAMP_WITH_TIMEZONE;
+                    });
             return;
         }
         switch (type) {

@@ -24,15 +24,22 @@ public record JobSinks(
         List<Sink<FlowConntrack>> flowConntrack) {
 
     /** Without a sink for the conntrack ↔ flow join (the join is then not built). */
-    public JobSinks(List<Sink<FlowSummary>> flows, List<Sink<TcpEvent>> tcpEvents,
-            List<Sink<ServiceWindow>> serviceWindows, List<Sink<VantageWindow>> vantageWindows,
-            List<Sink<DeadLetter>> deadLetters, List<Sink<BudgetWindow>> conntrackBudgets) {
+    public JobSinks(
+            List<Sink<FlowSummary>> flows,
+            List<Sink<TcpEvent>> tcpEvents,
+            List<Sink<ServiceWindow>> serviceWindows,
+            List<Sink<VantageWindow>> vantageWindows,
+            List<Sink<DeadLetter>> deadLetters,
+            List<Sink<BudgetWindow>> conntrackBudgets) {
         this(flows, tcpEvents, serviceWindows, vantageWindows, deadLetters, conntrackBudgets, List.of());
     }
 
     /** Without conntrack budget sinks (a job without the conntrack input). */
-    public JobSinks(List<Sink<FlowSummary>> flows, List<Sink<TcpEvent>> tcpEvents,
-            List<Sink<ServiceWindow>> serviceWindows, List<Sink<VantageWindow>> vantageWindows,
+    public JobSinks(
+            List<Sink<FlowSummary>> flows,
+            List<Sink<TcpEvent>> tcpEvents,
+            List<Sink<ServiceWindow>> serviceWindows,
+            List<Sink<VantageWindow>> vantageWindows,
             List<Sink<DeadLetter>> deadLetters) {
         this(flows, tcpEvents, serviceWindows, vantageWindows, deadLetters, List.of(), List.of());
     }

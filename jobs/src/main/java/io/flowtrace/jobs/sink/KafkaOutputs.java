@@ -40,22 +40,34 @@ public final class KafkaOutputs {
     }
 
     KafkaSink<TcpEvent> tcpEvents() {
-        return sink(JobOption.TCP_EVENTS_TOPIC, "tcp-events", new TcpEventKey(),
+        return sink(
+                JobOption.TCP_EVENTS_TOPIC,
+                "tcp-events",
+                new TcpEventKey(),
                 AvroSingleObjectSerializationSchema.of(TcpEvent.class));
     }
 
     KafkaSink<ServiceWindow> serviceWindows() {
-        return sink(JobOption.SERVICE_WINDOWS_TOPIC, "service-windows", new ServiceWindowKey(),
+        return sink(
+                JobOption.SERVICE_WINDOWS_TOPIC,
+                "service-windows",
+                new ServiceWindowKey(),
                 AvroSingleObjectSerializationSchema.of(ServiceWindow.class));
     }
 
     KafkaSink<VantageWindow> vantageWindows() {
-        return sink(JobOption.VANTAGE_WINDOWS_TOPIC, "vantage-windows", new VantageWindowKey(),
+        return sink(
+                JobOption.VANTAGE_WINDOWS_TOPIC,
+                "vantage-windows",
+                new VantageWindowKey(),
                 AvroSingleObjectSerializationSchema.of(VantageWindow.class));
     }
 
     KafkaSink<DeadLetter> deadLetters() {
-        return sink(JobOption.DEAD_LETTERS_TOPIC, "dead-letters", new DeadLetterKey(),
+        return sink(
+                JobOption.DEAD_LETTERS_TOPIC,
+                "dead-letters",
+                new DeadLetterKey(),
                 AvroSingleObjectSerializationSchema.of(DeadLetter.class));
     }
 
@@ -63,8 +75,7 @@ public final class KafkaOutputs {
         return sink(JobOption.CONNTRACK_BUDGETS_TOPIC, "conntrack-budgets", new BudgetKey(), new BudgetValue());
     }
 
-    <T> KafkaSink<T> sink(JobOption topic, String output, SerializationSchema<T> key,
-            SerializationSchema<T> value) {
+    <T> KafkaSink<T> sink(JobOption topic, String output, SerializationSchema<T> key, SerializationSchema<T> value) {
         return KafkaSink.<T>builder()
                 .setBootstrapServers(config.get(JobOption.BOOTSTRAP_SERVERS))
                 .setKafkaProducerConfig(producerProperties())
@@ -106,7 +117,8 @@ public final class KafkaOutputs {
 
     static final class FlowValue implements SerializationSchema<FlowSummary> {
         private static final long serialVersionUID = 1L;
-        private final AvroSingleObjectSerializationSchema<FlowRecord> avro = AvroSingleObjectSerializationSchema.of(FlowRecord.class);
+        private final AvroSingleObjectSerializationSchema<FlowRecord> avro =
+                AvroSingleObjectSerializationSchema.of(FlowRecord.class);
 
         @Override
         public byte[] serialize(FlowSummary s) {

@@ -17,26 +17,63 @@ import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
  * statement text is built from the column lists, so a column is named once here.
  */
 final class OpenVpnRows {
-    private static final List<String> DIRECTION_COLUMNS = List.of("control_packets", "ack_only_packets", "data_packets",
-            "opaque_packets", "control_payload_bytes", "retransmits", "retransmits_timeout", "retransmits_early",
-            "retransmits_reset_answer", "duplicates", "late_first_copies", "retransmit_gaps_us",
-            "backoff_timeout_gaps_us", "backoff_initial_us", "backoff_ratio", "ack_latency_samples",
-            "ack_latency_min_us", "ack_latency_avg_us", "ack_latency_max_us");
+    private static final List<String> DIRECTION_COLUMNS = List.of(
+            "control_packets",
+            "ack_only_packets",
+            "data_packets",
+            "opaque_packets",
+            "control_payload_bytes",
+            "retransmits",
+            "retransmits_timeout",
+            "retransmits_early",
+            "retransmits_reset_answer",
+            "duplicates",
+            "late_first_copies",
+            "retransmit_gaps_us",
+            "backoff_timeout_gaps_us",
+            "backoff_initial_us",
+            "backoff_ratio",
+            "ack_latency_samples",
+            "ack_latency_min_us",
+            "ack_latency_avg_us",
+            "ack_latency_max_us");
 
-    static final String SESSIONS = upsert("openvpn_sessions", List.of("vantage", "client", "server", "first_seen_us"),
-            sessionColumns());
-    static final String SERVER_WINDOWS = upsert("openvpn_server_windows",
+    static final String SESSIONS =
+            upsert("openvpn_sessions", List.of("vantage", "client", "server", "first_seen_us"), sessionColumns());
+    static final String SERVER_WINDOWS = upsert(
+            "openvpn_server_windows",
             List.of("vantage", "server", "window_size_ms", "window_start"),
-            List.of("window_end", "sessions", "completed", "setup_mean_us", "setup_sd_us", "setup_p50_us",
-                    "setup_p90_us", "setup_p99_us", "server_retransmits", "client_retransmits", "synchronised_retries"));
+            List.of(
+                    "window_end",
+                    "sessions",
+                    "completed",
+                    "setup_mean_us",
+                    "setup_sd_us",
+                    "setup_p50_us",
+                    "setup_p90_us",
+                    "setup_p99_us",
+                    "server_retransmits",
+                    "client_retransmits",
+                    "synchronised_retries"));
 
-    private OpenVpnRows() {
-    }
+    private OpenVpnRows() {}
 
     private static List<String> sessionColumns() {
-        List<String> c = new ArrayList<>(List.of("first_seen", "last_seen_us", "last_seen", "client_id", "server_id",
-                "setup_completed", "setup_us", "setup_end", "control_exchange_us", "client_reset_us", "server_reset_us",
-                "first_tls_us", "last_server_control_us", "first_data_us"));
+        List<String> c = new ArrayList<>(List.of(
+                "first_seen",
+                "last_seen_us",
+                "last_seen",
+                "client_id",
+                "server_id",
+                "setup_completed",
+                "setup_us",
+                "setup_end",
+                "control_exchange_us",
+                "client_reset_us",
+                "server_reset_us",
+                "first_tls_us",
+                "last_server_control_us",
+                "first_data_us"));
         for (String d : List.of("c2s_", "s2c_")) {
             for (String column : DIRECTION_COLUMNS) {
                 c.add(d + column);
@@ -48,11 +85,20 @@ final class OpenVpnRows {
     static String upsert(String table, List<String> keys, List<String> columns) {
         List<String> all = new ArrayList<>(keys);
         all.addAll(columns);
-        StringBuilder sql = new StringBuilder("INSERT INTO ").append(table).append(" (").append(String.join(", ", all))
-                .append(") VALUES (").append("?, ".repeat(all.size() - 1)).append("?) ON CONFLICT (")
-                .append(String.join(", ", keys)).append(") DO UPDATE SET ");
+        StringBuilder sql = new StringBuilder("INSERT INTO ")
+                .append(table)
+                .append(" (")
+                .append(String.join(", ", all))
+                .append(") VALUES (")
+                .append("?, ".repeat(all.size() - 1))
+                .append("?) ON CONFLICT (")
+                .append(String.join(", ", keys))
+                .append(") DO UPDATE SET ");
         for (int i = 0; i < columns.size(); i++) {
-            sql.append(i == 0 ? "" : ", ").append(columns.get(i)).append(" = EXCLUDED.").append(columns.get(i));
+            sql.append(i == 0 ? "" : ", ")
+                    .append(columns.get(i))
+                    .append(" = EXCLUDED.")
+                    .append(columns.get(i));
         }
         return sql.toString();
     }
@@ -98,8 +144,15 @@ final class OpenVpnRows {
             st.setLong(++i, d.getRetransmitsByCause().getResetAnswer());
             st.setLong(++i, d.getDuplicates());
             st.setLong(++i, d.getLateFirstCopies());
-            st.setArray(++i, st.getConnection().createArrayOf("bigint", d.getRetransmitGapsUs().toArray()));
-            st.setArray(++i, st.getConnection().createArrayOf("bigint", d.getBackoff().getTimeoutGapsUs().toArray()));
+            st.setArray(
+                    ++i,
+                    st.getConnection()
+                            .createArrayOf("bigint", d.getRetransmitGapsUs().toArray()));
+            st.setArray(
+                    ++i,
+                    st.getConnection()
+                            .createArrayOf(
+                                    "bigint", d.getBackoff().getTimeoutGapsUs().toArray()));
             Upsert.setNullableDouble(st, ++i, d.getBackoff().getInitialUs());
             Upsert.setNullableDouble(st, ++i, d.getBackoff().getRatio());
             st.setLong(++i, d.getAckLatencyUs().getSamples());

@@ -28,13 +28,20 @@ public record OpenVpnSinks(List<Sink<OpenVpnSessionRecord>> sessions, List<Sink<
         if (config.getBoolean(JobOption.POSTGRES_OUTPUT)) {
             PostgresSinks pg = new PostgresSinks(config);
             sessions.add(pg.sink("openvpn_sessions", OpenVpnRows.SESSIONS, new OpenVpnRows.SessionRow()));
-            windows.add(pg.sink("openvpn_server_windows", OpenVpnRows.SERVER_WINDOWS, new OpenVpnRows.ServerWindowRow()));
+            windows.add(
+                    pg.sink("openvpn_server_windows", OpenVpnRows.SERVER_WINDOWS, new OpenVpnRows.ServerWindowRow()));
         }
         if (config.getBoolean(JobOption.KAFKA_OUTPUT) && config.getBoolean(JobOption.OPENVPN_KAFKA_OUTPUT)) {
             KafkaOutputs kafka = new KafkaOutputs(config);
-            sessions.add(kafka.sink(JobOption.OPENVPN_SESSIONS_TOPIC, "openvpn-sessions", new SessionKey(),
+            sessions.add(kafka.sink(
+                    JobOption.OPENVPN_SESSIONS_TOPIC,
+                    "openvpn-sessions",
+                    new SessionKey(),
                     AvroSingleObjectSerializationSchema.of(OpenVpnSessionRecord.class)));
-            windows.add(kafka.sink(JobOption.OPENVPN_SERVER_WINDOWS_TOPIC, "openvpn-server-windows", new WindowKey(),
+            windows.add(kafka.sink(
+                    JobOption.OPENVPN_SERVER_WINDOWS_TOPIC,
+                    "openvpn-server-windows",
+                    new WindowKey(),
                     AvroSingleObjectSerializationSchema.of(OpenVpnServerWindow.class)));
         }
         return new OpenVpnSinks(List.copyOf(sessions), List.copyOf(windows));

@@ -147,7 +147,8 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
         @Override
         public void accept(PreparedStatement st, T record) throws SQLException {
             if (st == null) {
-                throw new SQLException("no prepared statement: the connection to the database was lost and is not back yet");
+                throw new SQLException(
+                        "no prepared statement: the connection to the database was lost and is not back yet");
             }
             row.accept(st, record);
         }
@@ -229,16 +230,29 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
                 long elapsed = (System.nanoTime() - started) / 1_000_000;
                 long delay = backoff.delayMs(retry);
                 if (backoff.givesUp(elapsed, delay)) {
-                    throw new IOException(table + ": could not " + what + " for " + elapsed + " ms (" + retry
-                            + " retries); failing the task, the restart strategy restarts it from the last checkpoint", last);
+                    throw new IOException(
+                            table + ": could not " + what + " for " + elapsed + " ms (" + retry
+                                    + " retries); failing the task, the restart strategy restarts it from the last checkpoint",
+                            last);
                 }
-                LOG.warn("{}: could not {} ({}); retry {} in {} ms ({} of {} ms spent)", table, what, reason(last), retry + 1,
-                        delay, elapsed, backoff.giveUpAfterMs());
+                LOG.warn(
+                        "{}: could not {} ({}); retry {} in {} ms ({} of {} ms spent)",
+                        table,
+                        what,
+                        reason(last),
+                        retry + 1,
+                        delay,
+                        elapsed,
+                        backoff.giveUpAfterMs());
                 try {
                     Thread.sleep(delay);
                     attempt.run();
-                    LOG.info("{}: {} succeeded after {} ms and {} retries", table, what,
-                            (System.nanoTime() - started) / 1_000_000, retry + 1);
+                    LOG.info(
+                            "{}: {} succeeded after {} ms and {} retries",
+                            table,
+                            what,
+                            (System.nanoTime() - started) / 1_000_000,
+                            retry + 1);
                     return;
                 } catch (IOException | AssertionError e) {
                     last = io(e);
@@ -280,8 +294,11 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
                 delegate.close();
             } catch (Exception | AssertionError e) {
                 // Only on a failure path: at end of input flush(true) wrote everything before close.
-                LOG.warn("{}: closing the JDBC writer failed ({}); rows not written since the last checkpoint are written"
-                        + " again from it after the restart", table, reason(e));
+                LOG.warn(
+                        "{}: closing the JDBC writer failed ({}); rows not written since the last checkpoint are written"
+                                + " again from it after the restart",
+                        table,
+                        reason(e));
             }
         }
     }

@@ -1,6 +1,5 @@
 package io.flowtrace.jobs.sink;
 
-import io.flowtrace.avro.ConntrackBudget;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.Distribution;
 import io.flowtrace.avro.RetransmitCounts;
@@ -20,13 +19,12 @@ import java.util.List;
  * of a flow never overwrites a newer one.
  */
 public final class PostgresRows {
-    private PostgresRows() {
-    }
+    private PostgresRows() {}
 
     static final Upsert<io.flowtrace.jobs.flow.FlowSummary> FLOW_SUMMARY = FlowSummaryColumns.upsert();
 
-    static final Upsert<TcpEvent> TCP_EVENTS = Upsert.<TcpEvent>into("tcp_events", "vantage", "client", "server",
-                    "instance", "event_index")
+    static final Upsert<TcpEvent> TCP_EVENTS = Upsert.<TcpEvent>into(
+                    "tcp_events", "vantage", "client", "server", "instance", "event_index")
             .text("vantage", e -> PacketEvents.vantage(e.getFlow().getVantage()))
             .text("client", e -> e.getFlow().getClient())
             .text("server", e -> e.getFlow().getServer())
@@ -35,7 +33,11 @@ public final class PostgresRows {
             .micros("event_time", TcpEvent::getTimeUs)
             .text("kind", e -> e.getKind().name())
             .text("direction", e -> e.getDirection().name())
-            .textOrNull("retransmit_class", e -> e.getRetransmitClass() == null ? null : e.getRetransmitClass().name())
+            .textOrNull(
+                    "retransmit_class",
+                    e -> e.getRetransmitClass() == null
+                            ? null
+                            : e.getRetransmitClass().name())
             .int8OrNull("seq", TcpEvent::getSeq)
             .int8OrNull("bytes", TcpEvent::getBytes)
             .int8OrNull("since_original_us", TcpEvent::getSinceOriginalUs)
@@ -45,8 +47,8 @@ public final class PostgresRows {
     static final Upsert<ServiceWindow> SERVICE_WINDOWS = serviceWindows();
 
     private static Upsert<ServiceWindow> serviceWindows() {
-        Upsert.Builder<ServiceWindow> b = Upsert.<ServiceWindow>into("service_windows", "vantage", "service",
-                        "window_size_ms", "window_start")
+        Upsert.Builder<ServiceWindow> b = Upsert.<ServiceWindow>into(
+                        "service_windows", "vantage", "service", "window_size_ms", "window_start")
                 .text("vantage", w -> PacketEvents.vantage(w.getVantage()))
                 .text("service", ServiceWindow::getService)
                 .int8("window_size_ms", ServiceWindow::getWindowSizeMs)
@@ -69,8 +71,12 @@ public final class PostgresRows {
         return percentiles(b, "rtt_", ServiceWindow::getRttUs)
                 .float8("throughput_bps", ServiceWindow::getThroughputBps)
                 .int8("slow_start_exits", w -> w.getSlowStartExitCwndSegments().getCount())
-                .float8OrNull("slow_start_exit_cwnd_p50", w -> w.getSlowStartExitCwndSegments().getP50())
-                .float8OrNull("slow_start_exit_cwnd_p90", w -> w.getSlowStartExitCwndSegments().getP90())
+                .float8OrNull(
+                        "slow_start_exit_cwnd_p50",
+                        w -> w.getSlowStartExitCwndSegments().getP50())
+                .float8OrNull(
+                        "slow_start_exit_cwnd_p90",
+                        w -> w.getSlowStartExitCwndSegments().getP90())
                 .int8("slow_start_premature", ServiceWindow::getSlowStartPremature)
                 .float8OrNull("slow_start_premature_share", ServiceWindow::getSlowStartPrematureShare)
                 .updateAll();
@@ -79,8 +85,8 @@ public final class PostgresRows {
     static final Upsert<VantageWindow> VANTAGE_WINDOWS = vantageWindows();
 
     private static Upsert<VantageWindow> vantageWindows() {
-        Upsert.Builder<VantageWindow> b = Upsert.<VantageWindow>into("vantage_windows", "vantage", "window_size_ms",
-                        "window_start")
+        Upsert.Builder<VantageWindow> b = Upsert.<VantageWindow>into(
+                        "vantage_windows", "vantage", "window_size_ms", "window_start")
                 .text("vantage", w -> PacketEvents.vantage(w.getVantage()))
                 .int8("window_size_ms", VantageWindow::getWindowSizeMs)
                 .millis("window_start", VantageWindow::getWindowStartMs)
@@ -106,14 +112,15 @@ public final class PostgresRows {
     }
 
     /** PREFIX_p50_us, _p90_us, _p99_us of a distribution (null when empty). */
-    private static <T> Upsert.Builder<T> percentiles(Upsert.Builder<T> b, String prefix, Upsert.Get<T, Distribution> d) {
+    private static <T> Upsert.Builder<T> percentiles(
+            Upsert.Builder<T> b, String prefix, Upsert.Get<T, Distribution> d) {
         return b.float8OrNull(prefix + "p50_us", r -> d.of(r).getP50())
                 .float8OrNull(prefix + "p90_us", r -> d.of(r).getP90())
                 .float8OrNull(prefix + "p99_us", r -> d.of(r).getP99());
     }
 
-    static final Upsert<DeadLetter> DEAD_LETTERS = Upsert.<DeadLetter>into("dead_letters", "topic", "kafka_partition",
-                    "kafka_offset")
+    static final Upsert<DeadLetter> DEAD_LETTERS = Upsert.<DeadLetter>into(
+                    "dead_letters", "topic", "kafka_partition", "kafka_offset")
             .text("topic", DeadLetter::getTopic)
             .int4("kafka_partition", DeadLetter::getPartition)
             .int8("kafka_offset", DeadLetter::getOffset)
@@ -208,6 +215,13 @@ public final class PostgresRows {
 
     /** Every sink table's upsert. */
     static List<Upsert<?>> all() {
-        return List.of(FLOW_SUMMARY, TCP_EVENTS, SERVICE_WINDOWS, VANTAGE_WINDOWS, DEAD_LETTERS, CONNTRACK_BUDGETS, FLOW_CONNTRACK);
+        return List.of(
+                FLOW_SUMMARY,
+                TCP_EVENTS,
+                SERVICE_WINDOWS,
+                VANTAGE_WINDOWS,
+                DEAD_LETTERS,
+                CONNTRACK_BUDGETS,
+                FLOW_CONNTRACK);
     }
 }

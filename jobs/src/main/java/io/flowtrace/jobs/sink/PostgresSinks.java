@@ -85,8 +85,13 @@ public final class PostgresSinks {
                         .withMaxRetries(config.getInt(JobOption.JDBC_MAX_RETRIES))
                         .build())
                 .buildAtLeastOnce(connection());
-        return new OutageTolerantJdbcSink<>(table, jdbc, new OutageBackoff(config.getLong(JobOption.JDBC_RETRY_INITIAL_MS),
-                config.getLong(JobOption.JDBC_RETRY_MAX_MS), config.getLong(JobOption.JDBC_OUTAGE_TOLERANCE_MS)),
+        return new OutageTolerantJdbcSink<>(
+                table,
+                jdbc,
+                new OutageBackoff(
+                        config.getLong(JobOption.JDBC_RETRY_INITIAL_MS),
+                        config.getLong(JobOption.JDBC_RETRY_MAX_MS),
+                        config.getLong(JobOption.JDBC_OUTAGE_TOLERANCE_MS)),
                 config.getLong(JobOption.JDBC_BATCH_INTERVAL_MS));
     }
 
@@ -116,7 +121,8 @@ public final class PostgresSinks {
     }
 
     private static List<String> migrations() {
-        return ddl(MIGRATIONS_RESOURCE).lines()
+        return ddl(MIGRATIONS_RESOURCE)
+                .lines()
                 .map(String::strip)
                 .filter(line -> !line.isEmpty() && !line.startsWith("#"))
                 .map(file -> "/sql/" + file)

@@ -35,8 +35,7 @@ public final class Upsert<T> implements JdbcStatementBuilder<T> {
     }
 
     /** @param type the PostgreSQL type name (information_schema's data_type) */
-    public record Column<T>(String name, String type, boolean nullable, Binder<T> binder) implements Serializable {
-    }
+    public record Column<T>(String name, String type, boolean nullable, Binder<T> binder) implements Serializable {}
 
     private final String table;
     private final List<String> key;
@@ -65,9 +64,11 @@ public final class Upsert<T> implements JdbcStatementBuilder<T> {
 
     public String sql() {
         String names = columns.stream().map(Column::name).collect(Collectors.joining(", "));
-        String values = columns.stream().map(c -> c.type().equals("jsonb") ? "?::jsonb" : "?").collect(Collectors.joining(", "));
-        return "INSERT INTO " + table + " (" + names + ")\nVALUES (" + values + ")\nON CONFLICT (" + String.join(", ", key)
-                + ") " + onConflict;
+        String values = columns.stream()
+                .map(c -> c.type().equals("jsonb") ? "?::jsonb" : "?")
+                .collect(Collectors.joining(", "));
+        return "INSERT INTO " + table + " (" + names + ")\nVALUES (" + values + ")\nON CONFLICT ("
+                + String.join(", ", key) + ") " + onConflict;
     }
 
     @Override
@@ -138,12 +139,14 @@ public final class Upsert<T> implements JdbcStatementBuilder<T> {
 
         /** A timestamptz from milliseconds since the epoch. */
         public Builder<T> millis(String name, Get<T, Long> get) {
-            return column(name, "timestamp with time zone", false, (st, i, r) -> st.setObject(i, fromMillis(get.of(r))));
+            return column(
+                    name, "timestamp with time zone", false, (st, i, r) -> st.setObject(i, fromMillis(get.of(r))));
         }
 
         /** A timestamptz from microseconds since the epoch. */
         public Builder<T> micros(String name, Get<T, Long> get) {
-            return column(name, "timestamp with time zone", false, (st, i, r) -> st.setObject(i, fromMicros(get.of(r))));
+            return column(
+                    name, "timestamp with time zone", false, (st, i, r) -> st.setObject(i, fromMicros(get.of(r))));
         }
 
         /** A timestamptz from nanoseconds since the epoch; null when absent. */
@@ -176,9 +179,13 @@ public final class Upsert<T> implements JdbcStatementBuilder<T> {
 
         /** As {@link #updateAll}, only where {@code condition} holds (e.g. the stored row is not newer). */
         public Upsert<T> updateAllWhere(String condition) {
-            String set = columns.stream().map(Column::name).filter(c -> !key.contains(c))
-                    .map(c -> c + " = EXCLUDED." + c).collect(Collectors.joining(", "));
-            return new Upsert<>(table, key, columns, "DO UPDATE SET " + set + (condition == null ? "" : "\nWHERE " + condition));
+            String set = columns.stream()
+                    .map(Column::name)
+                    .filter(c -> !key.contains(c))
+                    .map(c -> c + " = EXCLUDED." + c)
+                    .collect(Collectors.joining(", "));
+            return new Upsert<>(
+                    table, key, columns, "DO UPDATE SET " + set + (condition == null ? "" : "\nWHERE " + condition));
         }
 
         /** The first row of a key stays. */

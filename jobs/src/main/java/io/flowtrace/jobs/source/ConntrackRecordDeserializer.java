@@ -30,7 +30,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * the configured kernel features); {@code ConntrackLoss} becomes a loss sample; any other fingerprint,
  * a bad header or a corrupt datum is a DECODE dead letter.
  */
-public final class ConntrackRecordDeserializer implements KafkaRecordDeserializationSchema<Either<DeadLetter, ConntrackSample>> {
+public final class ConntrackRecordDeserializer
+        implements KafkaRecordDeserializationSchema<Either<DeadLetter, ConntrackSample>> {
     private static final long serialVersionUID = 1L;
 
     private final String kernelFeatures;
@@ -49,7 +50,8 @@ public final class ConntrackRecordDeserializer implements KafkaRecordDeserializa
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Either<DeadLetter, ConntrackSample>> out) {
         byte[] value = record.value();
         if (value == null) {
-            out.collect(Either.Left(PacketRecordDeserializer.deadLetter(record, DeadLetterStage.DECODE, "null value (tombstone)", null)));
+            out.collect(Either.Left(PacketRecordDeserializer.deadLetter(
+                    record, DeadLetterStage.DECODE, "null value (tombstone)", null)));
             return;
         }
         try {
@@ -57,30 +59,41 @@ public final class ConntrackRecordDeserializer implements KafkaRecordDeserializa
                 ConntrackLoss loss = losses().decode(value);
                 String invalid = ConntrackEvents.invalidReason(loss);
                 if (invalid != null) {
-                    out.collect(Either.Left(PacketRecordDeserializer.deadLetter(record, DeadLetterStage.VALIDATE, "ConntrackLoss: " + invalid, null)));
+                    out.collect(Either.Left(PacketRecordDeserializer.deadLetter(
+                            record, DeadLetterStage.VALIDATE, "ConntrackLoss: " + invalid, null)));
                     return;
                 }
-                out.collect(Either.Right(ConntrackSample.loss(loss.getVantage().getAgentId(),
-                        loss.getVantage().getInterfaceName(), loss.getTimeNs(), loss.getEnobufsCount())));
+                out.collect(Either.Right(ConntrackSample.loss(
+                        loss.getVantage().getAgentId(),
+                        loss.getVantage().getInterfaceName(),
+                        loss.getTimeNs(),
+                        loss.getEnobufsCount())));
                 return;
             }
             // ConntrackEvent, or whatever else: the decoder names an unknown fingerprint or a bad header.
             ConntrackEvent event = events().decode(value);
             String invalid = ConntrackEvents.invalidReason(event);
             if (invalid != null) {
-                out.collect(Either.Left(PacketRecordDeserializer.deadLetter(record, DeadLetterStage.VALIDATE, invalid, null)));
+                out.collect(Either.Left(
+                        PacketRecordDeserializer.deadLetter(record, DeadLetterStage.VALIDATE, invalid, null)));
                 return;
             }
             ConntrackEvents.Sizes sizes = ConntrackEvents.size(event, features(), sizer());
-            ConntrackSample sample = ConntrackSample.event(event.getVantage().getAgentId(),
-                    event.getVantage().getInterfaceName(), ConntrackEvents.timeNanos(event),
-                    kind(event), sizes.exactBytes(), sizes.estimatedBytes(),
-                    sizes.truesizeBytes(), event.getSource() == ConntrackSource.NETLINK);
+            ConntrackSample sample = ConntrackSample.event(
+                    event.getVantage().getAgentId(),
+                    event.getVantage().getInterfaceName(),
+                    ConntrackEvents.timeNanos(event),
+                    kind(event),
+                    sizes.exactBytes(),
+                    sizes.estimatedBytes(),
+                    sizes.truesizeBytes(),
+                    event.getSource() == ConntrackSource.NETLINK);
             sample.join = CtFacts.of(event);
             out.collect(Either.Right(sample));
         } catch (IOException | RuntimeException e) {
             // Untrusted input: whatever decoding or sizing throws on these bytes is the record's fault.
-            out.collect(Either.Left(PacketRecordDeserializer.deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e)));
+            out.collect(Either.Left(PacketRecordDeserializer.deadLetter(
+                    record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e)));
         }
     }
 
@@ -89,14 +102,15 @@ public final class ConntrackRecordDeserializer implements KafkaRecordDeserializa
             case NEW -> ConntrackSample.NEW;
             case UPDATE -> ConntrackSample.UPDATE;
             case DESTROY -> ConntrackSample.DESTROY;
-            default -> throw new IllegalArgumentException("event type " + event.getEventType()); // rejected by validation
+            default ->
+                throw new IllegalArgumentException("event type " + event.getEventType()); // rejected by validation
         };
     }
 
     @Override
     public TypeInformation<Either<DeadLetter, ConntrackSample>> getProducedType() {
-        return new EitherTypeInfo<>(new AvroTypeInfo<>(DeadLetter.class),
-                (PojoTypeInfo<ConntrackSample>) TypeExtractor.createTypeInfo(ConntrackSample.class));
+        return new EitherTypeInfo<>(new AvroTypeInfo<>(DeadLetter.class), (PojoTypeInfo<ConntrackSample>)
+                TypeExtractor.createTypeInfo(ConntrackSample.class));
     }
 
     private KernelFeatures features() {

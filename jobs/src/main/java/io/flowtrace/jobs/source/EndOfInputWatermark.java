@@ -18,7 +18,8 @@ import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
  * idleness timeout then left open flows unreported and windows unfired. Chained right after each
  * source; stateless, so adding it keeps savepoints compatible.
  */
-public final class EndOfInputWatermark<T> extends AbstractStreamOperator<T> implements OneInputStreamOperator<T, T>, BoundedOneInput {
+public final class EndOfInputWatermark<T> extends AbstractStreamOperator<T>
+        implements OneInputStreamOperator<T, T>, BoundedOneInput {
     private static final long serialVersionUID = 1L;
 
     @Override

@@ -20,19 +20,21 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
  * record: what does not decode or validate is a dead letter (left), split off by {@link InputTriage}.
  */
 public final class InputSources {
-    private InputSources() {
-    }
+    private InputSources() {}
 
     public static KafkaSource<Either<DeadLetter, FlowBatch>> packets(JobConfig config) {
         return source(config, config.get(JobOption.PACKETS_TOPIC), new PacketRecordDeserializer());
     }
 
     public static KafkaSource<Either<DeadLetter, ConntrackSample>> conntrack(JobConfig config) {
-        return source(config, config.get(JobOption.CONNTRACK_TOPIC),
+        return source(
+                config,
+                config.get(JobOption.CONNTRACK_TOPIC),
                 new ConntrackRecordDeserializer(config.get(JobOption.CONNTRACK_KERNEL_FEATURES)));
     }
 
-    private static <T> KafkaSource<T> source(JobConfig config, String topic, KafkaRecordDeserializationSchema<T> values) {
+    private static <T> KafkaSource<T> source(
+            JobConfig config, String topic, KafkaRecordDeserializationSchema<T> values) {
         KafkaSourceBuilder<T> b = KafkaSource.<T>builder()
                 .setBootstrapServers(config.get(JobOption.BOOTSTRAP_SERVERS))
                 .setProperties(config.kafkaProperties())
@@ -58,8 +60,9 @@ public final class InputSources {
             case "committed" -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
             case "earliest" -> OffsetsInitializer.earliest();
             case "latest" -> OffsetsInitializer.latest();
-            default -> throw new IllegalArgumentException(
-                    "--start-offsets must be committed, earliest, latest or timestamp:<ms>, got '" + spec + "'");
+            default ->
+                throw new IllegalArgumentException(
+                        "--start-offsets must be committed, earliest, latest or timestamp:<ms>, got '" + spec + "'");
         };
     }
 }

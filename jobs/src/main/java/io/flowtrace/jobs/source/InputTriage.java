@@ -20,7 +20,7 @@ import org.apache.flink.util.OutputTag;
 public final class InputTriage<T> extends ProcessFunction<Either<DeadLetter, T>, T> implements ResultTypeQueryable<T> {
     private static final long serialVersionUID = 1L;
 
-    public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") { };
+    public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
 
     private final TypeInformation<T> valid;
     private transient Counter deadLetters;

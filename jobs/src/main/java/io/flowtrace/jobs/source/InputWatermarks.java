@@ -18,14 +18,14 @@ import org.apache.flink.types.Either;
 public final class InputWatermarks {
     private static final long NANOS_PER_MS = 1_000_000L;
 
-    private InputWatermarks() {
-    }
+    private InputWatermarks() {}
 
     /** Packets: capture time in ms (a batch's: its first packet's, {@code FlowBatch.timeMs}). */
     public static WatermarkStrategy<Either<DeadLetter, FlowBatch>> packets(Duration outOfOrderness, Duration idleness) {
-        return withIdleness(WatermarkStrategy
-                .<Either<DeadLetter, FlowBatch>>forBoundedOutOfOrderness(outOfOrderness)
-                .withTimestampAssigner(new CaptureTime()), idleness);
+        return withIdleness(
+                WatermarkStrategy.<Either<DeadLetter, FlowBatch>>forBoundedOutOfOrderness(outOfOrderness)
+                        .withTimestampAssigner(new CaptureTime()),
+                idleness);
     }
 
     /**
@@ -33,12 +33,15 @@ public final class InputWatermarks {
      * receive time; a loss report's time); per partition the slowest active vantage drives the
      * watermark ({@link SlowestVantageWatermarks}): a forged one cannot push it ahead.
      */
-    public static WatermarkStrategy<Either<DeadLetter, ConntrackSample>> conntrack(Duration outOfOrderness, Duration idleness) {
+    public static WatermarkStrategy<Either<DeadLetter, ConntrackSample>> conntrack(
+            Duration outOfOrderness, Duration idleness) {
         long ooo = outOfOrderness.toMillis();
         long idle = idleness.toMillis();
-        return withIdleness(WatermarkStrategy
-                .<Either<DeadLetter, ConntrackSample>>forGenerator(c -> new SlowestVantageWatermarks(ooo, idle, System::currentTimeMillis))
-                .withTimestampAssigner(new EventTime()), idleness);
+        return withIdleness(
+                WatermarkStrategy.<Either<DeadLetter, ConntrackSample>>forGenerator(
+                                c -> new SlowestVantageWatermarks(ooo, idle, System::currentTimeMillis))
+                        .withTimestampAssigner(new EventTime()),
+                idleness);
     }
 
     private static <T> WatermarkStrategy<T> withIdleness(WatermarkStrategy<T> strategy, Duration idleness) {

@@ -69,13 +69,15 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
         }
     }
 
-    private void batch(ConsumerRecord<byte[], byte[]> record, byte[] value, Collector<Either<DeadLetter, FlowBatch>> out) {
+    private void batch(
+            ConsumerRecord<byte[], byte[]> record, byte[] value, Collector<Either<DeadLetter, FlowBatch>> out) {
         PacketBatchHeader header;
         try {
             header = PacketBatchHeader.read(value);
         } catch (PacketBatchHeader.MalformedBatchException | RuntimeException e) {
             // untrusted bytes: whatever the header walk refuses is the record's fault, kept with its class
-            out.collect(Either.Left(deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e, null)));
+            out.collect(
+                    Either.Left(deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e, null)));
             return;
         }
         int claimed = (int) Math.min(header.claimedPackets, Integer.MAX_VALUE);
@@ -91,16 +93,26 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
             out.collect(Either.Left(deadLetter(record, DeadLetterStage.VALIDATE, invalid, null, claimed)));
             return;
         }
-        out.collect(Either.Right(new FlowBatch(key, Math.floorDiv(header.baseTimeNs, NANOS_PER_MS), claimed,
-                record.topic(), record.partition(), record.offset(), record.timestamp(), record.key(), value)));
+        out.collect(Either.Right(new FlowBatch(
+                key,
+                Math.floorDiv(header.baseTimeNs, NANOS_PER_MS),
+                claimed,
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                record.timestamp(),
+                record.key(),
+                value)));
     }
 
-    private void openVpn(ConsumerRecord<byte[], byte[]> record, byte[] value, Collector<Either<DeadLetter, FlowBatch>> out) {
+    private void openVpn(
+            ConsumerRecord<byte[], byte[]> record, byte[] value, Collector<Either<DeadLetter, FlowBatch>> out) {
         OpenVpnBatch batch;
         try {
             batch = openVpnBatches().decode(value); // lengths checked first, as for PacketEvent
         } catch (IOException | RuntimeException e) {
-            out.collect(Either.Left(deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e, null)));
+            out.collect(
+                    Either.Left(deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e, null)));
             return;
         }
         int packets = batch.getPackets().size();
@@ -116,11 +128,20 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
             out.collect(Either.Left(deadLetter(record, DeadLetterStage.VALIDATE, invalid, null, packets)));
             return;
         }
-        out.collect(Either.Right(new FlowBatch(key, Math.floorDiv(batch.getBaseTimeNs(), NANOS_PER_MS), packets,
-                record.topic(), record.partition(), record.offset(), record.timestamp(), record.key(), value)));
+        out.collect(Either.Right(new FlowBatch(
+                key,
+                Math.floorDiv(batch.getBaseTimeNs(), NANOS_PER_MS),
+                packets,
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                record.timestamp(),
+                record.key(),
+                value)));
     }
 
-    private void event(ConsumerRecord<byte[], byte[]> record, byte[] value, Collector<Either<DeadLetter, FlowBatch>> out) {
+    private void event(
+            ConsumerRecord<byte[], byte[]> record, byte[] value, Collector<Either<DeadLetter, FlowBatch>> out) {
         PacketEvent packet;
         try {
             // a length bomb is a dead letter, with or without Avro's -D limits (the codec checks lengths first)
@@ -128,7 +149,11 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
         } catch (IOException | RuntimeException e) {
             // The boundary of untrusted input: whatever Avro throws on these bytes is the record's
             // fault (bad header, unknown fingerprint, truncated or corrupt datum), kept with its class.
-            out.collect(Either.Left(deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e,
+            out.collect(Either.Left(deadLetter(
+                    record,
+                    DeadLetterStage.DECODE,
+                    String.valueOf(e.getMessage()),
+                    e,
                     PacketBatches.fingerprintOf(value) == PacketBatches.EVENT_FINGERPRINT ? 1 : null)));
             return;
         }
@@ -142,17 +167,26 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
         }
         PacketEvents.fromAvro(packet, scratch);
         String key = PacketEvents.flowKey(PacketEvents.vantagePoint(packet.getVantage()), scratch);
-        out.collect(Either.Right(new FlowBatch(key, Math.floorDiv(packet.getCaptureTimeNs(), NANOS_PER_MS), 1,
-                record.topic(), record.partition(), record.offset(), record.timestamp(), record.key(), value)));
+        out.collect(Either.Right(new FlowBatch(
+                key,
+                Math.floorDiv(packet.getCaptureTimeNs(), NANOS_PER_MS),
+                1,
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                record.timestamp(),
+                record.key(),
+                value)));
     }
 
     /** A dead letter of a record that is not a packet contract (the conntrack topic's records). */
-    static DeadLetter deadLetter(ConsumerRecord<byte[], byte[]> record, DeadLetterStage stage, String reason, Exception e) {
+    static DeadLetter deadLetter(
+            ConsumerRecord<byte[], byte[]> record, DeadLetterStage stage, String reason, Exception e) {
         return deadLetter(record, stage, reason, e, null);
     }
 
-    static DeadLetter deadLetter(ConsumerRecord<byte[], byte[]> record, DeadLetterStage stage, String reason, Exception e,
-            Integer packets) {
+    static DeadLetter deadLetter(
+            ConsumerRecord<byte[], byte[]> record, DeadLetterStage stage, String reason, Exception e, Integer packets) {
         byte[] value = record.value() == null ? new byte[0] : record.value();
         return DeadLetter.newBuilder()
                 .setTopic(record.topic())

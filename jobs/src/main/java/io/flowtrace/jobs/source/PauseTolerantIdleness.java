@@ -41,8 +41,10 @@ public final class PauseTolerantIdleness<T> implements WatermarkStrategy<T> {
         // The input-activity clock stands still while the source is back-pressured (FLINK-35886):
         // a blocked source is not a quiet one.
         RelativeClock clock = context.getInputActivityClock();
-        return new Generator<>(base.createWatermarkGenerator(context),
-                new SplitIdleness(reader, timeoutMs, clock.relativeTimeMillis()), clock);
+        return new Generator<>(
+                base.createWatermarkGenerator(context),
+                new SplitIdleness(reader, timeoutMs, clock.relativeTimeMillis()),
+                clock);
     }
 
     private static final class Generator<T> implements WatermarkGenerator<T> {

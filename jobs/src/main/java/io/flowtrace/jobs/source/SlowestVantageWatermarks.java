@@ -33,6 +33,7 @@ final class SlowestVantageWatermarks implements WatermarkGenerator<Either<DeadLe
     private final LongSupplier wallClockMs;
     /** vantage → {largest timestamp (ms), last seen (wall-clock ms)} */
     private final Map<String, long[]> vantages = new HashMap<>();
+
     private long emitted = Long.MIN_VALUE;
 
     SlowestVantageWatermarks(long outOfOrdernessMs, long vantageIdleMs, LongSupplier wallClockMs) {
@@ -63,7 +64,7 @@ final class SlowestVantageWatermarks implements WatermarkGenerator<Either<DeadLe
     public void onPeriodicEmit(WatermarkOutput output) {
         long now = wallClockMs.getAsLong();
         long slowest = Long.MAX_VALUE;
-        for (Iterator<long[]> it = vantages.values().iterator(); it.hasNext();) {
+        for (Iterator<long[]> it = vantages.values().iterator(); it.hasNext(); ) {
             long[] v = it.next();
             if (vantageIdleMs > 0 && now - v[1] > vantageIdleMs) {
                 it.remove();

@@ -31,12 +31,16 @@ import org.apache.flink.util.Collector;
  * order: one vantage's events are spread over Kafka partitions (the key is the tuple), and the
  * burst peaks and the receive-queue replay depend on the order.
  */
-public final class ConntrackBudgetWindow extends ProcessWindowFunction<ConntrackSample, BudgetWindow, String, TimeWindow> {
+public final class ConntrackBudgetWindow
+        extends ProcessWindowFunction<ConntrackSample, BudgetWindow, String, TimeWindow> {
     private static final long serialVersionUID = 1L;
     /** Window lengths of the conntrack budgets (docs/conntrack.md). */
     public static final List<Duration> WINDOW_SIZES = List.of(Duration.ofSeconds(1), Duration.ofMinutes(1));
+
     static final Comparator<ConntrackSample> ORDER = Comparator.<ConntrackSample>comparingLong(s -> s.timeNs)
-            .thenComparingInt(s -> s.kind).thenComparingInt(s -> s.exactBytes).thenComparingLong(s -> s.enobufs);
+            .thenComparingInt(s -> s.kind)
+            .thenComparingInt(s -> s.exactBytes)
+            .thenComparingLong(s -> s.enobufs);
 
     private final long drainLatencyNanos;
     private final int requestedRcvbuf;
@@ -44,12 +48,16 @@ public final class ConntrackBudgetWindow extends ProcessWindowFunction<Conntrack
     private final int maxSamplesPerMinute;
 
     public ConntrackBudgetWindow(long drainLatencyNanos, int requestedRcvbuf, String kernelFeatures) {
-        this(drainLatencyNanos, requestedRcvbuf, kernelFeatures,
+        this(
+                drainLatencyNanos,
+                requestedRcvbuf,
+                kernelFeatures,
                 Integer.parseInt(JobOption.CONNTRACK_WINDOW_MAX_SAMPLES.defaultValue()));
     }
 
     /** @param maxSamplesPerMinute samples per vantage and minute the windows keep at most ({@link ConntrackSampleCap}) */
-    public ConntrackBudgetWindow(long drainLatencyNanos, int requestedRcvbuf, String kernelFeatures, int maxSamplesPerMinute) {
+    public ConntrackBudgetWindow(
+            long drainLatencyNanos, int requestedRcvbuf, String kernelFeatures, int maxSamplesPerMinute) {
         if (drainLatencyNanos <= 0 || requestedRcvbuf <= 0) {
             throw new IllegalArgumentException("conntrack drain latency and receive buffer must be positive");
         }
@@ -61,8 +69,10 @@ public final class ConntrackBudgetWindow extends ProcessWindowFunction<Conntrack
     }
 
     public static ConntrackBudgetWindow fromConfig(JobConfig config) {
-        return new ConntrackBudgetWindow(config.getLong(JobOption.CONNTRACK_DRAIN_LATENCY_MS) * 1_000_000L,
-                config.getInt(JobOption.CONNTRACK_RECEIVE_BUFFER_BYTES), config.get(JobOption.CONNTRACK_KERNEL_FEATURES),
+        return new ConntrackBudgetWindow(
+                config.getLong(JobOption.CONNTRACK_DRAIN_LATENCY_MS) * 1_000_000L,
+                config.getInt(JobOption.CONNTRACK_RECEIVE_BUFFER_BYTES),
+                config.get(JobOption.CONNTRACK_KERNEL_FEATURES),
                 config.getInt(JobOption.CONNTRACK_WINDOW_MAX_SAMPLES));
     }
 
@@ -71,7 +81,8 @@ public final class ConntrackBudgetWindow extends ProcessWindowFunction<Conntrack
      * ({@link ConntrackSampleCap}) → tumbling 1 s and 1 min event-time windows → budgets (operator uids
      * fixed for savepoints).
      */
-    public static DataStream<BudgetWindow> budgets(DataStream<ConntrackSample> samples, ConntrackBudgetWindow function) {
+    public static DataStream<BudgetWindow> budgets(
+            DataStream<ConntrackSample> samples, ConntrackBudgetWindow function) {
         DataStream<ConntrackSample> capped = samples.keyBy(new VantageKey())
                 .process(new ConntrackSampleCap(function.maxSamplesPerMinute))
                 .name("conntrack-sample-cap")
@@ -105,8 +116,8 @@ public final class ConntrackBudgetWindow extends ProcessWindowFunction<Conntrack
         List<ConntrackSample> sorted = new ArrayList<>(samples);
         sorted.sort(ORDER);
         long windowNanos = (endMs - startMs) * 1_000_000L;
-        BudgetConfig config = new BudgetConfig(windowNanos, drainLatencyNanos, requestedRcvbuf,
-                ConntrackEvents.parseFeatures(kernelFeatures));
+        BudgetConfig config = new BudgetConfig(
+                windowNanos, drainLatencyNanos, requestedRcvbuf, ConntrackEvents.parseFeatures(kernelFeatures));
         ConntrackSample first = sorted.get(0);
         io.flowtrace.core.conntrack.EventSizeBudget core =
                 new io.flowtrace.core.conntrack.EventSizeBudget(first.vantage(), startMs * 1_000_000L, config);
@@ -161,7 +172,8 @@ public final class ConntrackBudgetWindow extends ProcessWindowFunction<Conntrack
                 .setEnobufsPredicted(r.risk() == BudgetReport.EnobufsRisk.OVERFLOW)
                 .setEnobufsObserved(observed)
                 .build();
-        return new BudgetWindow(record, r.predictedEnobufs(), r.predictedDrops(), r.risk().name(), r.effectiveRcvbuf());
+        return new BudgetWindow(
+                record, r.predictedEnobufs(), r.predictedDrops(), r.risk().name(), r.effectiveRcvbuf());
     }
 
     /**

@@ -28,6 +28,7 @@ public final class ConntrackSampleCap extends KeyedProcessFunction<String, Connt
     private final int maxPerMinute;
     /** minute start (ms) → samples seen in it; an entry is removed by the timer at the minute's end. */
     private transient MapState<Long, Integer> counts;
+
     private transient Counter overCap;
 
     public ConntrackSampleCap(int maxPerMinute) {
@@ -59,8 +60,12 @@ public final class ConntrackSampleCap extends KeyedProcessFunction<String, Connt
         }
         if (n == maxPerMinute) {
             counts.put(minute, n + 1);
-            LOG.warn("conntrack vantage {}: more than {} samples in the minute starting at {} ms; the rest of that minute"
-                    + " is dropped from its budgets (counted in conntrackSamplesOverCap)", ctx.getCurrentKey(), maxPerMinute, minute);
+            LOG.warn(
+                    "conntrack vantage {}: more than {} samples in the minute starting at {} ms; the rest of that minute"
+                            + " is dropped from its budgets (counted in conntrackSamplesOverCap)",
+                    ctx.getCurrentKey(),
+                    maxPerMinute,
+                    minute);
         }
         overCap.inc();
     }

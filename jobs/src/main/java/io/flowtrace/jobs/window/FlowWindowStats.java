@@ -40,8 +40,7 @@ public final class FlowWindowStats {
     /** Of those exits, how many were premature (docs/design.md, "Premature exits"). */
     public long prematureExits;
 
-    public FlowWindowStats() {
-    }
+    public FlowWindowStats() {}
 
     FlowWindowStats(int reservoirSize) {
         setupUs = new Reservoir(reservoirSize);

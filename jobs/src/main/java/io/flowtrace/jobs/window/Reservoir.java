@@ -9,8 +9,7 @@ import io.flowtrace.core.report.SampleReservoir;
  * moved to core restores unchanged (jobs/src/test/resources/state/flow-window-stats-v1.bin).
  */
 public final class Reservoir extends SampleReservoir {
-    public Reservoir() {
-    }
+    public Reservoir() {}
 
     public Reservoir(int capacity) {
         super(capacity);

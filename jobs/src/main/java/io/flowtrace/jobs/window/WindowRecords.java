@@ -11,8 +11,7 @@ import org.apache.flink.util.Collector;
 
 /** Stamps a window's {@link FlowWindowStats} with its bounds and writes the output contracts. */
 public final class WindowRecords {
-    private WindowRecords() {
-    }
+    private WindowRecords() {}
 
     static Distribution distribution(Reservoir r) {
         boolean none = r.count == 0;
@@ -33,7 +32,8 @@ public final class WindowRecords {
     }
 
     /** Per vantage and service (server ip:port). */
-    public static final class ServiceWindows extends ProcessWindowFunction<FlowWindowStats, ServiceWindow, String, TimeWindow> {
+    public static final class ServiceWindows
+            extends ProcessWindowFunction<FlowWindowStats, ServiceWindow, String, TimeWindow> {
         private static final long serialVersionUID = 1L;
 
         @Override
@@ -68,7 +68,8 @@ public final class WindowRecords {
     }
 
     /** Per vantage point. */
-    public static final class VantageWindows extends ProcessWindowFunction<FlowWindowStats, VantageWindow, String, TimeWindow> {
+    public static final class VantageWindows
+            extends ProcessWindowFunction<FlowWindowStats, VantageWindow, String, TimeWindow> {
         private static final long serialVersionUID = 1L;
 
         @Override

@@ -47,7 +47,9 @@ class ClusterOutagesITCase {
         STACK.postgres().stopServer();
         long stopped = System.nanoTime();
         while (System.nanoTime() - stopped < PG_OUTAGE_S * 1_000_000_000L) {
-            assertThat(taskManagers).as("TaskManager processes during the PostgreSQL outage").allMatch(JavaProcess::isAlive);
+            assertThat(taskManagers)
+                    .as("TaskManager processes during the PostgreSQL outage")
+                    .allMatch(JavaProcess::isAlive);
             Thread.sleep(1000);
         }
         STACK.postgres().restartServer();
@@ -80,15 +82,21 @@ class ClusterOutagesITCase {
         flink.startTaskManager(); // the third slot, idle until the rescaled job
         flink.awaitTaskManagers(3, Duration.ofMinutes(3));
         List<JavaProcess> agents = run.startAgents(2); // ≈ 49 s of replay: the savepoint falls mid-stream
-        FlinkCluster.await("a completed checkpoint and flow rows", Duration.ofMinutes(2),
+        FlinkCluster.await(
+                "a completed checkpoint and flow rows",
+                Duration.ofMinutes(2),
                 () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
         String savepoint = run.stopWithSavepoint();
-        assertThat(agents.get(0).isAlive()).as("the agent is still publishing at the savepoint").isTrue();
+        assertThat(agents.get(0).isAlive())
+                .as("the agent is still publishing at the savepoint")
+                .isTrue();
         run.options.put("parallelism", "3");
         run.submit(savepoint);
         FlinkCluster.await("the rescaled job running", Duration.ofMinutes(3), () -> flink.allTasksRunning(run.jobId));
         for (JsonNode vertex : flink.rest("/jobs/" + run.jobId).get("vertices")) {
-            assertThat(vertex.get("parallelism").asInt()).as("parallelism of %s", vertex.get("name").asText()).isEqualTo(3);
+            assertThat(vertex.get("parallelism").asInt())
+                    .as("parallelism of %s", vertex.get("name").asText())
+                    .isEqualTo(3);
         }
 
         ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
@@ -108,34 +116,51 @@ class ClusterOutagesITCase {
     @Test
     @Order(2)
     void brokerRestartedMidStreamLosesNothing() throws Exception {
-        ClusterRun run = new ClusterRun(STACK, "brokerrestart", Map.of()).capture(StandaloneClusterITCase.CAPTURE, "cl");
+        ClusterRun run =
+                new ClusterRun(STACK, "brokerrestart", Map.of()).capture(StandaloneClusterITCase.CAPTURE, "cl");
         Map<String, JsonNode> offline = run.offline();
         run.createTopics();
         run.submit();
         List<JavaProcess> agents = run.startAgents(2); // ≈ 49 s of replay: the outage falls mid-stream
         FlinkCluster flink = STACK.flink();
-        FlinkCluster.await("a completed checkpoint and flow rows", Duration.ofMinutes(2),
+        FlinkCluster.await(
+                "a completed checkpoint and flow rows",
+                Duration.ofMinutes(2),
                 () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
-        assertThat(agents.get(0).isAlive()).as("the agent is still publishing when the broker stops").isTrue();
+        assertThat(agents.get(0).isAlive())
+                .as("the agent is still publishing when the broker stops")
+                .isTrue();
         List<JavaProcess> taskManagers = List.copyOf(flink.taskManagers().values());
         STACK.kafka().stop();
         Thread.sleep(BROKER_DOWN_S * 1000L);
         long restarted = System.nanoTime();
         STACK.kafka().start();
         long brokerUpMs = (System.nanoTime() - restarted) / 1_000_000;
-        FlinkCluster.await("the job running after the broker restart", Duration.ofMinutes(3), () -> flink.allTasksRunning(run.jobId));
+        FlinkCluster.await(
+                "the job running after the broker restart",
+                Duration.ofMinutes(3),
+                () -> flink.allTasksRunning(run.jobId));
         long checkpointAfter = flink.latestCompletedCheckpoint(run.jobId);
-        FlinkCluster.await("a checkpoint completed after the broker restart", Duration.ofMinutes(3),
+        FlinkCluster.await(
+                "a checkpoint completed after the broker restart",
+                Duration.ofMinutes(3),
                 () -> flink.latestCompletedCheckpoint(run.jobId) > checkpointAfter);
-        LOG.info("broker down {} s, answering {} ms after its start; a checkpoint completed {} ms after its start; {} job restarts",
-                BROKER_DOWN_S, brokerUpMs, (System.nanoTime() - restarted) / 1_000_000, flink.restarts(run.jobId));
+        LOG.info(
+                "broker down {} s, answering {} ms after its start; a checkpoint completed {} ms after its start; {} job restarts",
+                BROKER_DOWN_S,
+                brokerUpMs,
+                (System.nanoTime() - restarted) / 1_000_000,
+                flink.restarts(run.jobId));
 
         ClusterRun.awaitAgents(agents, Duration.ofMinutes(4));
         run.awaitConsumed(Duration.ofMinutes(4));
-        LOG.info("broker restart: every packet consumed and committed {} ms after the broker's start",
+        LOG.info(
+                "broker restart: every packet consumed and committed {} ms after the broker's start",
                 (System.nanoTime() - restarted) / 1_000_000);
         run.drain();
-        assertThat(taskManagers).as("TaskManager processes after the broker restart").allMatch(JavaProcess::isAlive);
+        assertThat(taskManagers)
+                .as("TaskManager processes after the broker restart")
+                .allMatch(JavaProcess::isAlive);
         run.assertFlowRowsEqualTheOfflineAnalysis(offline);
         run.assertWindowsAddUp(offline.size());
         run.assertCommittedFlowRecords(offline);

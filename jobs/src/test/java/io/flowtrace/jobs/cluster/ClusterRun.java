@@ -6,11 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.testing.TestData;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.ItJobOptions;
 import io.flowtrace.jobs.JobOption;
 import io.flowtrace.testkit.Postgres;
-import io.flowtrace.core.testing.TestData;
 import io.flowtrace.testkit.cluster.FlinkCluster;
 import io.flowtrace.testkit.cluster.FlinkDistribution;
 import io.flowtrace.testkit.cluster.JavaProcess;
@@ -46,6 +46,7 @@ final class ClusterRun {
     final Map<String, String> options;
     /** Capture (testdata/ path) → agent id; interface name eth0. */
     final Map<String, String> captures = new LinkedHashMap<>();
+
     String jobId;
 
     ClusterRun(StandaloneStack stack, String prefix, Map<String, String> overrides) {
@@ -53,8 +54,13 @@ final class ClusterRun {
         this.prefix = prefix;
         this.database = prefix.replace('-', '_');
         String jdbcUrl = stack.postgres().createDatabase(database);
-        Map<String, String> o = new HashMap<>(ItJobOptions.bounded(prefix, stack.kafka().bootstrapServers(),
-                jdbcUrl, Postgres.USER, stack.home().resolve("checkpoints-" + prefix), PARALLELISM));
+        Map<String, String> o = new HashMap<>(ItJobOptions.bounded(
+                prefix,
+                stack.kafka().bootstrapServers(),
+                jdbcUrl,
+                Postgres.USER,
+                stack.home().resolve("checkpoints-" + prefix),
+                PARALLELISM));
         o.put("bounded", "false");
         o.put("conntrack-input", "false");
         o.put("checkpoint-interval-ms", "2000");
@@ -74,9 +80,17 @@ final class ClusterRun {
     }
 
     void createTopics() throws Exception {
-        stack.kafka().createTopics(PARALLELISM, topic(JobOption.PACKETS_TOPIC), topic(JobOption.CONNTRACK_TOPIC),
-                topic(JobOption.FLOWS_TOPIC), topic(JobOption.TCP_EVENTS_TOPIC), topic(JobOption.SERVICE_WINDOWS_TOPIC),
-                topic(JobOption.VANTAGE_WINDOWS_TOPIC), topic(JobOption.CONNTRACK_BUDGETS_TOPIC), topic(JobOption.DEAD_LETTERS_TOPIC));
+        stack.kafka()
+                .createTopics(
+                        PARALLELISM,
+                        topic(JobOption.PACKETS_TOPIC),
+                        topic(JobOption.CONNTRACK_TOPIC),
+                        topic(JobOption.FLOWS_TOPIC),
+                        topic(JobOption.TCP_EVENTS_TOPIC),
+                        topic(JobOption.SERVICE_WINDOWS_TOPIC),
+                        topic(JobOption.VANTAGE_WINDOWS_TOPIC),
+                        topic(JobOption.CONNTRACK_BUDGETS_TOPIC),
+                        topic(JobOption.DEAD_LETTERS_TOPIC));
     }
 
     /** {@code flink run -d flowtrace-job.jar --option value ...}, as docs/operations.md tells users. */
@@ -103,16 +117,34 @@ final class ClusterRun {
         for (Map.Entry<String, String> c : captures.entrySet()) {
             // --shutdown-timeout: a replay whose file ends while the broker is away waits for it and
             // empties its spool (the default 30 s leaves the rest there for a next run, docs/agent.md).
-            List<String> args = new ArrayList<>(List.of("agent", "packets", "--bootstrap-servers", stack.kafka().bootstrapServers(),
-                    "--topic", topic(JobOption.PACKETS_TOPIC), "--agent-id", c.getValue(), "--interface-name", "eth0",
-                    "--spool-dir", stack.home().resolve("spool-" + prefix + "-" + c.getValue()).toString(),
-                    "--shutdown-timeout", Long.toString(AGENT_SHUTDOWN_TIMEOUT.toSeconds()), "-q"));
+            List<String> args = new ArrayList<>(List.of(
+                    "agent",
+                    "packets",
+                    "--bootstrap-servers",
+                    stack.kafka().bootstrapServers(),
+                    "--topic",
+                    topic(JobOption.PACKETS_TOPIC),
+                    "--agent-id",
+                    c.getValue(),
+                    "--interface-name",
+                    "eth0",
+                    "--spool-dir",
+                    stack.home().resolve("spool-" + prefix + "-" + c.getValue()).toString(),
+                    "--shutdown-timeout",
+                    Long.toString(AGENT_SHUTDOWN_TIMEOUT.toSeconds()),
+                    "-q"));
             if (pace > 0) {
                 args.addAll(List.of("--pace", Double.toString(pace)));
             }
             args.add(TestData.file(c.getKey()).toString());
-            agents.add(JavaProcess.start("agent " + c.getValue(), List.of("-Xmx256m"), StandaloneStack.agentClasspath(),
-                    "io.flowtrace.cli.FlowtraceCli", args, Map.of(), stack.home().resolve("log/agent-" + prefix + "-" + c.getValue() + ".log")));
+            agents.add(JavaProcess.start(
+                    "agent " + c.getValue(),
+                    List.of("-Xmx256m"),
+                    StandaloneStack.agentClasspath(),
+                    "io.flowtrace.cli.FlowtraceCli",
+                    args,
+                    Map.of(),
+                    stack.home().resolve("log/agent-" + prefix + "-" + c.getValue() + ".log")));
         }
         return agents;
     }
@@ -121,15 +153,20 @@ final class ClusterRun {
     static void awaitAgents(List<JavaProcess> agents, Duration timeout) throws InterruptedException, IOException {
         for (JavaProcess a : agents) {
             FlinkCluster.await(a.name() + " to finish", timeout, () -> !a.isAlive());
-            assertThat(a.exitCode()).as("%s exit code; log %s", a.name(), a.log()).isZero();
-            assertThat(a.logText()).as("%s left records in its spool; log %s", a.name(), a.log())
+            assertThat(a.exitCode())
+                    .as("%s exit code; log %s", a.name(), a.log())
+                    .isZero();
+            assertThat(a.logText())
+                    .as("%s left records in its spool; log %s", a.name(), a.log())
                     .doesNotContain("stay in the spool");
         }
     }
 
     /** Waits until the job has committed (on a checkpoint) every packet the agents published. */
     void awaitConsumed(Duration timeout) throws InterruptedException {
-        FlinkCluster.await(prefix + " consumed to the end of its packets topic", timeout,
+        FlinkCluster.await(
+                prefix + " consumed to the end of its packets topic",
+                timeout,
                 () -> stack.kafka().consumedToEnd(options.get("group-id"), topic(JobOption.PACKETS_TOPIC)));
     }
 
@@ -169,7 +206,8 @@ final class ClusterRun {
         }
         assertThat(streamed.keySet()).isEqualTo(offline.keySet());
         for (String flow : offline.keySet()) {
-            assertThat(CaptureFixtures.flatten(streamed.get(flow))).as("report of %s", flow)
+            assertThat(CaptureFixtures.flatten(streamed.get(flow)))
+                    .as("report of %s", flow)
                     .isEqualTo(CaptureFixtures.flatten(offline.get(flow)));
         }
     }
@@ -178,16 +216,19 @@ final class ClusterRun {
     void assertWindowsAddUp(int flows) {
         for (Map<String, Object> row : query(
                 "SELECT window_size_ms, sum(connections) AS connections FROM service_windows GROUP BY window_size_ms")) {
-            assertThat(((Number) row.get("connections")).longValue()).as("connections in %s ms windows", row.get("window_size_ms"))
+            assertThat(((Number) row.get("connections")).longValue())
+                    .as("connections in %s ms windows", row.get("window_size_ms"))
                     .isEqualTo(flows);
         }
         for (Map<String, Object> row : query(
                 "SELECT window_size_ms, sum(flows_ended) AS flows FROM vantage_windows GROUP BY window_size_ms")) {
-            assertThat(((Number) row.get("flows")).longValue()).as("flows ended in %s ms vantage windows", row.get("window_size_ms"))
+            assertThat(((Number) row.get("flows")).longValue())
+                    .as("flows ended in %s ms vantage windows", row.get("window_size_ms"))
                     .isEqualTo(flows);
         }
         assertThat(query("SELECT DISTINCT window_size_ms FROM service_windows ORDER BY 1"))
-                .extracting(r -> r.get("window_size_ms")).containsExactly(10_000L, 60_000L);
+                .extracting(r -> r.get("window_size_ms"))
+                .containsExactly(10_000L, 60_000L);
     }
 
     /**
@@ -200,34 +241,57 @@ final class ClusterRun {
         Map<String, Integer> copies = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : stack.kafka().readCommitted(topic(JobOption.FLOWS_TOPIC))) {
             FlowRecord record = decode(r.value());
-            String flow = PacketEvents.vantage(record.getFlow().getVantage()) + " " + record.getFlow().getClient() + " "
-                    + record.getFlow().getServer() + " " + record.getFlow().getInstance();
+            String flow = PacketEvents.vantage(record.getFlow().getVantage()) + " "
+                    + record.getFlow().getClient() + " " + record.getFlow().getServer() + " "
+                    + record.getFlow().getInstance();
             last.put(flow, record);
             copies.merge(java.util.HexFormat.of().formatHex(r.value()), 1, Integer::sum);
         }
         assertThat(last.keySet()).isEqualTo(offline.keySet());
-        assertThat(copies.values()).as("committed flow records that are there more than once").allMatch(n -> n == 1);
+        assertThat(copies.values())
+                .as("committed flow records that are there more than once")
+                .allMatch(n -> n == 1);
         last.forEach((flow, record) -> {
             JsonNode truth = offline.get(flow);
-            assertThat(record.getEnd().name().toLowerCase(java.util.Locale.ROOT)).as("%s end", flow).isEqualTo(truth.get("end").asText());
-            assertThat(record.getC2s().getPackets()).as("%s c2s packets", flow).isEqualTo(truth.get("c2s").get("packets").asLong());
-            assertThat(record.getS2c().getDataBytes()).as("%s s2c data bytes", flow).isEqualTo(truth.get("s2c").get("data_bytes").asLong());
+            assertThat(record.getEnd().name().toLowerCase(java.util.Locale.ROOT))
+                    .as("%s end", flow)
+                    .isEqualTo(truth.get("end").asText());
+            assertThat(record.getC2s().getPackets())
+                    .as("%s c2s packets", flow)
+                    .isEqualTo(truth.get("c2s").get("packets").asLong());
+            assertThat(record.getS2c().getDataBytes())
+                    .as("%s s2c data bytes", flow)
+                    .isEqualTo(truth.get("s2c").get("data_bytes").asLong());
         });
     }
 
     /** The integer columns of the window tables, row by row: what a failure-free run of the same input wrote. */
     Map<String, Object> windowTotals() {
         Map<String, Object> out = new TreeMap<>();
-        for (Map<String, Object> r : query("SELECT vantage, service, window_size_ms, window_start, connections, completed_handshakes,"
-                + " data_packets, data_bytes, retransmitted_packets, slow_start_exits FROM service_windows")) {
-            out.put("service " + r.get("vantage") + " " + r.get("service") + " " + r.get("window_size_ms") + " " + r.get("window_start"),
-                    List.of(r.get("connections"), r.get("completed_handshakes"), r.get("data_packets"), r.get("data_bytes"),
-                            r.get("retransmitted_packets"), r.get("slow_start_exits")));
+        for (Map<String, Object> r :
+                query("SELECT vantage, service, window_size_ms, window_start, connections, completed_handshakes,"
+                        + " data_packets, data_bytes, retransmitted_packets, slow_start_exits FROM service_windows")) {
+            out.put(
+                    "service " + r.get("vantage") + " " + r.get("service") + " " + r.get("window_size_ms") + " "
+                            + r.get("window_start"),
+                    List.of(
+                            r.get("connections"),
+                            r.get("completed_handshakes"),
+                            r.get("data_packets"),
+                            r.get("data_bytes"),
+                            r.get("retransmitted_packets"),
+                            r.get("slow_start_exits")));
         }
-        for (Map<String, Object> r : query("SELECT vantage, window_size_ms, window_start, flows_ended, packets, late_packets,"
-                + " data_packets, retransmitted_packets FROM vantage_windows")) {
-            out.put("vantage " + r.get("vantage") + " " + r.get("window_size_ms") + " " + r.get("window_start"),
-                    List.of(r.get("flows_ended"), r.get("packets"), r.get("late_packets"), r.get("data_packets"),
+        for (Map<String, Object> r :
+                query("SELECT vantage, window_size_ms, window_start, flows_ended, packets, late_packets,"
+                        + " data_packets, retransmitted_packets FROM vantage_windows")) {
+            out.put(
+                    "vantage " + r.get("vantage") + " " + r.get("window_size_ms") + " " + r.get("window_start"),
+                    List.of(
+                            r.get("flows_ended"),
+                            r.get("packets"),
+                            r.get("late_packets"),
+                            r.get("data_packets"),
                             r.get("retransmitted_packets")));
         }
         return out;

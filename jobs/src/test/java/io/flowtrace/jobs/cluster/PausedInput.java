@@ -21,11 +21,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * input, pause, and publish the rest: per-flow order is kept, event time per partition is the test's.
  */
 final class PausedInput {
-    private PausedInput() {
-    }
+    private PausedInput() {}
 
-    record Rec(long timeMs, int partition, byte[] key, byte[] value) {
-    }
+    record Rec(long timeMs, int partition, byte[] key, byte[] value) {}
 
     static List<Rec> records(String capture, String agentId, int partitions) {
         List<Rec> out = new ArrayList<>();
@@ -34,8 +32,11 @@ final class PausedInput {
             PacketEvents.fromAvro(p, scratch);
             String key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch);
             try {
-                out.add(new Rec(p.getCaptureTimeNs() / 1_000_000, (key.hashCode() & 0x7fffffff) % partitions,
-                        key.getBytes(UTF_8), p.toByteBuffer().array()));
+                out.add(new Rec(
+                        p.getCaptureTimeNs() / 1_000_000,
+                        (key.hashCode() & 0x7fffffff) % partitions,
+                        key.getBytes(UTF_8),
+                        p.toByteBuffer().array()));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

@@ -31,6 +31,7 @@ class StandaloneClusterITCase {
     private static final Logger LOG = LoggerFactory.getLogger(StandaloneClusterITCase.class);
     /** ~98 s of short connections (240 flows over two 1-minute windows), replayed 5× faster. */
     static final String CAPTURE = "tcp/short-conns.sender.pcap.gz";
+
     static final double PACE = 5;
 
     @RegisterExtension
@@ -54,7 +55,9 @@ class StandaloneClusterITCase {
         run.assertFlowRowsEqualTheOfflineAnalysis(offline);
         run.assertWindowsAddUp(offline.size());
         run.assertCommittedFlowRecords(offline);
-        assertThat(STACK.flink().restarts(run.jobId)).as("restarts of a failure-free run").isZero();
+        assertThat(STACK.flink().restarts(run.jobId))
+                .as("restarts of a failure-free run")
+                .isZero();
         reference = run.windowTotals();
         LOG.info("clean run: {} flows, {} window rows", offline.size(), reference.size());
     }
@@ -69,14 +72,23 @@ class StandaloneClusterITCase {
         List<JavaProcess> agents = run.startAgents(PACE);
         FlinkCluster flink = STACK.flink();
         // Mid-stream: output written and a checkpoint completed, the agent still publishing.
-        FlinkCluster.await("a completed checkpoint and flow rows", Duration.ofMinutes(2),
+        FlinkCluster.await(
+                "a completed checkpoint and flow rows",
+                Duration.ofMinutes(2),
                 () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
-        assertThat(agents.get(0).isAlive()).as("the agent is still publishing at the kill").isTrue();
-        JavaProcess victim = flink.taskManagers().values().stream().filter(JavaProcess::isAlive).findFirst().orElseThrow();
+        assertThat(agents.get(0).isAlive())
+                .as("the agent is still publishing at the kill")
+                .isTrue();
+        JavaProcess victim = flink.taskManagers().values().stream()
+                .filter(JavaProcess::isAlive)
+                .findFirst()
+                .orElseThrow();
         long killed = System.nanoTime();
         victim.kill();
         flink.startTaskManager(); // a standalone cluster does not replace it: an operator (or systemd) does
-        FlinkCluster.await("the job restarted on the replacement", Duration.ofMinutes(3),
+        FlinkCluster.await(
+                "the job restarted on the replacement",
+                Duration.ofMinutes(3),
                 () -> flink.restarts(run.jobId) > 0 && flink.allTasksRunning(run.jobId));
         long recoveredMs = (System.nanoTime() - killed) / 1_000_000;
         LOG.info("TaskManager {} killed; job running again on the replacement {} ms later", victim.name(), recoveredMs);
@@ -89,7 +101,9 @@ class StandaloneClusterITCase {
         run.assertWindowsAddUp(offline.size());
         run.assertCommittedFlowRecords(offline);
         if (reference != null) {
-            assertThat(run.windowTotals()).as("window rows of the run with a kill -9 vs the failure-free run").isEqualTo(reference);
+            assertThat(run.windowTotals())
+                    .as("window rows of the run with a kill -9 vs the failure-free run")
+                    .isEqualTo(reference);
         }
     }
 
@@ -121,19 +135,27 @@ class StandaloneClusterITCase {
         List<PausedInput.Rec> phase0 = new java.util.ArrayList<>();
         for (int p = 0; p < ClusterRun.PARALLELISM; p++) {
             int partition = p;
-            phase0.add(all.stream().filter(r -> r.partition() == partition).findFirst().orElseThrow());
+            phase0.add(all.stream()
+                    .filter(r -> r.partition() == partition)
+                    .findFirst()
+                    .orElseThrow());
         }
-        long outOfOrdernessMs = Long.parseLong(run.options.getOrDefault("watermark-out-of-orderness-ms",
-                io.flowtrace.jobs.JobOption.OUT_OF_ORDERNESS_MS.defaultValue()));
-        assertThat(Math.abs(phase0.get(0).timeMs() - phase0.get(1).timeMs())).as("capture time between the partitions' first packets")
+        long outOfOrdernessMs = Long.parseLong(run.options.getOrDefault(
+                "watermark-out-of-orderness-ms", io.flowtrace.jobs.JobOption.OUT_OF_ORDERNESS_MS.defaultValue()));
+        assertThat(Math.abs(phase0.get(0).timeMs() - phase0.get(1).timeMs()))
+                .as("capture time between the partitions' first packets")
                 .isLessThan(outOfOrdernessMs);
-        List<PausedInput.Rec> input = all.stream().filter(r -> !phase0.contains(r)).toList();
+        List<PausedInput.Rec> input =
+                all.stream().filter(r -> !phase0.contains(r)).toList();
         long first = all.get(0).timeMs();
         long mid = first + 40_000;
-        java.util.function.Predicate<PausedInput.Rec> early = r -> r.timeMs() < mid || (r.partition() == 0 && r.timeMs() < mid + 25_000);
+        java.util.function.Predicate<PausedInput.Rec> early =
+                r -> r.timeMs() < mid || (r.partition() == 0 && r.timeMs() < mid + 25_000);
         List<PausedInput.Rec> phase1 = input.stream().filter(early).toList();
         List<PausedInput.Rec> phase2 = input.stream().filter(early.negate()).toList();
-        assertThat(phase2).as("the second phase has packets of both partitions").extracting(PausedInput.Rec::partition)
+        assertThat(phase2)
+                .as("the second phase has packets of both partitions")
+                .extracting(PausedInput.Rec::partition)
                 .contains(0, 1);
 
         PausedInput.publish(STACK.kafka(), run.topic(io.flowtrace.jobs.JobOption.PACKETS_TOPIC), phase0);
@@ -146,8 +168,11 @@ class StandaloneClusterITCase {
         Thread.sleep(3 * idlenessMs);
         run.drain();
 
-        assertThat(run.query("SELECT coalesce(sum(late_packets), 0) AS late FROM flow_summary").get(0).get("late"))
-                .as("late packets").isEqualTo(java.math.BigDecimal.ZERO);
+        assertThat(run.query("SELECT coalesce(sum(late_packets), 0) AS late FROM flow_summary")
+                        .get(0)
+                        .get("late"))
+                .as("late packets")
+                .isEqualTo(java.math.BigDecimal.ZERO);
         run.assertFlowRowsEqualTheOfflineAnalysis(offline);
         run.assertWindowsAddUp(offline.size());
         run.assertCommittedFlowRecords(offline);
@@ -169,25 +194,44 @@ class StandaloneClusterITCase {
         run.submit();
         List<JavaProcess> agents = run.startAgents(PACE);
         FlinkCluster flink = STACK.flink();
-        FlinkCluster.await("a completed checkpoint and flow rows", Duration.ofMinutes(2),
+        FlinkCluster.await(
+                "a completed checkpoint and flow rows",
+                Duration.ofMinutes(2),
                 () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
         long lastCheckpoint = flink.latestCompletedCheckpoint(run.jobId);
-        assertThat(agents.get(0).isAlive()).as("the agent is still publishing at the kill").isTrue();
-        List<JavaProcess> taskManagers = flink.taskManagers().values().stream().filter(JavaProcess::isAlive).toList();
+        assertThat(agents.get(0).isAlive())
+                .as("the agent is still publishing at the kill")
+                .isTrue();
+        List<JavaProcess> taskManagers = flink.taskManagers().values().stream()
+                .filter(JavaProcess::isAlive)
+                .toList();
         JavaProcess dead = flink.jobManager();
         long killed = System.nanoTime();
         dead.kill();
         flink.startJobManager();
-        FlinkCluster.await("the job recovered by the new JobManager", Duration.ofMinutes(4), () -> flink.allTasksRunning(run.jobId));
+        FlinkCluster.await(
+                "the job recovered by the new JobManager",
+                Duration.ofMinutes(4),
+                () -> flink.allTasksRunning(run.jobId));
         long recoveredMs = (System.nanoTime() - killed) / 1_000_000;
         JsonNode restored = flink.restoredFrom(run.jobId);
-        LOG.info("JobManager {} killed; job {} running again under {} {} ms later, restored from {}", dead.name(), run.jobId,
-                flink.jobManager().name(), recoveredMs, restored);
+        LOG.info(
+                "JobManager {} killed; job {} running again under {} {} ms later, restored from {}",
+                dead.name(),
+                run.jobId,
+                flink.jobManager().name(),
+                recoveredMs,
+                restored);
         assertThat(restored).as("the checkpoint the recovered job restored").isNotNull();
-        assertThat(restored.get("is_savepoint").asBoolean()).as("restored from a savepoint").isFalse();
-        assertThat(restored.get("id").asLong()).as("restored checkpoint id vs the last completed before the kill")
+        assertThat(restored.get("is_savepoint").asBoolean())
+                .as("restored from a savepoint")
+                .isFalse();
+        assertThat(restored.get("id").asLong())
+                .as("restored checkpoint id vs the last completed before the kill")
                 .isGreaterThanOrEqualTo(lastCheckpoint);
-        assertThat(taskManagers).as("TaskManager processes after the JobManager kill").allMatch(JavaProcess::isAlive);
+        assertThat(taskManagers)
+                .as("TaskManager processes after the JobManager kill")
+                .allMatch(JavaProcess::isAlive);
 
         ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
         run.awaitConsumed(Duration.ofMinutes(3));
@@ -197,7 +241,9 @@ class StandaloneClusterITCase {
         run.assertWindowsAddUp(offline.size());
         run.assertCommittedFlowRecords(offline);
         if (reference != null) {
-            assertThat(run.windowTotals()).as("window rows of the run with a JobManager kill vs the failure-free run").isEqualTo(reference);
+            assertThat(run.windowTotals())
+                    .as("window rows of the run with a JobManager kill vs the failure-free run")
+                    .isEqualTo(reference);
         }
     }
 }

@@ -22,11 +22,22 @@ import java.util.List;
  * the agent module): absent = -1/null in core, null in the contract.
  */
 public final class ConntrackFixtures {
-    public static final List<String> CASES = List.of("v4_plain", "v6_plain", "v4_mark", "v6_mark", "v4_zone", "v6_zone",
-            "v4_zone_mark", "v4_nat", "v6_nat", "v4_xml", "v4_nofeat", "v6_nofeat", "burst");
+    public static final List<String> CASES = List.of(
+            "v4_plain",
+            "v6_plain",
+            "v4_mark",
+            "v6_mark",
+            "v4_zone",
+            "v6_zone",
+            "v4_zone_mark",
+            "v4_nat",
+            "v6_nat",
+            "v4_xml",
+            "v4_nofeat",
+            "v6_nofeat",
+            "burst");
 
-    private ConntrackFixtures() {
-    }
+    private ConntrackFixtures() {}
 
     /** The raw messages of a case; each one's length is its length prefix, i.e. the real nlmsg size. */
     public static List<byte[]> messages(String name) {

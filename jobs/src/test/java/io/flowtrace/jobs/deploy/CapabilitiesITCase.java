@@ -44,7 +44,8 @@ class CapabilitiesITCase {
         }
         ns = "flowtrace-caps-" + ProcessHandle.current().pid();
         assumeTrue(run("ip", "netns", "add", ns) == 0, "cannot create a network namespace");
-        assertThat(run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")).isZero();
+        assertThat(run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"))
+                .isZero();
     }
 
     @AfterEach
@@ -65,30 +66,47 @@ class CapabilitiesITCase {
         }
         int snaplen = Integer.parseInt(args.get(args.indexOf("--snaplen") + 1).toString());
         String filter = args.get(args.indexOf("--filter") + 1).toString();
-        List<String> tcpdump = new TcpdumpSupervisor("tcpdump", iface, snaplen, filter, new AgentMetrics(), 0).command();
+        List<String> tcpdump =
+                new TcpdumpSupervisor("tcpdump", iface, snaplen, filter, new AgentMetrics(), 0).command();
 
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns));
         cmd.addAll(setpriv(container));
         cmd.addAll(tcpdump);
         Path pcap = Files.createTempFile("caps", ".pcap");
         Path stderr = Files.createTempFile("caps", ".err");
-        Process p = new ProcessBuilder(cmd).redirectOutput(pcap.toFile()).redirectError(stderr.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(pcap.toFile())
+                .redirectError(stderr.toFile())
+                .start();
         try {
             // tcpdump says "listening on ..." once the capture is open (and after it changed user).
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (p.isAlive() && !Files.readString(stderr).contains("listening on") && System.nanoTime() < until) {
                 Thread.sleep(50);
             }
-            assertThat(p.isAlive()).as("tcpdump %s still runs; its stderr: %s", cmd, Files.readString(stderr)).isTrue();
+            assertThat(p.isAlive())
+                    .as("tcpdump %s still runs; its stderr: %s", cmd, Files.readString(stderr))
+                    .isTrue();
             // Ten connection attempts to a closed port on the namespace's loopback: a SYN and a RST each.
-            assertThat(run("ip", "netns", "exec", ns, "bash", "-c",
-                    "for i in 1 2 3 4 5 6 7 8 9 10; do (exec 3<>/dev/tcp/127.0.0.1/9) 2>/dev/null; done; true")).isZero();
+            assertThat(run(
+                            "ip",
+                            "netns",
+                            "exec",
+                            ns,
+                            "bash",
+                            "-c",
+                            "for i in 1 2 3 4 5 6 7 8 9 10; do (exec 3<>/dev/tcp/127.0.0.1/9) 2>/dev/null; done; true"))
+                    .isZero();
             Thread.sleep(500);
             p.destroy(); // SIGTERM: tcpdump writes what it has and exits
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(Files.readString(stderr)).doesNotContain("Couldn't change to").doesNotContain("Operation not permitted");
+            assertThat(Files.readString(stderr))
+                    .doesNotContain("Couldn't change to")
+                    .doesNotContain("Operation not permitted");
             // 10 SYNs and 10 RSTs; "any" sees each loopback packet once per direction it is counted in (>= 20).
-            assertThat(packets(pcap)).as("packets tcpdump captured; stderr: %s", Files.readString(stderr)).isGreaterThanOrEqualTo(20);
+            assertThat(packets(pcap))
+                    .as("packets tcpdump captured; stderr: %s", Files.readString(stderr))
+                    .isGreaterThanOrEqualTo(20);
         } finally {
             p.destroyForcibly();
             Files.deleteIfExists(pcap);
@@ -103,13 +121,27 @@ class CapabilitiesITCase {
         List<Object> args = Yaml.list(container.get("args"), "args");
         int rcvbuf = Integer.parseInt(args.get(args.indexOf("--rcvbuf") + 1).toString());
         // The namespace tracks connections only once a rule uses conntrack.
-        assertThat(run("ip", "netns", "exec", ns, "nft", "add table inet caps; add chain inet caps out "
-                + "{ type filter hook output priority 0; }; add rule inet caps out ct state new counter accept")).isZero();
+        assertThat(
+                        run(
+                                "ip",
+                                "netns",
+                                "exec",
+                                ns,
+                                "nft",
+                                "add table inet caps; add chain inet caps out "
+                                        + "{ type filter hook output priority 0; }; add rule inet caps out ct state new counter accept"))
+                .isZero();
 
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns));
         cmd.addAll(setpriv(container));
-        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), CtnetlinkProbe.class.getName(), String.valueOf(rcvbuf), "30", "5"));
+        cmd.addAll(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                CtnetlinkProbe.class.getName(),
+                String.valueOf(rcvbuf),
+                "30",
+                "5"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         List<String> out = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
@@ -118,20 +150,30 @@ class CapabilitiesITCase {
             assertThat(first).as("probe output %s", out).startsWith("rcvbuf ");
             // SO_RCVBUFFORCE took the request beyond rmem_max: the kernel reports twice the request.
             assertThat(Integer.parseInt(first.substring(7))).isEqualTo(2 * rcvbuf);
-            assertThat(run("ip", "netns", "exec", ns, "bash", "-c",
-                    "for i in 1 2 3 4 5; do (exec 3<>/dev/tcp/127.0.0.1/9) 2>/dev/null; done; true")).isZero();
+            assertThat(run(
+                            "ip",
+                            "netns",
+                            "exec",
+                            ns,
+                            "bash",
+                            "-c",
+                            "for i in 1 2 3 4 5; do (exec 3<>/dev/tcp/127.0.0.1/9) 2>/dev/null; done; true"))
+                    .isZero();
             for (String line = r.readLine(); line != null; line = r.readLine()) {
                 out.add(line);
             }
         }
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as("probe output %s", out).isZero();
-        assertThat(out).as("five connections make at least five NEW events").anyMatch(l -> l.matches("events ([5-9]|\\d{2,})"));
+        assertThat(out)
+                .as("five connections make at least five NEW events")
+                .anyMatch(l -> l.matches("events ([5-9]|\\d{2,})"));
     }
 
     private static List<String> setpriv(Map<String, Object> container) {
         List<Object> add = Yaml.list(Yaml.at(container, "securityContext.capabilities.add"), "add");
-        assertThat(Yaml.list(Yaml.at(container, "securityContext.capabilities.drop"), "drop")).containsExactly("ALL");
+        assertThat(Yaml.list(Yaml.at(container, "securityContext.capabilities.drop"), "drop"))
+                .containsExactly("ALL");
         assertThat(Yaml.at(container, "securityContext.runAsUser")).isEqualTo(0);
         StringBuilder caps = new StringBuilder("-all");
         for (Object c : add) {
@@ -162,7 +204,8 @@ class CapabilitiesITCase {
 
     private static long packets(Path pcap) throws IOException {
         long n = 0;
-        try (InputStream in = Files.newInputStream(pcap); CaptureReader reader = CaptureReader.open(in, CaptureErrorListener.IGNORE)) {
+        try (InputStream in = Files.newInputStream(pcap);
+                CaptureReader reader = CaptureReader.open(in, CaptureErrorListener.IGNORE)) {
             CaptureRecord record = new CaptureRecord();
             while (reader.next(record)) {
                 n++;
@@ -184,7 +227,10 @@ class CapabilitiesITCase {
     }
 
     private static int run(String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             return -1;

@@ -12,8 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Usage: CtnetlinkProbe RCVBUF SECONDS WANTED. Exit 2 when the socket cannot be set up.
  */
 public final class CtnetlinkProbe {
-    private CtnetlinkProbe() {
-    }
+    private CtnetlinkProbe() {}
 
     public static void main(String[] args) throws Exception {
         int rcvbuf = Integer.parseInt(args[0]);

@@ -76,10 +76,18 @@ class DashboardQueriesITCase {
     private static final int PARALLELISM = 2;
     private static final String WRITER = "flowtrace_writer";
     private static final String READER = "flowtrace_reader";
-    private static final List<String> TABLES = List.of("flow_summary", "tcp_events", "service_windows", "vantage_windows",
-            "conntrack_budgets", "dead_letters", "openvpn_sessions", "openvpn_server_windows");
+    private static final List<String> TABLES = List.of(
+            "flow_summary",
+            "tcp_events",
+            "service_windows",
+            "vantage_windows",
+            "conntrack_budgets",
+            "dead_letters",
+            "openvpn_sessions",
+            "openvpn_server_windows");
     /** Recorded OpenVPN setups (testdata/openvpn), a day after the TCP captures: published after them. */
     private static final String OPENVPN_CAPTURE = "openvpn/push-1k.client.pcap.gz";
+
     private static final Vantage OPENVPN_VANTAGE = new Vantage("dash-ovpn", "if0");
     private static final Map<String, Vantage> CAPTURES = new LinkedHashMap<>();
     private static final Map<String, Vantage> CONNTRACK = new LinkedHashMap<>();
@@ -87,6 +95,7 @@ class DashboardQueriesITCase {
     private static final Duration DATASOURCE_MIN_INTERVAL = Duration.ofSeconds(10);
     /** A range long before any data (captures are from 2026; the dead letters get the job's clock). */
     private static final Instant EMPTY_FROM = Instant.parse("2001-01-01T00:00:00Z");
+
     private static final Instant EMPTY_TO = Instant.parse("2001-01-02T00:00:00Z");
 
     static {
@@ -101,6 +110,7 @@ class DashboardQueriesITCase {
 
     @RegisterExtension
     static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+
     static final KafkaBroker KAFKA = SERVICES.kafka();
     static final Postgres POSTGRES = SERVICES.postgres();
 
@@ -121,10 +131,16 @@ class DashboardQueriesITCase {
         runAsAdmin(Files.readString(RepoFiles.path("deploy/sql/admin/roles.sql"), UTF_8)); // idempotent
 
         JobConfig config = JobConfig.of(jobOptions(checkpoints, WRITER));
-        KAFKA.createTopics(PARALLELISM, config.get(JobOption.PACKETS_TOPIC), config.get(JobOption.CONNTRACK_TOPIC),
-                config.get(JobOption.FLOWS_TOPIC), config.get(JobOption.TCP_EVENTS_TOPIC),
-                config.get(JobOption.SERVICE_WINDOWS_TOPIC), config.get(JobOption.VANTAGE_WINDOWS_TOPIC),
-                config.get(JobOption.DEAD_LETTERS_TOPIC), config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
+        KAFKA.createTopics(
+                PARALLELISM,
+                config.get(JobOption.PACKETS_TOPIC),
+                config.get(JobOption.CONNTRACK_TOPIC),
+                config.get(JobOption.FLOWS_TOPIC),
+                config.get(JobOption.TCP_EVENTS_TOPIC),
+                config.get(JobOption.SERVICE_WINDOWS_TOPIC),
+                config.get(JobOption.VANTAGE_WINDOWS_TOPIC),
+                config.get(JobOption.DEAD_LETTERS_TOPIC),
+                config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
         long[] packetTimes = publishCaptures(config.get(JobOption.PACKETS_TOPIC));
         publishedPackets = packetTimes[2];
         long[] conntrackTimes = publishConntrack(config.get(JobOption.CONNTRACK_TOPIC));
@@ -132,16 +148,23 @@ class DashboardQueriesITCase {
 
         PostgresSinks.applySchema(config); // what the job does at start, as the writer
         PostgresSinks.applySchema(config);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
-                JobSinks.fromConfig(config)).withOpenVpnSinks(io.flowtrace.jobs.sink.OpenVpnSinks.fromConfig(config)).build(env);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        new FlowtraceJob(
+                        config,
+                        InputSources.packets(config),
+                        InputSources.conntrack(config),
+                        JobSinks.fromConfig(config))
+                .withOpenVpnSinks(io.flowtrace.jobs.sink.OpenVpnSinks.fromConfig(config))
+                .build(env);
         long started = System.nanoTime();
         env.execute("dashboard-itcase");
         LOG.info("job finished in {} ms", (System.nanoTime() - started) / 1_000_000);
 
         // The range a user would pick: from an hour before the first captured packet or event to an hour
         // after now (dead letters carry the job's wall-clock time). Known from the inputs, not the output.
-        dataFrom = Instant.ofEpochMilli(Math.min(packetTimes[0], conntrackTimes[0]) / 1_000_000L).minus(Duration.ofHours(1));
+        dataFrom = Instant.ofEpochMilli(Math.min(packetTimes[0], conntrackTimes[0]) / 1_000_000L)
+                .minus(Duration.ofHours(1));
         dataTo = Instant.now().plus(Duration.ofHours(1));
         loaded = true;
     }
@@ -150,20 +173,28 @@ class DashboardQueriesITCase {
     @Order(1)
     void theWriterOwnsTheTablesAndNoRoleIsSuperuser() throws Exception {
         load();
-        for (Map<String, Object> t : POSTGRES.query("SELECT tablename, tableowner FROM pg_tables WHERE schemaname = 'public'")) {
+        for (Map<String, Object> t :
+                POSTGRES.query("SELECT tablename, tableowner FROM pg_tables WHERE schemaname = 'public'")) {
             if (TABLES.contains((String) t.get("tablename")) || "flow_conntrack".equals(t.get("tablename"))) {
-                assertThat(t.get("tableowner")).as("owner of %s", t.get("tablename")).isEqualTo(WRITER);
+                assertThat(t.get("tableowner"))
+                        .as("owner of %s", t.get("tablename"))
+                        .isEqualTo(WRITER);
             }
         }
         for (Map<String, Object> r : POSTGRES.query(
                 "SELECT rolname, rolsuper, rolcreaterole, rolcreatedb, rolbypassrls FROM pg_roles WHERE rolname LIKE 'flowtrace_%'")) {
             assertThat(List.of(r.get("rolsuper"), r.get("rolcreaterole"), r.get("rolcreatedb"), r.get("rolbypassrls")))
-                    .as("privileges of %s", r.get("rolname")).containsOnly(false);
+                    .as("privileges of %s", r.get("rolname"))
+                    .containsOnly(false);
         }
         // The job wrote through the writer: every table the dashboards read has rows.
         for (String table : TABLES) {
-            assertThat(((Number) POSTGRES.query("SELECT count(*) AS n FROM " + table).get(0).get("n")).longValue())
-                    .as("rows in %s", table).isPositive();
+            assertThat(((Number) POSTGRES.query("SELECT count(*) AS n FROM " + table)
+                                    .get(0)
+                                    .get("n"))
+                            .longValue())
+                    .as("rows in %s", table)
+                    .isPositive();
         }
     }
 
@@ -172,8 +203,15 @@ class DashboardQueriesITCase {
     void everyPanelQueryRunsAsTheReaderAndReturnsRows() throws Exception {
         load();
         List<Dashboard> dashboards = GrafanaDashboards.all();
-        assertThat(dashboards).extracting(Dashboard::uid).containsExactlyInAnyOrder("flowtrace-overview",
-                "flowtrace-services", "flowtrace-slow-start", "flowtrace-flow", "flowtrace-conntrack", "flowtrace-openvpn");
+        assertThat(dashboards)
+                .extracting(Dashboard::uid)
+                .containsExactlyInAnyOrder(
+                        "flowtrace-overview",
+                        "flowtrace-services",
+                        "flowtrace-slow-start",
+                        "flowtrace-flow",
+                        "flowtrace-conntrack",
+                        "flowtrace-openvpn");
         int queries = 0;
         try (Connection reader = connect(READER)) {
             for (Dashboard d : dashboards) {
@@ -201,12 +239,19 @@ class DashboardQueriesITCase {
     void servicesTableAndTotalsAgreeWithTheOfflineAnalysis() throws Exception {
         load();
         Map<String, List<JsonNode>> byServer = new TreeMap<>();
-        CAPTURES.forEach((capture, vantage) -> CaptureFixtures.offlineReports(capture, PacketEvents.vantage(vantage)).values()
-                .forEach(r -> byServer.computeIfAbsent(r.get("flow").get("server").asText(), k -> new ArrayList<>()).add(r)));
+        CAPTURES.forEach((capture, vantage) -> CaptureFixtures.offlineReports(capture, PacketEvents.vantage(vantage))
+                .values()
+                .forEach(r -> byServer.computeIfAbsent(
+                                r.get("flow").get("server").asText(), k -> new ArrayList<>())
+                        .add(r)));
         try (Connection reader = connect(READER)) {
             Dashboard services = dashboard("flowtrace-services");
-            List<List<Object>> rows = run(reader, panel(services, "Connection setup per service (flows ended in range)"),
-                    resolveVariables(reader, services, dataFrom, dataTo), dataFrom, dataTo);
+            List<List<Object>> rows = run(
+                    reader,
+                    panel(services, "Connection setup per service (flows ended in range)"),
+                    resolveVariables(reader, services, dataFrom, dataTo),
+                    dataFrom,
+                    dataTo);
             Map<String, List<Object>> byService = new TreeMap<>();
             rows.forEach(r -> byService.put((String) r.get(0), r));
             assertThat(byService.keySet()).isEqualTo(byServer.keySet());
@@ -221,25 +266,53 @@ class DashboardQueriesITCase {
                 }
                 setups.sort(null);
                 List<Object> row = byService.get(server);
-                assertThat(((Number) row.get(1)).longValue()).as("connections of %s", server).isEqualTo(flows.size());
-                assertThat(((Number) row.get(2)).longValue()).as("handshakes of %s", server).isEqualTo(setups.size());
-                assertThat(((Number) row.get(7)).longValue()).as("SYN retransmits of %s", server).isEqualTo(syn);
+                assertThat(((Number) row.get(1)).longValue())
+                        .as("connections of %s", server)
+                        .isEqualTo(flows.size());
+                assertThat(((Number) row.get(2)).longValue())
+                        .as("handshakes of %s", server)
+                        .isEqualTo(setups.size());
+                assertThat(((Number) row.get(7)).longValue())
+                        .as("SYN retransmits of %s", server)
+                        .isEqualTo(syn);
                 if (!setups.isEmpty()) {
-                    double mean = setups.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
-                    double sd = Math.sqrt(setups.stream().mapToDouble(v -> (v - mean) * (v - mean)).sum() / setups.size());
+                    double mean = setups.stream()
+                            .mapToDouble(Double::doubleValue)
+                            .average()
+                            .orElseThrow();
+                    double sd = Math.sqrt(setups.stream()
+                                    .mapToDouble(v -> (v - mean) * (v - mean))
+                                    .sum()
+                            / setups.size());
                     org.assertj.core.data.Offset<Double> close = org.assertj.core.data.Offset.offset(1e-5);
-                    assertThat(((Number) row.get(3)).doubleValue()).as("mean setup of %s", server).isCloseTo(mean, close);
-                    assertThat(((Number) row.get(4)).doubleValue()).as("sd setup of %s", server).isCloseTo(sd, close);
-                    assertThat(((Number) row.get(5)).doubleValue()).as("p50 setup of %s", server).isCloseTo(percentileCont(setups, 0.5), close);
-                    assertThat(((Number) row.get(6)).doubleValue()).as("p99 setup of %s", server).isCloseTo(percentileCont(setups, 0.99), close);
+                    assertThat(((Number) row.get(3)).doubleValue())
+                            .as("mean setup of %s", server)
+                            .isCloseTo(mean, close);
+                    assertThat(((Number) row.get(4)).doubleValue())
+                            .as("sd setup of %s", server)
+                            .isCloseTo(sd, close);
+                    assertThat(((Number) row.get(5)).doubleValue())
+                            .as("p50 setup of %s", server)
+                            .isCloseTo(percentileCont(setups, 0.5), close);
+                    assertThat(((Number) row.get(6)).doubleValue())
+                            .as("p99 setup of %s", server)
+                            .isCloseTo(percentileCont(setups, 0.99), close);
                 }
             });
-            assertThat(byServer.values().stream().mapToLong(l -> l.size()).sum()).as("flows in the captures").isGreaterThan(200);
+            assertThat(byServer.values().stream().mapToLong(l -> l.size()).sum())
+                    .as("flows in the captures")
+                    .isGreaterThan(200);
 
             Dashboard overview = dashboard("flowtrace-overview");
-            List<List<Object>> totals = run(reader, panel(overview, "Totals in range"),
-                    resolveVariables(reader, overview, dataFrom, dataTo), dataFrom, dataTo);
-            assertThat(((Number) totals.get(0).get(0)).longValue()).as("packets of every flow").isEqualTo(publishedPackets);
+            List<List<Object>> totals = run(
+                    reader,
+                    panel(overview, "Totals in range"),
+                    resolveVariables(reader, overview, dataFrom, dataTo),
+                    dataFrom,
+                    dataTo);
+            assertThat(((Number) totals.get(0).get(0)).longValue())
+                    .as("packets of every flow")
+                    .isEqualTo(publishedPackets);
         }
     }
 
@@ -252,11 +325,16 @@ class DashboardQueriesITCase {
     }
 
     private static Dashboard dashboard(String uid) {
-        return GrafanaDashboards.all().stream().filter(d -> d.uid().equals(uid)).findFirst().orElseThrow();
+        return GrafanaDashboards.all().stream()
+                .filter(d -> d.uid().equals(uid))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static PanelQuery panel(Dashboard d, String title) {
-        return d.queries().stream().filter(q -> q.title().equals(title)).findFirst()
+        return d.queries().stream()
+                .filter(q -> q.title().equals(title))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no panel \"" + title + "\" in " + d.uid()));
     }
 
@@ -270,14 +348,22 @@ class DashboardQueriesITCase {
                 Map<String, Value> variables = resolveVariables(reader, d, dataFrom, dataTo);
                 for (Variable v : d.variables()) {
                     if (v.type().equals("query")) {
-                        assertThat(v.query()).as("variable %s of %s", v.name(), d.uid()).contains("$__timeFilter(");
-                        assertThat(query(reader, expand(v.query(), variables, EMPTY_FROM, EMPTY_TO, DATASOURCE_MIN_INTERVAL)))
-                                .as("values of %s outside the data's range", v.name()).isEmpty();
+                        assertThat(v.query())
+                                .as("variable %s of %s", v.name(), d.uid())
+                                .contains("$__timeFilter(");
+                        assertThat(query(
+                                        reader,
+                                        expand(v.query(), variables, EMPTY_FROM, EMPTY_TO, DATASOURCE_MIN_INTERVAL)))
+                                .as("values of %s outside the data's range", v.name())
+                                .isEmpty();
                     }
                 }
                 for (PanelQuery q : d.queries()) {
-                    assertThat(q.rawSql()).as("%s filters on the dashboard range", q).contains("$__timeFilter(");
-                    assertThat(run(reader, q, variables, EMPTY_FROM, EMPTY_TO)).as("rows of %s in %s..%s", q, EMPTY_FROM, EMPTY_TO)
+                    assertThat(q.rawSql())
+                            .as("%s filters on the dashboard range", q)
+                            .contains("$__timeFilter(");
+                    assertThat(run(reader, q, variables, EMPTY_FROM, EMPTY_TO))
+                            .as("rows of %s in %s..%s", q, EMPTY_FROM, EMPTY_TO)
                             .isEmpty();
                 }
             }
@@ -288,13 +374,16 @@ class DashboardQueriesITCase {
     @Order(5)
     void theReaderCannotWrite() throws Exception {
         load();
-        try (Connection reader = connect(READER); Statement st = reader.createStatement()) {
+        try (Connection reader = connect(READER);
+                Statement st = reader.createStatement()) {
             // The role's default: read-only transactions.
             assertThatThrownBy(() -> st.executeUpdate("DELETE FROM dead_letters"))
-                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("25006"));
+                    .isInstanceOfSatisfying(
+                            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("25006"));
             // Privileges hold even when the session turns read-only off.
             st.execute("SET default_transaction_read_only = off");
-            for (String write : List.of("DELETE FROM dead_letters",
+            for (String write : List.of(
+                    "DELETE FROM dead_letters",
                     "UPDATE flow_summary SET final = false",
                     "INSERT INTO tcp_events (vantage, client, server, instance, event_index, event_time, kind, direction)"
                             + " VALUES ('x', 'x', 'x', 0, 0, now(), 'x', 'x')",
@@ -302,8 +391,11 @@ class DashboardQueriesITCase {
                     "CREATE TABLE reader_table (i int)",
                     "ALTER TABLE service_windows ADD COLUMN reader_column int",
                     "SELECT * FROM flowtrace_purge(now())")) {
-                assertThatThrownBy(() -> st.execute(write)).as(write)
-                        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).as(write).isEqualTo("42501"));
+                assertThatThrownBy(() -> st.execute(write))
+                        .as(write)
+                        .isInstanceOfSatisfying(
+                                SQLException.class,
+                                e -> assertThat(e.getSQLState()).as(write).isEqualTo("42501"));
             }
         }
     }
@@ -312,7 +404,8 @@ class DashboardQueriesITCase {
     @Order(6)
     void tablesTheWriterCreatesLaterAreReadable() throws Exception {
         load();
-        try (Connection writer = connect(WRITER); Statement w = writer.createStatement()) {
+        try (Connection writer = connect(WRITER);
+                Statement w = writer.createStatement()) {
             w.execute("CREATE TABLE IF NOT EXISTS v_next_migration (i int)");
             w.execute("INSERT INTO v_next_migration VALUES (7)");
             try (Connection reader = connect(READER)) {
@@ -328,16 +421,35 @@ class DashboardQueriesITCase {
     void purgeDeletesExactlyTheRowsOlderThanTheCutoff() throws Exception {
         load();
         Instant cutoff = ((java.sql.Timestamp) POSTGRES.query(
-                "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY last_seen) AS t FROM flow_summary")
-                .get(0).get("t")).toInstant();
-        Map<String, String> ageColumn = Map.of("flow_summary", "last_seen", "tcp_events", "event_time",
-                "service_windows", "window_end", "vantage_windows", "window_end", "conntrack_budgets", "window_end",
-                "dead_letters", "job_time", "openvpn_sessions", "last_seen", "openvpn_server_windows", "window_end");
+                                "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY last_seen) AS t FROM flow_summary")
+                        .get(0)
+                        .get("t"))
+                .toInstant();
+        Map<String, String> ageColumn = Map.of(
+                "flow_summary",
+                "last_seen",
+                "tcp_events",
+                "event_time",
+                "service_windows",
+                "window_end",
+                "vantage_windows",
+                "window_end",
+                "conntrack_budgets",
+                "window_end",
+                "dead_letters",
+                "job_time",
+                "openvpn_sessions",
+                "last_seen",
+                "openvpn_server_windows",
+                "window_end");
         Map<String, Long> older = new HashMap<>();
         Map<String, Long> total = new HashMap<>();
         for (String table : TABLES) {
-            Map<String, Object> row = POSTGRES.query("SELECT count(*) FILTER (WHERE " + ageColumn.get(table)
-                    + " < ?) AS older, count(*) AS total FROM " + table, java.sql.Timestamp.from(cutoff)).get(0);
+            Map<String, Object> row = POSTGRES.query(
+                            "SELECT count(*) FILTER (WHERE " + ageColumn.get(table)
+                                    + " < ?) AS older, count(*) AS total FROM " + table,
+                            java.sql.Timestamp.from(cutoff))
+                    .get(0);
             older.put(table, ((Number) row.get("older")).longValue());
             total.put(table, ((Number) row.get("total")).longValue());
         }
@@ -346,21 +458,27 @@ class DashboardQueriesITCase {
         // have no conntrack entries of their own: one joined row just before and one just after the cutoff.
         long cutoffUs = cutoff.getEpochSecond() * 1_000_000L + cutoff.getNano() / 1000;
         for (long t : new long[] {cutoffUs - 1, cutoffUs + 1}) {
-            POSTGRES.execute("INSERT INTO flow_conntrack (vantage, client, server, instance, ct_vantage, tuple_side, nat, "
-                    + "pre_nat_client, pre_nat_server, post_nat_client, post_nat_server, ct_status, ct_destroyed, "
-                    + "captured_c2s_packets, captured_s2c_packets, flow_final, join_time_us) VALUES ('purge/if0', "
-                    + "'10.0.0.1:1', '10.0.0.2:2', " + t + ", 'purge/conntrack', 'original', 'none', '10.0.0.1:1', "
-                    + "'10.0.0.2:2', '10.0.0.1:1', '10.0.0.2:2', 14, true, 1, 1, true, " + t + ")");
+            POSTGRES.execute(
+                    "INSERT INTO flow_conntrack (vantage, client, server, instance, ct_vantage, tuple_side, nat, "
+                            + "pre_nat_client, pre_nat_server, post_nat_client, post_nat_server, ct_status, ct_destroyed, "
+                            + "captured_c2s_packets, captured_s2c_packets, flow_final, join_time_us) VALUES ('purge/if0', "
+                            + "'10.0.0.1:1', '10.0.0.2:2', " + t
+                            + ", 'purge/conntrack', 'original', 'none', '10.0.0.1:1', "
+                            + "'10.0.0.2:2', '10.0.0.1:1', '10.0.0.2:2', 14, true, 1, 1, true, " + t + ")");
         }
-        Map<String, Object> joined = POSTGRES.query("SELECT count(*) FILTER (WHERE join_time_us < ?) AS older, count(*) AS total "
-                + "FROM flow_conntrack", cutoffUs).get(0);
+        Map<String, Object> joined = POSTGRES.query(
+                        "SELECT count(*) FILTER (WHERE join_time_us < ?) AS older, count(*) AS total "
+                                + "FROM flow_conntrack",
+                        cutoffUs)
+                .get(0);
         older.put("flow_conntrack", ((Number) joined.get("older")).longValue());
         assertThat(older.get("flow_conntrack")).isPositive().isLessThan(((Number) joined.get("total")).longValue());
         total.put("flow_conntrack", ((Number) joined.get("total")).longValue());
 
         Map<String, Long> deleted = new HashMap<>();
         try (Connection writer = connect(WRITER);
-                java.sql.PreparedStatement st = writer.prepareStatement("SELECT table_name, deleted FROM flowtrace_purge(?)")) {
+                java.sql.PreparedStatement st =
+                        writer.prepareStatement("SELECT table_name, deleted FROM flowtrace_purge(?)")) {
             st.setObject(1, java.time.OffsetDateTime.ofInstant(cutoff, java.time.ZoneOffset.UTC));
             try (ResultSet rs = st.executeQuery()) {
                 while (rs.next()) {
@@ -370,8 +488,12 @@ class DashboardQueriesITCase {
         }
         assertThat(deleted).isEqualTo(older);
         for (String table : older.keySet()) {
-            assertThat(((Number) POSTGRES.query("SELECT count(*) AS n FROM " + table).get(0).get("n")).longValue())
-                    .as("rows left in %s", table).isEqualTo(total.get(table) - older.get(table));
+            assertThat(((Number) POSTGRES.query("SELECT count(*) AS n FROM " + table)
+                                    .get(0)
+                                    .get("n"))
+                            .longValue())
+                    .as("rows left in %s", table)
+                    .isEqualTo(total.get(table) - older.get(table));
         }
     }
 
@@ -389,7 +511,8 @@ class DashboardQueriesITCase {
             List<String> values = new ArrayList<>();
             if (v.type().equals("query")) {
                 String sql = expand(v.query(), resolved, from, to, DATASOURCE_MIN_INTERVAL);
-                try (Statement st = reader.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+                try (Statement st = reader.createStatement();
+                        ResultSet rs = st.executeQuery(sql)) {
                     int valueColumn = findColumn(rs, "__value");
                     while (rs.next()) {
                         values.add(rs.getString(valueColumn));
@@ -399,7 +522,9 @@ class DashboardQueriesITCase {
                 assertThat(v.type()).as("variable %s of %s", v.name(), d.uid()).isEqualTo("custom");
                 values.addAll(v.customValues());
             }
-            assertThat(values).as("values of variable %s in %s", v.name(), d.uid()).isNotEmpty();
+            assertThat(values)
+                    .as("values of variable %s in %s", v.name(), d.uid())
+                    .isNotEmpty();
             resolved.put(v.name(), v.multiOrAll() ? Value.all(values) : Value.single(values.get(0)));
         }
         return resolved;
@@ -414,7 +539,8 @@ class DashboardQueriesITCase {
         return 1;
     }
 
-    private static List<List<Object>> run(Connection reader, PanelQuery q, Map<String, Value> variables, Instant from, Instant to)
+    private static List<List<Object>> run(
+            Connection reader, PanelQuery q, Map<String, Value> variables, Instant from, Instant to)
             throws SQLException {
         Duration min = q.minInterval() != null ? q.minInterval() : DATASOURCE_MIN_INTERVAL;
         String sql = expand(q.rawSql(), variables, from, to, min);
@@ -426,13 +552,16 @@ class DashboardQueriesITCase {
         }
     }
 
-    private static String expand(String raw, Map<String, Value> variables, Instant from, Instant to, Duration minInterval) {
-        return GrafanaSql.expandMacros(GrafanaSql.interpolate(raw, variables, GrafanaSql.interval(from, to, minInterval)), from, to);
+    private static String expand(
+            String raw, Map<String, Value> variables, Instant from, Instant to, Duration minInterval) {
+        return GrafanaSql.expandMacros(
+                GrafanaSql.interpolate(raw, variables, GrafanaSql.interval(from, to, minInterval)), from, to);
     }
 
     private static List<List<Object>> query(Connection c, String sql) throws SQLException {
         List<List<Object>> rows = new ArrayList<>();
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
             int columns = rs.getMetaData().getColumnCount();
             while (rs.next()) {
                 List<Object> row = new ArrayList<>();
@@ -457,7 +586,8 @@ class DashboardQueriesITCase {
     }
 
     private static void runAsAdmin(String sql) throws SQLException {
-        try (Connection c = connect(Postgres.USER); Statement st = c.createStatement()) {
+        try (Connection c = connect(Postgres.USER);
+                Statement st = c.createStatement()) {
             st.execute(sql);
         }
     }
@@ -473,20 +603,23 @@ class DashboardQueriesITCase {
                 for (PacketEvent p : CaptureFixtures.packets(capture.getKey(), capture.getValue())) {
                     PacketEvents.fromAvro(p, scratch);
                     String key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch);
-                    producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), p.toByteBuffer().array()));
+                    producer.send(new ProducerRecord<>(
+                            topic, key.getBytes(UTF_8), p.toByteBuffer().array()));
                     first = Math.min(first, p.getCaptureTimeNs());
                     last = Math.max(last, p.getCaptureTimeNs());
                     sent++;
                 }
             }
             // OpenVPN batches as an agent sends them (not counted in `sent`: the TCP totals compare with it)
-            for (io.flowtrace.avro.OpenVpnBatch b : io.flowtrace.jobs.openvpn.OpenVpnFixtures.batches(OPENVPN_CAPTURE,
-                    OPENVPN_VANTAGE, 64, r -> { })) {
+            for (io.flowtrace.avro.OpenVpnBatch b :
+                    io.flowtrace.jobs.openvpn.OpenVpnFixtures.batches(OPENVPN_CAPTURE, OPENVPN_VANTAGE, 64, r -> {})) {
                 java.nio.ByteBuffer value = b.toByteBuffer();
                 byte[] bytes = new byte[value.remaining()];
                 value.get(bytes);
-                producer.send(new ProducerRecord<>(topic,
-                        io.flowtrace.avro.mapping.OpenVpnBatches.flowKey(b).getBytes(UTF_8), bytes));
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        io.flowtrace.avro.mapping.OpenVpnBatches.flowKey(b).getBytes(UTF_8),
+                        bytes));
                 first = Math.min(first, b.getBaseTimeNs());
                 last = Math.max(last, b.getBaseTimeNs());
             }
@@ -506,10 +639,13 @@ class DashboardQueriesITCase {
                 String vantage = c.getValue().getAgentId() + "/" + c.getValue().getInterfaceName();
                 for (byte[] message : ConntrackFixtures.messages(c.getKey())) {
                     ConntrackMessage core = ConntrackFixtures.parse(message);
-                    io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, c.getValue(), ConntrackSource.NETLINK);
-                    String key = vantage + " " + core.family() + "/" + core.proto() + " " + core.orig().srcText() + ":"
-                            + core.orig().srcPort() + " " + core.orig().dstText() + ":" + core.orig().dstPort();
-                    producer.send(new ProducerRecord<>(topic, key.getBytes(UTF_8), avro.toByteBuffer().array()));
+                    io.flowtrace.avro.ConntrackEvent avro =
+                            ConntrackFixtures.toAvro(core, c.getValue(), ConntrackSource.NETLINK);
+                    String key = vantage + " " + core.family() + "/" + core.proto() + " "
+                            + core.orig().srcText() + ":" + core.orig().srcPort() + " "
+                            + core.orig().dstText() + ":" + core.orig().dstPort();
+                    producer.send(new ProducerRecord<>(
+                            topic, key.getBytes(UTF_8), avro.toByteBuffer().array()));
                     first = Math.min(first, core.timeNanos());
                     last = Math.max(last, core.timeNanos());
                 }

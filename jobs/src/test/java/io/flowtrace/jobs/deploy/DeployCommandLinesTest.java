@@ -25,8 +25,11 @@ class DeployCommandLinesTest {
     @Test
     void theFlinkDeploymentsJobArgumentsParse() throws IOException {
         Map<String, Object> fd = Kustomize.render(RepoFiles.path("deploy/k8s")).stream()
-                .filter(o -> "FlinkDeployment".equals(o.get("kind"))).findFirst().orElseThrow();
-        JobConfig config = JobConfig.fromArgs(withEmptyConfig(strings(Yaml.list(Yaml.at(fd, "spec.job.args"), "args"))));
+                .filter(o -> "FlinkDeployment".equals(o.get("kind")))
+                .findFirst()
+                .orElseThrow();
+        JobConfig config =
+                JobConfig.fromArgs(withEmptyConfig(strings(Yaml.list(Yaml.at(fd, "spec.job.args"), "args"))));
         assertThat(config.get(JobOption.JDBC_URL)).contains("sslmode=verify-full");
         assertThat(config.get(JobOption.JDBC_USER)).isEqualTo("flowtrace_writer");
     }
@@ -35,7 +38,8 @@ class DeployCommandLinesTest {
     void composesJobArgumentsParse() throws IOException {
         List<String> command = strings(Yaml.list(Yaml.at(compose(), "services.jobmanager.command"), "command"));
         // standalone-job --job-classname CLASS, then the job's own arguments.
-        assertThat(command.subList(0, 3)).containsExactly("standalone-job", "--job-classname", "io.flowtrace.jobs.FlowtraceJob");
+        assertThat(command.subList(0, 3))
+                .containsExactly("standalone-job", "--job-classname", "io.flowtrace.jobs.FlowtraceJob");
         JobConfig config = JobConfig.fromArgs(command.subList(3, command.size()).toArray(String[]::new));
         assertThat(config.get(JobOption.BOOTSTRAP_SERVERS)).isEqualTo("kafka:9092");
     }
@@ -47,18 +51,21 @@ class DeployCommandLinesTest {
             for (Object c : Yaml.list(Yaml.at(doc, "spec.template.spec.containers"), "containers")) {
                 // $(VAR) is expanded by the kubelet from the container's environment: give it a value.
                 lines.add(strings(Yaml.list(Yaml.map(c, "container").get("args"), "args")).stream()
-                        .map(a -> a.replace("$(NODE_NAME)", "node-1").replace("$(FLOWTRACE_IFACE)", "any")).toList());
+                        .map(a -> a.replace("$(NODE_NAME)", "node-1").replace("$(FLOWTRACE_IFACE)", "any"))
+                        .toList());
             }
         }
         Map<String, Object> services = Yaml.map(compose().get("services"), "services");
         for (String agent : List.of("agent-packets", "agent-conntrack")) {
             lines.add(strings(Yaml.list(Yaml.at(services, agent + ".command"), "command")).stream()
-                    .map(a -> a.replaceAll("\\$\\{[A-Z_]+:-([^}]*)}", "$1")).toList());
+                    .map(a -> a.replaceAll("\\$\\{[A-Z_]+:-([^}]*)}", "$1"))
+                    .toList());
         }
         assertThat(lines).hasSize(4);
         for (List<String> args : lines) {
             assertThatCode(() -> new CommandLine(new FlowtraceCli()).parseArgs(args.toArray(String[]::new)))
-                    .as("flowtrace %s", args).doesNotThrowAnyException();
+                    .as("flowtrace %s", args)
+                    .doesNotThrowAnyException();
         }
     }
 

@@ -60,8 +60,10 @@ class DeployManifestsTest {
 
     private static List<Path> files() throws IOException {
         try (Stream<Path> s = Files.list(RepoFiles.path("deploy/k8s"))) {
-            return s.filter(p -> p.toString().endsWith(".yaml") && !p.getFileName().toString().equals("kustomization.yaml"))
-                    .sorted().toList();
+            return s.filter(p -> p.toString().endsWith(".yaml")
+                            && !p.getFileName().toString().equals("kustomization.yaml"))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -81,10 +83,14 @@ class DeployManifestsTest {
         assertThat(all).extracting(Manifest::kind).contains("FlinkDeployment", "DaemonSet", "KafkaTopic");
         for (Manifest m : all) {
             assertThat(API_VERSIONS).as("kind of %s", m).containsKey(m.kind());
-            assertThat(Yaml.string(m.doc(), "apiVersion")).as("apiVersion of %s", m).isEqualTo(API_VERSIONS.get(m.kind()));
+            assertThat(Yaml.string(m.doc(), "apiVersion"))
+                    .as("apiVersion of %s", m)
+                    .isEqualTo(API_VERSIONS.get(m.kind()));
             assertThat(m.name()).as("metadata.name of %s", m).isNotBlank();
             if (!m.kind().equals("Namespace")) {
-                assertThat(Yaml.string(m.doc(), "metadata.namespace")).as("namespace of %s", m).isEqualTo(NAMESPACE);
+                assertThat(Yaml.string(m.doc(), "metadata.namespace"))
+                        .as("namespace of %s", m)
+                        .isEqualTo(NAMESPACE);
             }
         }
     }
@@ -105,20 +111,29 @@ class DeployManifestsTest {
         assertThat(conf.get("kubernetes.operator.savepoint.history.max.count")).isNotNull();
         assertThat(conf.get("kubernetes.operator.savepoint.dispose-on-delete")).isEqualTo("true");
         // REST inside the cluster only, without jar upload (application mode needs none).
-        assertThat(conf).containsEntry("kubernetes.rest-service.exposed.type", "ClusterIP").containsEntry("web.submit.enable", "false");
+        assertThat(conf)
+                .containsEntry("kubernetes.rest-service.exposed.type", "ClusterIP")
+                .containsEntry("web.submit.enable", "false");
         // Flink 2.2 deprecates state.backend.incremental.
-        assertThat(conf).doesNotContainKey("state.backend.incremental").containsEntry("execution.checkpointing.incremental", "true");
+        assertThat(conf)
+                .doesNotContainKey("state.backend.incremental")
+                .containsEntry("execution.checkpointing.incremental", "true");
         // Application mode: a job section with the jar inside the image (docker/job.Dockerfile puts it there).
         assertThat(Yaml.string(spec, "job.jarURI")).isEqualTo("local:///opt/flink/usrlib/flowtrace-job.jar");
         assertThat(Yaml.string(spec, "job.entryClass")).isEqualTo("io.flowtrace.jobs.FlowtraceJob");
         assertThat(Yaml.string(spec, "job.upgradeMode")).isEqualTo("savepoint");
         // The checkpoint volume is mounted and its claim is in the manifests; so is the service account.
-        assertThat(names("PersistentVolumeClaim")).contains(Yaml.string(
-                Yaml.map(Yaml.list(Yaml.at(spec, "podTemplate.spec.volumes"), "volumes").get(0), "volume"),
-                "persistentVolumeClaim.claimName"));
+        assertThat(names("PersistentVolumeClaim"))
+                .contains(Yaml.string(
+                        Yaml.map(
+                                Yaml.list(Yaml.at(spec, "podTemplate.spec.volumes"), "volumes")
+                                        .get(0),
+                                "volume"),
+                        "persistentVolumeClaim.claimName"));
         assertThat(names("ServiceAccount")).contains((String) spec.get("serviceAccount"));
         // Source parallelism = packets partitions: more subtasks would idle, fewer would cap throughput.
-        assertThat(Yaml.at(spec, "job.parallelism")).isEqualTo(topicPartitions().get(JobOption.PACKETS_TOPIC.defaultValue()));
+        assertThat(Yaml.at(spec, "job.parallelism"))
+                .isEqualTo(topicPartitions().get(JobOption.PACKETS_TOPIC.defaultValue()));
         List<Object> args = Yaml.list(Yaml.at(spec, "job.args"), "args");
         assertThat(args).contains("--jdbc-password-file", "--config").doesNotContain("--jdbc-password");
     }
@@ -136,23 +151,32 @@ class DeployManifestsTest {
         assertThat(pod.get("hostIPC")).isNotEqualTo(true);
         List<Object> containers = Yaml.list(pod.get("containers"), "containers");
         assertThat(containers).hasSize(2);
-        Map<String, List<String>> expected = Map.of("packets", List.of("NET_RAW", "SETUID", "SETGID"),
-                "conntrack", List.of("NET_ADMIN"));
+        Map<String, List<String>> expected =
+                Map.of("packets", List.of("NET_RAW", "SETUID", "SETGID"), "conntrack", List.of("NET_ADMIN"));
         for (Object c : containers) {
             Map<String, Object> container = Yaml.map(c, "container");
             String name = Yaml.string(container, "name");
             assertThat(Yaml.at(container, "securityContext.privileged")).isEqualTo(false);
-            assertThat(Yaml.at(container, "securityContext.allowPrivilegeEscalation")).isEqualTo(false);
-            assertThat(Yaml.list(Yaml.at(container, "securityContext.capabilities.drop"), "drop")).containsExactly("ALL");
-            assertThat(Yaml.list(Yaml.at(container, "securityContext.capabilities.add"), "add")).as(name)
+            assertThat(Yaml.at(container, "securityContext.allowPrivilegeEscalation"))
+                    .isEqualTo(false);
+            assertThat(Yaml.list(Yaml.at(container, "securityContext.capabilities.drop"), "drop"))
+                    .containsExactly("ALL");
+            assertThat(Yaml.list(Yaml.at(container, "securityContext.capabilities.add"), "add"))
+                    .as(name)
                     .containsExactlyInAnyOrderElementsOf(expected.get(name));
             // The probe asks the agent's own endpoint: --metrics-port, on the node's loopback.
             List<Object> args = Yaml.list(container.get("args"), "args");
             Object port = args.get(args.indexOf("--metrics-port") + 1);
             assertThat(args).as(name).doesNotContain("--metrics-address");
-            assertThat(Yaml.string(container, "readinessProbe.httpGet.path")).as(name).isEqualTo("/healthz");
-            assertThat(Yaml.string(container, "readinessProbe.httpGet.host")).as(name).isEqualTo("127.0.0.1");
-            assertThat(Yaml.string(container, "readinessProbe.httpGet.port")).as(name).isEqualTo(port.toString());
+            assertThat(Yaml.string(container, "readinessProbe.httpGet.path"))
+                    .as(name)
+                    .isEqualTo("/healthz");
+            assertThat(Yaml.string(container, "readinessProbe.httpGet.host"))
+                    .as(name)
+                    .isEqualTo("127.0.0.1");
+            assertThat(Yaml.string(container, "readinessProbe.httpGet.port"))
+                    .as(name)
+                    .isEqualTo(port.toString());
         }
     }
 
@@ -171,26 +195,35 @@ class DeployManifestsTest {
                 Map<String, String> env = new java.util.HashMap<>();
                 for (Object e : Yaml.list(c.get("env"), "env")) {
                     Map<String, Object> var = Yaml.map(e, "env var");
-                    env.put(var.get("name").toString(), var.get("value") == null ? null : var.get("value").toString());
+                    env.put(
+                            var.get("name").toString(),
+                            var.get("value") == null ? null : var.get("value").toString());
                 }
                 String mode = env.containsKey("PGSSLMODE") ? env.get("PGSSLMODE") : env.get("FLOWTRACE_PG_SSLMODE");
-                String rootCert = env.containsKey("PGSSLROOTCERT") ? env.get("PGSSLROOTCERT") : env.get("FLOWTRACE_PG_SSLROOTCERT");
+                String rootCert = env.containsKey("PGSSLROOTCERT")
+                        ? env.get("PGSSLROOTCERT")
+                        : env.get("FLOWTRACE_PG_SSLROOTCERT");
                 if (mode == null) {
                     continue;
                 }
                 clients++;
                 assertThat(mode).as("sslmode of %s", m).isEqualTo("verify-full");
                 List<String> mounts = Yaml.list(c.get("volumeMounts"), "volumeMounts").stream()
-                        .map(v -> Yaml.string(Yaml.map(v, "mount"), "mountPath")).toList();
-                assertThat(mounts).as("the CA file %s of %s is on a mounted volume", rootCert, m)
+                        .map(v -> Yaml.string(Yaml.map(v, "mount"), "mountPath"))
+                        .toList();
+                assertThat(mounts)
+                        .as("the CA file %s of %s is on a mounted volume", rootCert, m)
                         .anyMatch(path -> rootCert != null && rootCert.startsWith(path + "/"));
             }
         }
         assertThat(clients).as("Grafana and the retention CronJob").isEqualTo(2);
         List<Object> jobArgs = Yaml.list(Yaml.at(only("FlinkDeployment").doc(), "spec.job.args"), "args");
-        assertThat(jobArgs.get(jobArgs.indexOf("--jdbc-url") + 1).toString()).contains("sslmode=verify-full").contains("sslrootcert=");
+        assertThat(jobArgs.get(jobArgs.indexOf("--jdbc-url") + 1).toString())
+                .contains("sslmode=verify-full")
+                .contains("sslrootcert=");
         // The retention job logs in as the role that can only purge (deploy/sql/admin/roles.sql).
-        assertThat(SchemaValidation.toJson(only("CronJob").doc()).toString()).contains("\"flowtrace_retention\"")
+        assertThat(SchemaValidation.toJson(only("CronJob").doc()).toString())
+                .contains("\"flowtrace_retention\"")
                 .doesNotContain("flowtrace_writer");
     }
 
@@ -198,7 +231,8 @@ class DeployManifestsTest {
     @Test
     void jobAssumesTheReceiveBufferTheConntrackAgentsRequest() throws IOException {
         List<Object> jobArgs = Yaml.list(Yaml.at(only("FlinkDeployment").doc(), "spec.job.args"), "args");
-        String jobBuffer = jobArgs.get(jobArgs.indexOf("--" + JobOption.CONNTRACK_RECEIVE_BUFFER_BYTES.key()) + 1).toString();
+        String jobBuffer = jobArgs.get(jobArgs.indexOf("--" + JobOption.CONNTRACK_RECEIVE_BUFFER_BYTES.key()) + 1)
+                .toString();
         for (Object c : Yaml.list(Yaml.at(only("DaemonSet").doc(), "spec.template.spec.containers"), "containers")) {
             List<Object> args = Yaml.list(Yaml.map(c, "container").get("args"), "args");
             if (args.contains("conntrack")) {
@@ -217,7 +251,8 @@ class DeployManifestsTest {
                 Object caps = node.get("capabilities");
                 if (caps != null) {
                     assertThat(Yaml.list(Yaml.map(caps, "capabilities").get("add"), "add"))
-                            .as("added capabilities in %s", m).isSubsetOf("NET_RAW", "NET_ADMIN", "SETUID", "SETGID");
+                            .as("added capabilities in %s", m)
+                            .isSubsetOf("NET_RAW", "NET_ADMIN", "SETUID", "SETGID");
                 }
                 if (node.get("image") instanceof String image) {
                     assertPinned(image, m.toString());
@@ -234,8 +269,12 @@ class DeployManifestsTest {
             assertThat(m.kind()).as("no Secret objects with values in git").isNotEqualTo("Secret");
             Yaml.walk(m.doc(), node -> {
                 if (node.get("name") instanceof String name && name.matches("(?i).*(PASSWORD|SECRET|TOKEN).*")) {
-                    assertThat(node).as("env %s in %s comes from a secretKeyRef", name, m).doesNotContainKey("value");
-                    assertThat(Yaml.at(node, "valueFrom.secretKeyRef.name")).as("env %s in %s", name, m).isNotNull();
+                    assertThat(node)
+                            .as("env %s in %s comes from a secretKeyRef", name, m)
+                            .doesNotContainKey("value");
+                    assertThat(Yaml.at(node, "valueFrom.secretKeyRef.name"))
+                            .as("env %s in %s", name, m)
+                            .isNotNull();
                 }
                 Object ref = Yaml.at(node, "secretKeyRef.name");
                 if (ref != null) {
@@ -252,7 +291,9 @@ class DeployManifestsTest {
         }
         assertThat(referenced).isNotEmpty();
         for (String secret : referenced) {
-            assertThat(operations).as("docs/operations.md explains secret %s", secret).contains(secret);
+            assertThat(operations)
+                    .as("docs/operations.md explains secret %s", secret)
+                    .contains(secret);
         }
     }
 
@@ -260,32 +301,58 @@ class DeployManifestsTest {
     void kafkaTopicsAreTheJobsTopicsWithSizedPartitions() throws IOException {
         Map<String, Object> partitions = topicPartitions();
         Set<String> jobTopics = new HashSet<>();
-        for (JobOption o : List.of(JobOption.PACKETS_TOPIC, JobOption.CONNTRACK_TOPIC, JobOption.FLOWS_TOPIC,
-                JobOption.TCP_EVENTS_TOPIC, JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC,
-                JobOption.DEAD_LETTERS_TOPIC, JobOption.CONNTRACK_BUDGETS_TOPIC)) {
+        for (JobOption o : List.of(
+                JobOption.PACKETS_TOPIC,
+                JobOption.CONNTRACK_TOPIC,
+                JobOption.FLOWS_TOPIC,
+                JobOption.TCP_EVENTS_TOPIC,
+                JobOption.SERVICE_WINDOWS_TOPIC,
+                JobOption.VANTAGE_WINDOWS_TOPIC,
+                JobOption.DEAD_LETTERS_TOPIC,
+                JobOption.CONNTRACK_BUDGETS_TOPIC)) {
             jobTopics.add(o.defaultValue());
         }
         assertThat(partitions.keySet()).isEqualTo(jobTopics);
         for (Manifest t : all("KafkaTopic")) {
-            assertThat(Yaml.map(Yaml.at(t.doc(), "metadata.labels"), "labels").get("strimzi.io/cluster")).as("%s", t).isEqualTo("flowtrace");
-            assertThat((Integer) Yaml.at(t.doc(), "spec.partitions")).as("%s", t).isPositive();
+            assertThat(Yaml.map(Yaml.at(t.doc(), "metadata.labels"), "labels").get("strimzi.io/cluster"))
+                    .as("%s", t)
+                    .isEqualTo("flowtrace");
+            assertThat((Integer) Yaml.at(t.doc(), "spec.partitions"))
+                    .as("%s", t)
+                    .isPositive();
             assertThat((Integer) Yaml.at(t.doc(), "spec.replicas")).as("%s", t).isGreaterThanOrEqualTo(3);
         }
     }
 
     @Test
     void kustomizationListsEveryManifestAndKubectlBuildsIt() throws Exception {
-        Map<String, Object> k = Yaml.documents(RepoFiles.path("deploy/k8s/kustomization.yaml")).get(0);
-        List<String> listed = Yaml.list(k.get("resources"), "resources").stream().map(Object::toString).toList();
-        assertThat(listed).containsExactlyElementsOf(files().stream().map(p -> p.getFileName().toString()).toList());
+        Map<String, Object> k =
+                Yaml.documents(RepoFiles.path("deploy/k8s/kustomization.yaml")).get(0);
+        List<String> listed = Yaml.list(k.get("resources"), "resources").stream()
+                .map(Object::toString)
+                .toList();
+        assertThat(listed)
+                .containsExactlyElementsOf(
+                        files().stream().map(p -> p.getFileName().toString()).toList());
 
         Path kubectl = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
-                .map(d -> Path.of(d, "kubectl")).filter(Files::isExecutable).findFirst().orElse(null);
+                .map(d -> Path.of(d, "kubectl"))
+                .filter(Files::isExecutable)
+                .findFirst()
+                .orElse(null);
         Assumptions.assumeTrue(kubectl != null, "kubectl not on the PATH: the offline kustomize build is skipped");
         Path out = Files.createTempFile("kustomize", ".yaml");
-        Process p = new ProcessBuilder(kubectl.toString(), "kustomize", RepoFiles.path("deploy/k8s").toString())
-                .redirectErrorStream(false).redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("kubectl kustomize finished").isTrue();
+        Process p = new ProcessBuilder(
+                        kubectl.toString(),
+                        "kustomize",
+                        RepoFiles.path("deploy/k8s").toString())
+                .redirectErrorStream(false)
+                .redirectOutput(out.toFile())
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS))
+                .as("kubectl kustomize finished")
+                .isTrue();
         assertThat(p.exitValue()).as("kubectl kustomize exit status").isZero();
         List<Map<String, Object>> built = Yaml.documents(out);
         Files.delete(out);
@@ -295,7 +362,9 @@ class DeployManifestsTest {
     static void assertPinned(String image, String where) {
         assertThat(image).as("image in %s", where).doesNotEndWith(":latest").doesNotContain("${");
         String afterRegistryPort = image.substring(image.lastIndexOf('/') + 1);
-        assertThat(afterRegistryPort).as("image %s in %s has a tag or digest", image, where).containsAnyOf(":", "@sha256:");
+        assertThat(afterRegistryPort)
+                .as("image %s in %s has a tag or digest", image, where)
+                .containsAnyOf(":", "@sha256:");
     }
 
     private static Map<String, Object> topicPartitions() throws IOException {

@@ -17,7 +17,8 @@ class DeploySchemasTest {
     /** Strimzi releases whose KafkaTopic CRD we validate against: 0.49 is the first to serve v1, 1.2 the newest. */
     static final List<String> STRIMZI = List.of("strimzi-0.49.1", "strimzi-1.2.0");
     /** Flink Kubernetes Operator releases: 1.13 is the first to know flinkVersion v2_2, 1.15 the newest. */
-    static final List<String> FLINK_OPERATOR = List.of("flink-kubernetes-operator-1.13.0", "flink-kubernetes-operator-1.15.0");
+    static final List<String> FLINK_OPERATOR =
+            List.of("flink-kubernetes-operator-1.13.0", "flink-kubernetes-operator-1.15.0");
 
     private static final Map<String, String> CRD_FILES = Map.of(
             "KafkaTopic", "043-Crd-kafkatopic.yaml",
@@ -41,10 +42,18 @@ class DeploySchemasTest {
                 String apiVersion = Yaml.string(object, "apiVersion");
                 String where = kind + "/" + Yaml.string(object, "metadata.name") + " under " + release;
                 SchemaValidation.CrdVersion version = SchemaValidation.crdVersions(crd).stream()
-                        .filter(v -> v.apiVersion().equals(apiVersion)).findFirst().orElse(null);
-                assertThat(version).as("%s: the CRD defines %s", where, apiVersion).isNotNull();
-                assertThat(version.served()).as("%s: %s is served", where, apiVersion).isTrue();
-                assertThat(version.validate(SchemaValidation.toJson(object))).as("%s: schema errors", where).isEmpty();
+                        .filter(v -> v.apiVersion().equals(apiVersion))
+                        .findFirst()
+                        .orElse(null);
+                assertThat(version)
+                        .as("%s: the CRD defines %s", where, apiVersion)
+                        .isNotNull();
+                assertThat(version.served())
+                        .as("%s: %s is served", where, apiVersion)
+                        .isTrue();
+                assertThat(version.validate(SchemaValidation.toJson(object)))
+                        .as("%s: schema errors", where)
+                        .isEmpty();
                 checked++;
             }
         }
@@ -61,8 +70,12 @@ class DeploySchemasTest {
                 continue;
             }
             String where = kind + "/" + Yaml.string(object, "metadata.name");
-            assertThat(k8s.definition(Yaml.string(object, "apiVersion"), kind)).as("%s has a definition", where).isNotNull();
-            assertThat(k8s.validate(SchemaValidation.toJson(object))).as("%s: schema errors", where).isEmpty();
+            assertThat(k8s.definition(Yaml.string(object, "apiVersion"), kind))
+                    .as("%s has a definition", where)
+                    .isNotNull();
+            assertThat(k8s.validate(SchemaValidation.toJson(object)))
+                    .as("%s: schema errors", where)
+                    .isEmpty();
             checked++;
         }
         assertThat(checked).isGreaterThanOrEqualTo(13);
@@ -72,12 +85,34 @@ class DeploySchemasTest {
     void theKubernetesCheckRejectsAnUnknownFieldAndAcceptsANumericPort() {
         SchemaValidation.KubernetesSchema k8s = kubernetes();
         Map<String, Object> probe = Map.of("httpGet", Map.of("path", "/healthz", "port", 9464));
-        Map<String, Object> pod = Map.of("containers", List.of(Map.of("name", "c", "image", "i:1", "readinessProbe", probe,
-                "securityContext", Map.of("capabilities", Map.of("added", List.of("NET_RAW"))))));
-        Map<String, Object> ds = Map.of("apiVersion", "apps/v1", "kind", "DaemonSet", "metadata", Map.of("name", "d"),
-                "spec", Map.of("selector", Map.of("matchLabels", Map.of("a", "b")),
-                        "template", Map.of("metadata", Map.of("labels", Map.of("a", "b")), "spec", pod)));
-        assertThat(k8s.validate(SchemaValidation.toJson(ds))).singleElement().asString().contains("added");
+        Map<String, Object> pod = Map.of(
+                "containers",
+                List.of(Map.of(
+                        "name",
+                        "c",
+                        "image",
+                        "i:1",
+                        "readinessProbe",
+                        probe,
+                        "securityContext",
+                        Map.of("capabilities", Map.of("added", List.of("NET_RAW"))))));
+        Map<String, Object> ds = Map.of(
+                "apiVersion",
+                "apps/v1",
+                "kind",
+                "DaemonSet",
+                "metadata",
+                Map.of("name", "d"),
+                "spec",
+                Map.of(
+                        "selector",
+                        Map.of("matchLabels", Map.of("a", "b")),
+                        "template",
+                        Map.of("metadata", Map.of("labels", Map.of("a", "b")), "spec", pod)));
+        assertThat(k8s.validate(SchemaValidation.toJson(ds)))
+                .singleElement()
+                .asString()
+                .contains("added");
     }
 
     private static SchemaValidation.KubernetesSchema kubernetes() {
@@ -89,20 +124,45 @@ class DeploySchemasTest {
     void theCrdCheckRejectsAnUnknownFieldAndAWrongType() {
         Path crd = RepoFiles.path("deploy/schemas/strimzi-1.2.0/043-Crd-kafkatopic.yaml");
         SchemaValidation.CrdVersion v1 = SchemaValidation.crdVersions(crd).stream()
-                .filter(v -> v.name().equals("v1")).findFirst().orElseThrow();
-        Map<String, Object> topic = Map.of("apiVersion", "kafka.strimzi.io/v1", "kind", "KafkaTopic",
-                "metadata", Map.of("name", "t"), "spec", Map.of("partitions", 3, "replica", 3));
-        assertThat(v1.validate(SchemaValidation.toJson(topic))).singleElement().asString().contains("replica");
-        Map<String, Object> wrongType = Map.of("apiVersion", "kafka.strimzi.io/v1", "kind", "KafkaTopic",
-                "metadata", Map.of("name", "t"), "spec", Map.of("partitions", "three"));
-        assertThat(v1.validate(SchemaValidation.toJson(wrongType))).singleElement().asString().contains("partitions");
+                .filter(v -> v.name().equals("v1"))
+                .findFirst()
+                .orElseThrow();
+        Map<String, Object> topic = Map.of(
+                "apiVersion",
+                "kafka.strimzi.io/v1",
+                "kind",
+                "KafkaTopic",
+                "metadata",
+                Map.of("name", "t"),
+                "spec",
+                Map.of("partitions", 3, "replica", 3));
+        assertThat(v1.validate(SchemaValidation.toJson(topic)))
+                .singleElement()
+                .asString()
+                .contains("replica");
+        Map<String, Object> wrongType = Map.of(
+                "apiVersion",
+                "kafka.strimzi.io/v1",
+                "kind",
+                "KafkaTopic",
+                "metadata",
+                Map.of("name", "t"),
+                "spec",
+                Map.of("partitions", "three"));
+        assertThat(v1.validate(SchemaValidation.toJson(wrongType)))
+                .singleElement()
+                .asString()
+                .contains("partitions");
     }
 
     @Test
     void composeFileValidatesAgainstTheComposeSpecification() {
-        Map<String, Object> compose = Yaml.documents(RepoFiles.path("docker/compose.yaml")).get(0);
-        assertThat(SchemaValidation.validateJsonSchema(RepoFiles.path("deploy/schemas/compose-spec/compose-spec.json"),
-                SchemaValidation.toJson(compose))).isEmpty();
+        Map<String, Object> compose =
+                Yaml.documents(RepoFiles.path("docker/compose.yaml")).get(0);
+        assertThat(SchemaValidation.validateJsonSchema(
+                        RepoFiles.path("deploy/schemas/compose-spec/compose-spec.json"),
+                        SchemaValidation.toJson(compose)))
+                .isEmpty();
     }
 
     /** The fallback renderer (used where kubectl is missing) builds what kubectl's kustomize builds. */
@@ -111,7 +171,8 @@ class DeploySchemasTest {
         List<Map<String, Object>> kubectl = Kustomize.renderWithKubectl(RepoFiles.path("deploy/k8s"));
         Assumptions.assumeTrue(kubectl != null, "kubectl not on the PATH: nothing to compare the renderer with");
         // kubectl orders the objects by kind; the objects themselves must be equal.
-        assertThat(byIdentity(Kustomize.renderHere(RepoFiles.path("deploy/k8s")))).isEqualTo(byIdentity(kubectl));
+        assertThat(byIdentity(Kustomize.renderHere(RepoFiles.path("deploy/k8s"))))
+                .isEqualTo(byIdentity(kubectl));
     }
 
     private static Map<String, com.fasterxml.jackson.databind.JsonNode> byIdentity(List<Map<String, Object>> objects) {
@@ -127,14 +188,24 @@ class DeploySchemasTest {
     @Test
     void siteParametersReachTheJobTheNetworkPoliciesAndThePods() {
         List<Map<String, Object>> objects = rendered();
-        Map<String, Object> params = objects.stream().filter(o -> "flowtrace-parameters".equals(Yaml.at(o, "metadata.name")))
-                .findFirst().orElseThrow();
+        Map<String, Object> params = objects.stream()
+                .filter(o -> "flowtrace-parameters".equals(Yaml.at(o, "metadata.name")))
+                .findFirst()
+                .orElseThrow();
         String endpoint = Yaml.string(params, "data.postgres-endpoint");
-        Map<String, Object> fd = objects.stream().filter(o -> "FlinkDeployment".equals(o.get("kind"))).findFirst().orElseThrow();
+        Map<String, Object> fd = objects.stream()
+                .filter(o -> "FlinkDeployment".equals(o.get("kind")))
+                .findFirst()
+                .orElseThrow();
         List<Object> args = Yaml.list(Yaml.at(fd, "spec.job.args"), "args");
-        assertThat(args.get(args.indexOf("--jdbc-url") + 1).toString()).startsWith("jdbc:postgresql://" + endpoint + "/flowtrace?");
-        String policies = SchemaValidation.toJson(objects.stream().filter(o -> "NetworkPolicy".equals(o.get("kind"))).toList()).toString();
-        assertThat(policies).contains("\"" + Yaml.string(params, "data.operator-namespace") + "\"")
+        assertThat(args.get(args.indexOf("--jdbc-url") + 1).toString())
+                .startsWith("jdbc:postgresql://" + endpoint + "/flowtrace?");
+        String policies = SchemaValidation.toJson(objects.stream()
+                        .filter(o -> "NetworkPolicy".equals(o.get("kind")))
+                        .toList())
+                .toString();
+        assertThat(policies)
+                .contains("\"" + Yaml.string(params, "data.operator-namespace") + "\"")
                 .contains("\"" + Yaml.string(params, "data.prometheus-namespace") + "\"");
     }
 }

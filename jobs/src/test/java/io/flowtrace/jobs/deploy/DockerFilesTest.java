@@ -35,8 +35,15 @@ class DockerFilesTest {
     @Test
     void composeRunsTheWholeStackOnPinnedImages() {
         Map<String, Object> services = services();
-        assertThat(services.keySet()).contains("kafka", "postgres", "jobmanager", "taskmanager", "grafana", "agent-packets",
-                "agent-conntrack");
+        assertThat(services.keySet())
+                .contains(
+                        "kafka",
+                        "postgres",
+                        "jobmanager",
+                        "taskmanager",
+                        "grafana",
+                        "agent-packets",
+                        "agent-conntrack");
         services.forEach((name, s) -> {
             String image = Yaml.string(Yaml.map(s, name), "image");
             assertThat(image).as("service %s names its image", name).isNotNull();
@@ -52,9 +59,12 @@ class DockerFilesTest {
         List<Object> jm = Yaml.list(Yaml.at(services(), "jobmanager.command"), "command");
         assertThat(jm).startsWith("standalone-job", "--job-classname", "io.flowtrace.jobs.FlowtraceJob");
         assertThat(jm).contains("--jdbc-user", "flowtrace_writer").doesNotContain("--jdbc-password");
-        assertThat(Yaml.list(Yaml.at(services(), "taskmanager.command"), "command")).containsExactly("taskmanager");
-        assertThat(Yaml.list(Yaml.at(services(), "agent-packets.command"), "command")).startsWith("agent", "packets");
-        assertThat(Yaml.list(Yaml.at(services(), "agent-conntrack.command"), "command")).startsWith("agent", "conntrack");
+        assertThat(Yaml.list(Yaml.at(services(), "taskmanager.command"), "command"))
+                .containsExactly("taskmanager");
+        assertThat(Yaml.list(Yaml.at(services(), "agent-packets.command"), "command"))
+                .startsWith("agent", "packets");
+        assertThat(Yaml.list(Yaml.at(services(), "agent-conntrack.command"), "command"))
+                .startsWith("agent", "conntrack");
     }
 
     @Test
@@ -63,14 +73,19 @@ class DockerFilesTest {
         services().forEach((name, s) -> {
             Map<String, Object> service = Yaml.map(s, name);
             if (service.get("build") != null) {
-                Path context = docker.resolve(Yaml.string(service, "build.context")).normalize();
+                Path context =
+                        docker.resolve(Yaml.string(service, "build.context")).normalize();
                 assertThat(context).as("build context of %s", name).isDirectory();
-                assertThat(context.resolve(Yaml.string(service, "build.dockerfile"))).as("Dockerfile of %s", name).isRegularFile();
+                assertThat(context.resolve(Yaml.string(service, "build.dockerfile")))
+                        .as("Dockerfile of %s", name)
+                        .isRegularFile();
             }
             for (Object v : Yaml.list(service.get("volumes"), "volumes")) {
                 String source = v.toString().split(":")[0];
                 if (source.startsWith(".")) {
-                    assertThat(docker.resolve(source).normalize()).as("volume %s of %s", v, name).exists();
+                    assertThat(docker.resolve(source).normalize())
+                            .as("volume %s of %s", v, name)
+                            .exists();
                 }
             }
         });
@@ -88,7 +103,9 @@ class DockerFilesTest {
         while (m.find()) {
             used.add(m.group(1));
             if (m.group(1).contains("PASSWORD")) {
-                assertThat(m.group(2)).as("%s must be required (${VAR:?...})", m.group(1)).startsWith(":?");
+                assertThat(m.group(2))
+                        .as("%s must be required (${VAR:?...})", m.group(1))
+                        .startsWith(":?");
             }
         }
         assertThat(used).isNotEmpty();
@@ -116,17 +133,21 @@ class DockerFilesTest {
     @Test
     void dockerfilesBuildOnTheOfficialImagesOfOurVersions() throws IOException {
         String pom = Files.readString(RepoFiles.path("pom.xml"), StandardCharsets.UTF_8);
-        Matcher flink = Pattern.compile("<flink.version>([^<]+)</flink.version>").matcher(pom);
+        Matcher flink =
+                Pattern.compile("<flink.version>([^<]+)</flink.version>").matcher(pom);
         assertThat(flink.find()).isTrue();
-        Matcher java = Pattern.compile("<maven.compiler.release>([^<]+)</maven.compiler.release>").matcher(pom);
+        Matcher java = Pattern.compile("<maven.compiler.release>([^<]+)</maven.compiler.release>")
+                .matcher(pom);
         String javaVersion = java.find() ? java.group(1) : "17";
 
         List<String> jobFroms = froms("docker/job.Dockerfile");
-        assertThat(jobFroms.get(jobFroms.size() - 1)).isEqualTo("flink:" + flink.group(1) + "-scala_2.12-java" + javaVersion);
+        assertThat(jobFroms.get(jobFroms.size() - 1))
+                .isEqualTo("flink:" + flink.group(1) + "-scala_2.12-java" + javaVersion);
         String job = Files.readString(RepoFiles.path("docker/job.Dockerfile"), StandardCharsets.UTF_8);
         assertThat(job).contains("/opt/flink/usrlib/flowtrace-job.jar");
         // The jar name the Dockerfile copies is the shade plugin's finalName.
-        assertThat(Files.readString(RepoFiles.path("jobs/pom.xml"), StandardCharsets.UTF_8)).contains("<finalName>flowtrace-job</finalName>");
+        assertThat(Files.readString(RepoFiles.path("jobs/pom.xml"), StandardCharsets.UTF_8))
+                .contains("<finalName>flowtrace-job</finalName>");
 
         String agent = Files.readString(RepoFiles.path("docker/agent.Dockerfile"), StandardCharsets.UTF_8);
         assertThat(agent).contains("tcpdump").contains("conntrack").contains("io.flowtrace.cli.FlowtraceCli");
@@ -140,7 +161,9 @@ class DockerFilesTest {
                     String[] parts = line.substring(5).trim().split("\\s+");
                     for (int i = 0; i < parts.length - 1; i++) {
                         if (!parts[i].startsWith("--")) {
-                            assertThat(RepoFiles.root().resolve(parts[i]).normalize()).as("COPY source %s in %s", parts[i], file).exists();
+                            assertThat(RepoFiles.root().resolve(parts[i]).normalize())
+                                    .as("COPY source %s in %s", parts[i], file)
+                                    .exists();
                         }
                     }
                 }
@@ -169,20 +192,28 @@ class DockerFilesTest {
     @Test
     void theEntrypointsWhitespaceHandlingGluesJvmOptionsTogether() {
         // The reproduction itself, on the line compose used to pass: three -D flags become one argument.
-        Map<String, String> glued = entrypointFlinkProperties("env.java.opts.all: -Da=1 -Db=2\n  parallelism.default: 2\n");
+        Map<String, String> glued =
+                entrypointFlinkProperties("env.java.opts.all: -Da=1 -Db=2\n  parallelism.default: 2\n");
         assertThat(glued).containsEntry("env.java.opts.all", "-Da=1-Db=2").containsEntry("parallelism.default", "2");
     }
 
     /** Flink's options reach the processes as written: no FLINK_PROPERTIES value the entrypoint would change. */
     @Test
     void flinkServicesReadTheMountedConfigurationWithTheJvmOptionsIntact() {
-        Map<String, Object> config = Yaml.documents(RepoFiles.path("docker/flink/config.yaml")).get(0);
+        Map<String, Object> config =
+                Yaml.documents(RepoFiles.path("docker/flink/config.yaml")).get(0);
         String opts = Yaml.string(config, "env.java.opts.all");
-        assertThat(opts.split(" ")).contains("-Dorg.apache.avro.limits.bytes.maxLength=8388608",
-                "-Dorg.apache.avro.limits.string.maxLength=8388608", "-Dorg.apache.avro.limits.collectionItems.maxLength=1048576");
-        assertThat(Yaml.at(config, "web.submit.enable")).as("no jar upload through REST").isEqualTo(false);
+        assertThat(opts.split(" "))
+                .contains(
+                        "-Dorg.apache.avro.limits.bytes.maxLength=8388608",
+                        "-Dorg.apache.avro.limits.string.maxLength=8388608",
+                        "-Dorg.apache.avro.limits.collectionItems.maxLength=1048576");
+        assertThat(Yaml.at(config, "web.submit.enable"))
+                .as("no jar upload through REST")
+                .isEqualTo(false);
         // Replacing the image's config.yaml must keep the distribution's Java 17 module options.
-        assertThat(Yaml.string(config, "env.java.default-opts.all")).contains("--add-opens=java.base/java.util=ALL-UNNAMED");
+        assertThat(Yaml.string(config, "env.java.default-opts.all"))
+                .contains("--add-opens=java.base/java.util=ALL-UNNAMED");
         for (String service : List.of("jobmanager", "taskmanager")) {
             Map<String, Object> s = Yaml.map(services().get(service), service);
             Map<String, Object> env = Yaml.map(s.get("environment"), "environment");
@@ -190,15 +221,27 @@ class DockerFilesTest {
             if (props != null) {
                 for (String line : props.toString().split("\n")) {
                     if (!line.isBlank()) {
-                        Map.Entry<String, String> kept = entrypointFlinkProperties(line).entrySet().iterator().next();
-                        assertThat(kept.getKey() + ": " + kept.getValue()).as("FLINK_PROPERTIES line of %s survives the entrypoint", service)
+                        Map.Entry<String, String> kept = entrypointFlinkProperties(line)
+                                .entrySet()
+                                .iterator()
+                                .next();
+                        assertThat(kept.getKey() + ": " + kept.getValue())
+                                .as("FLINK_PROPERTIES line of %s survives the entrypoint", service)
                                 .isEqualTo(line.strip());
                     }
                 }
             }
-            assertThat(Yaml.list(s.get("volumes"), "volumes")).as(service).contains("./flink/config.yaml:/flowtrace/flink/config.yaml:ro");
-            assertThat(String.join(" ", Yaml.list(s.get("entrypoint"), "entrypoint").stream().map(Object::toString).toList()))
-                    .as(service).contains("cp /flowtrace/flink/config.yaml /opt/flink/conf/config.yaml").contains("exec /docker-entrypoint.sh");
+            assertThat(Yaml.list(s.get("volumes"), "volumes"))
+                    .as(service)
+                    .contains("./flink/config.yaml:/flowtrace/flink/config.yaml:ro");
+            assertThat(String.join(
+                            " ",
+                            Yaml.list(s.get("entrypoint"), "entrypoint").stream()
+                                    .map(Object::toString)
+                                    .toList()))
+                    .as(service)
+                    .contains("cp /flowtrace/flink/config.yaml /opt/flink/conf/config.yaml")
+                    .contains("exec /docker-entrypoint.sh");
         }
     }
 
@@ -206,8 +249,12 @@ class DockerFilesTest {
     void kafkaKeepsItsLogOnTheVolume() {
         Map<String, Object> kafka = Yaml.map(services().get("kafka"), "kafka");
         String logDirs = Yaml.string(kafka, "environment.KAFKA_LOG_DIRS");
-        assertThat(logDirs).as("KAFKA_LOG_DIRS (unset: the image writes to /tmp/kraft-combined-logs)").isNotNull();
-        List<String> mounts = Yaml.list(kafka.get("volumes"), "volumes").stream().map(v -> v.toString().split(":")[1]).toList();
+        assertThat(logDirs)
+                .as("KAFKA_LOG_DIRS (unset: the image writes to /tmp/kraft-combined-logs)")
+                .isNotNull();
+        List<String> mounts = Yaml.list(kafka.get("volumes"), "volumes").stream()
+                .map(v -> v.toString().split(":")[1])
+                .toList();
         for (String dir : logDirs.split(",")) {
             assertThat(mounts).as("a volume holds %s", dir).anyMatch(m -> dir.equals(m) || dir.startsWith(m + "/"));
         }
@@ -238,19 +285,26 @@ class DockerFilesTest {
             Dockerfile dockerfile = Dockerfile.parse(RepoFiles.path(file));
             assertThat(dockerfile.all("RUN")).as("RUN instructions of %s", file).isNotEmpty();
             for (Dockerfile.Instruction run : dockerfile.all("RUN")) {
-                assertThat(Dockerfile.isRoot(run.user())).as("%s %s runs as root", file, run).isTrue();
+                assertThat(Dockerfile.isRoot(run.user()))
+                        .as("%s %s runs as root", file, run)
+                        .isTrue();
             }
         }
         // The job image keeps the Flink image's user (uid 9999, the FlinkDeployment's runAsUser); the
         // agents start as root because added capabilities reach only root processes (50-agent-daemonset.yaml).
-        assertThat(Dockerfile.parse(RepoFiles.path("docker/job.Dockerfile")).runtimeUser()).isEqualTo("flink");
-        assertThat(Dockerfile.parse(RepoFiles.path("docker/agent.Dockerfile")).runtimeUser()).isEqualTo("root");
+        assertThat(Dockerfile.parse(RepoFiles.path("docker/job.Dockerfile")).runtimeUser())
+                .isEqualTo("flink");
+        assertThat(Dockerfile.parse(RepoFiles.path("docker/agent.Dockerfile")).runtimeUser())
+                .isEqualTo("root");
     }
 
     @Test
     void grafanaProvisioningTakesEveryConnectionValueFromTheEnvironment() throws IOException {
         Path file = RepoFiles.path("deploy/grafana/provisioning/datasources/flowtrace.yaml");
-        Map<String, Object> ds = Yaml.map(Yaml.list(Yaml.documents(file).get(0).get("datasources"), "datasources").get(0), "ds");
+        Map<String, Object> ds = Yaml.map(
+                Yaml.list(Yaml.documents(file).get(0).get("datasources"), "datasources")
+                        .get(0),
+                "ds");
         assertThat(ds.get("type")).isEqualTo("grafana-postgresql-datasource");
         for (String path : List.of("url", "user", "jsonData.database", "jsonData.sslmode", "secureJsonData.password")) {
             assertThat(Yaml.string(ds, path)).as(path).matches("(\\$\\{[A-Z0-9_]+}:?)+");
@@ -270,7 +324,8 @@ class DockerFilesTest {
         while (m.find()) {
             needed.add(m.group(1));
         }
-        assertThat(Yaml.map(Yaml.at(services(), "grafana.environment"), "env").keySet()).containsAll(needed);
+        assertThat(Yaml.map(Yaml.at(services(), "grafana.environment"), "env").keySet())
+                .containsAll(needed);
         List<String> k8sEnv = new ArrayList<>();
         for (Map<String, Object> doc : Yaml.documents(RepoFiles.path("deploy/k8s/60-grafana.yaml"))) {
             Yaml.walk(doc, node -> {
@@ -282,12 +337,19 @@ class DockerFilesTest {
         assertThat(k8sEnv).containsAll(needed);
 
         // The dashboard provider reads the directory compose and Kubernetes mount the dashboards at.
-        Map<String, Object> provider = Yaml.map(Yaml.list(Yaml.documents(RepoFiles.path(
-                "deploy/grafana/provisioning/dashboards/flowtrace.yaml")).get(0).get("providers"), "providers").get(0), "provider");
+        Map<String, Object> provider = Yaml.map(
+                Yaml.list(
+                                Yaml.documents(RepoFiles.path("deploy/grafana/provisioning/dashboards/flowtrace.yaml"))
+                                        .get(0)
+                                        .get("providers"),
+                                "providers")
+                        .get(0),
+                "provider");
         String path = Yaml.string(provider, "options.path");
         assertThat(Yaml.list(Yaml.at(services(), "grafana.volumes"), "volumes"))
                 .contains("../deploy/grafana/dashboards:" + path + ":ro");
-        assertThat(Files.readString(RepoFiles.path("deploy/k8s/60-grafana.yaml"), StandardCharsets.UTF_8)).contains("mountPath: " + path);
+        assertThat(Files.readString(RepoFiles.path("deploy/k8s/60-grafana.yaml"), StandardCharsets.UTF_8))
+                .contains("mountPath: " + path);
     }
 
     private static List<String> froms(String file) throws IOException {

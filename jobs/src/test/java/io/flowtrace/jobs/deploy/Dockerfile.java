@@ -71,7 +71,9 @@ record Dockerfile(Path file, List<Instruction> instructions) {
                 stage++;
                 String[] from = args.split("\\s+");
                 String image = from[0];
-                user = stageNames.containsKey(image) ? stageUsers.get(stageNames.get(image)) : baseImageUser(image, file);
+                user = stageNames.containsKey(image)
+                        ? stageUsers.get(stageNames.get(image))
+                        : baseImageUser(image, file);
                 if (from.length >= 3 && from[1].equalsIgnoreCase("AS")) {
                     stageNames.put(from[2], stage);
                 }

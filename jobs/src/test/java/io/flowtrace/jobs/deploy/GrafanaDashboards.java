@@ -15,8 +15,7 @@ import java.util.stream.Stream;
 final class GrafanaDashboards {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private GrafanaDashboards() {
-    }
+    private GrafanaDashboards() {}
 
     /** One SQL query of a panel (a panel has one or more targets). */
     record PanelQuery(String dashboard, int panelId, String title, String refId, String rawSql, Duration minInterval) {
@@ -27,11 +26,10 @@ final class GrafanaDashboards {
     }
 
     /** A template variable: a query variable (SQL) or a custom one (fixed options). */
-    record Variable(String name, String type, String query, boolean multiOrAll, List<String> customValues) {
-    }
+    record Variable(String name, String type, String query, boolean multiOrAll, List<String> customValues) {}
 
-    record Dashboard(Path file, String uid, String title, JsonNode root, List<Variable> variables, List<PanelQuery> queries) {
-    }
+    record Dashboard(
+            Path file, String uid, String title, JsonNode root, List<Variable> variables, List<PanelQuery> queries) {}
 
     static Path directory() {
         return RepoFiles.path("deploy/grafana/dashboards");
@@ -39,7 +37,10 @@ final class GrafanaDashboards {
 
     static List<Dashboard> all() {
         try (Stream<Path> files = Files.list(directory())) {
-            return files.filter(f -> f.toString().endsWith(".json")).sorted().map(GrafanaDashboards::read).toList();
+            return files.filter(f -> f.toString().endsWith(".json"))
+                    .sorted()
+                    .map(GrafanaDashboards::read)
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -62,8 +63,12 @@ final class GrafanaDashboards {
             for (JsonNode o : v.path("options")) {
                 custom.add(o.path("value").asText());
             }
-            variables.add(new Variable(v.path("name").asText(), type, v.path("query").asText(),
-                    v.path("multi").asBoolean() || v.path("includeAll").asBoolean(), custom));
+            variables.add(new Variable(
+                    v.path("name").asText(),
+                    type,
+                    v.path("query").asText(),
+                    v.path("multi").asBoolean() || v.path("includeAll").asBoolean(),
+                    custom));
         }
         return new Dashboard(file, root.path("uid").asText(), root.path("title").asText(), root, variables, queries);
     }
@@ -72,10 +77,17 @@ final class GrafanaDashboards {
     private static void collectPanels(String dashboard, JsonNode panels, List<PanelQuery> out) {
         for (JsonNode p : panels) {
             collectPanels(dashboard, p.path("panels"), out);
-            Duration min = p.hasNonNull("interval") ? GrafanaSql.parseInterval(p.get("interval").asText()) : null;
+            Duration min = p.hasNonNull("interval")
+                    ? GrafanaSql.parseInterval(p.get("interval").asText())
+                    : null;
             for (JsonNode t : p.path("targets")) {
-                out.add(new PanelQuery(dashboard, p.path("id").asInt(), p.path("title").asText(), t.path("refId").asText(),
-                        t.path("rawSql").asText(null), min));
+                out.add(new PanelQuery(
+                        dashboard,
+                        p.path("id").asInt(),
+                        p.path("title").asText(),
+                        t.path("refId").asText(),
+                        t.path("rawSql").asText(null),
+                        min));
             }
         }
     }

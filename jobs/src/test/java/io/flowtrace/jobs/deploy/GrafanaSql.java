@@ -44,11 +44,12 @@ import java.util.regex.Pattern;
 final class GrafanaSql {
     /** Grafana's macro pattern: {@code \$([_a-zA-Z0-9]+)\(([^\)]*)\)}. */
     private static final Pattern MACRO = Pattern.compile("\\$([_a-zA-Z0-9]+)\\(([^)]*)\\)");
-    private static final Pattern VARIABLE = Pattern.compile("\\$\\{(\\w+)(?::\\w+)?}|\\[\\[(\\w+)]]|\\$(\\w+)");
-    private static final DateTimeFormatter SECONDS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss").withZone(ZoneOffset.UTC);
 
-    private GrafanaSql() {
-    }
+    private static final Pattern VARIABLE = Pattern.compile("\\$\\{(\\w+)(?::\\w+)?}|\\[\\[(\\w+)]]|\\$(\\w+)");
+    private static final DateTimeFormatter SECONDS =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss").withZone(ZoneOffset.UTC);
+
+    private GrafanaSql() {}
 
     /** A variable's value as the dashboard would pass it: several values, or one. */
     record Value(List<String> values, boolean multiOrAll) {
@@ -125,7 +126,8 @@ final class GrafanaSql {
             case "__timeTo" -> "'" + rfc3339(to) + "'";
             case "__timeGroup" -> timeGroup(column, args);
             case "__timeGroupAlias" -> timeGroup(column, args) + " AS \"time\"";
-            case "__unixEpochFilter" -> column + " >= " + from.getEpochSecond() + " AND " + column + " <= " + to.getEpochSecond();
+            case "__unixEpochFilter" ->
+                column + " >= " + from.getEpochSecond() + " AND " + column + " <= " + to.getEpochSecond();
             case "__unixEpochGroup" -> unixEpochGroup(column, args);
             case "__unixEpochGroupAlias" -> unixEpochGroup(column, args) + " AS \"time\"";
             default -> throw new IllegalArgumentException("unknown macro $" + name + " (Grafana fails the query too)");
@@ -176,12 +178,35 @@ final class GrafanaSql {
     static Duration roundInterval(Duration raw) {
         long ms = raw.toMillis();
         long[][] table = {
-            {10, 1}, {15, 10}, {35, 20}, {75, 50}, {150, 100}, {350, 200}, {750, 500}, {1_500, 1_000},
-            {3_500, 2_000}, {7_500, 5_000}, {12_500, 10_000}, {17_500, 15_000}, {25_000, 20_000}, {45_000, 30_000},
-            {90_000, 60_000}, {210_000, 120_000}, {450_000, 300_000}, {750_000, 600_000}, {1_050_000, 900_000},
-            {1_500_000, 1_200_000}, {2_700_000, 1_800_000}, {5_400_000, 3_600_000}, {9_000_000, 7_200_000},
-            {16_200_000, 10_800_000}, {30_600_000, 21_600_000}, {86_400_000, 43_200_000}, {604_800_000, 86_400_000},
-            {1_814_400_000, 604_800_000}, {3_628_800_000L, 2_592_000_000L},
+            {10, 1},
+            {15, 10},
+            {35, 20},
+            {75, 50},
+            {150, 100},
+            {350, 200},
+            {750, 500},
+            {1_500, 1_000},
+            {3_500, 2_000},
+            {7_500, 5_000},
+            {12_500, 10_000},
+            {17_500, 15_000},
+            {25_000, 20_000},
+            {45_000, 30_000},
+            {90_000, 60_000},
+            {210_000, 120_000},
+            {450_000, 300_000},
+            {750_000, 600_000},
+            {1_050_000, 900_000},
+            {1_500_000, 1_200_000},
+            {2_700_000, 1_800_000},
+            {5_400_000, 3_600_000},
+            {9_000_000, 7_200_000},
+            {16_200_000, 10_800_000},
+            {30_600_000, 21_600_000},
+            {86_400_000, 43_200_000},
+            {604_800_000, 86_400_000},
+            {1_814_400_000, 604_800_000},
+            {3_628_800_000L, 2_592_000_000L},
         };
         for (long[] row : table) {
             if (ms <= row[0]) {

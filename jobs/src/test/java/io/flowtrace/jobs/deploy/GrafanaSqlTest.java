@@ -25,7 +25,8 @@ class GrafanaSqlTest {
         assertThat(GrafanaSql.expandMacros("WHERE $__timeFilter(dateColumn)", FROM, TO))
                 .isEqualTo("WHERE dateColumn BETWEEN '2017-04-21T05:01:17Z' AND '2017-04-21T05:06:17Z'");
         assertThat(GrafanaSql.expandMacros("$__time(dateColumn)", FROM, TO)).isEqualTo("dateColumn AS \"time\"");
-        assertThat(GrafanaSql.expandMacros("$__timeEpoch(dateColumn)", FROM, TO)).isEqualTo("extract(epoch from dateColumn) as \"time\"");
+        assertThat(GrafanaSql.expandMacros("$__timeEpoch(dateColumn)", FROM, TO))
+                .isEqualTo("extract(epoch from dateColumn) as \"time\"");
         assertThat(GrafanaSql.expandMacros("$__timeFrom() $__timeTo()", FROM, TO))
                 .isEqualTo("'2017-04-21T05:01:17Z' '2017-04-21T05:06:17Z'");
         assertThat(GrafanaSql.expandMacros("$__unixEpochFilter(dateColumn)", FROM, TO))
@@ -47,21 +48,28 @@ class GrafanaSqlTest {
 
     @Test
     void printsFractionalSecondsLikeGosRfc3339Nano() {
-        assertThat(GrafanaSql.rfc3339(Instant.parse("2026-11-29T10:00:00.500Z"))).isEqualTo("2026-11-29T10:00:00.5Z");
-        assertThat(GrafanaSql.rfc3339(Instant.parse("2026-11-29T10:00:00.123Z"))).isEqualTo("2026-11-29T10:00:00.123Z");
+        assertThat(GrafanaSql.rfc3339(Instant.parse("2026-11-29T10:00:00.500Z")))
+                .isEqualTo("2026-11-29T10:00:00.5Z");
+        assertThat(GrafanaSql.rfc3339(Instant.parse("2026-11-29T10:00:00.123Z")))
+                .isEqualTo("2026-11-29T10:00:00.123Z");
     }
 
     @Test
     void unknownMacroFailsLikeGrafana() {
-        assertThatThrownBy(() -> GrafanaSql.expandMacros("$__nope(x)", FROM, TO)).hasMessageContaining("__nope");
+        assertThatThrownBy(() -> GrafanaSql.expandMacros("$__nope(x)", FROM, TO))
+                .hasMessageContaining("__nope");
     }
 
     @Test
     void formatsMultiValueVariablesAsQuotedListsAndSingleValuesRaw() {
-        Map<String, Value> vars = Map.of("vantage", Value.all(List.of("a/eth0", "o'b/eth1")), "flow", Value.single("x|y"));
-        assertThat(GrafanaSql.interpolate("v IN ($vantage) AND f = '$flow' AND g = '${flow}' AND h = '[[flow]]' AND $__timeFilter(t)",
-                vars, Duration.ofMinutes(1)))
-                .isEqualTo("v IN ('a/eth0','o''b/eth1') AND f = 'x|y' AND g = 'x|y' AND h = 'x|y' AND $__timeFilter(t)");
+        Map<String, Value> vars =
+                Map.of("vantage", Value.all(List.of("a/eth0", "o'b/eth1")), "flow", Value.single("x|y"));
+        assertThat(GrafanaSql.interpolate(
+                        "v IN ($vantage) AND f = '$flow' AND g = '${flow}' AND h = '[[flow]]' AND $__timeFilter(t)",
+                        vars,
+                        Duration.ofMinutes(1)))
+                .isEqualTo(
+                        "v IN ('a/eth0','o''b/eth1') AND f = 'x|y' AND g = 'x|y' AND h = 'x|y' AND $__timeFilter(t)");
     }
 
     @Test
@@ -72,7 +80,9 @@ class GrafanaSqlTest {
         assertThat(GrafanaSql.interpolate("$__timeGroupAlias(t, $__interval) / $__interval_ms", Map.of(), i))
                 .isEqualTo("$__timeGroupAlias(t, 10s) / 10000");
         // 1 day / 1000 = 86.4 s → 1m; 30 days / 1000 = 43.2 min → 30m.
-        assertThat(GrafanaSql.interval(FROM, FROM.plus(Duration.ofDays(1)), Duration.ofSeconds(1))).isEqualTo(Duration.ofMinutes(1));
-        assertThat(GrafanaSql.interval(FROM, FROM.plus(Duration.ofDays(30)), Duration.ofSeconds(1))).isEqualTo(Duration.ofMinutes(30));
+        assertThat(GrafanaSql.interval(FROM, FROM.plus(Duration.ofDays(1)), Duration.ofSeconds(1)))
+                .isEqualTo(Duration.ofMinutes(1));
+        assertThat(GrafanaSql.interval(FROM, FROM.plus(Duration.ofDays(30)), Duration.ofSeconds(1)))
+                .isEqualTo(Duration.ofMinutes(30));
     }
 }

@@ -17,12 +17,14 @@ import java.util.stream.Stream;
  * {@code DeploySchemasTest} checks both give the same objects where kubectl exists.
  */
 final class Kustomize {
-    private Kustomize() {
-    }
+    private Kustomize() {}
 
     static Path kubectl() {
         return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
-                .map(d -> Path.of(d, "kubectl")).filter(Files::isExecutable).findFirst().orElse(null);
+                .map(d -> Path.of(d, "kubectl"))
+                .filter(Files::isExecutable)
+                .findFirst()
+                .orElse(null);
     }
 
     /** kubectl kustomize's output, or null without kubectl. */
@@ -35,7 +37,9 @@ final class Kustomize {
             Path out = Files.createTempFile("kustomize", ".yaml");
             try {
                 Process p = new ProcessBuilder(kubectl.toString(), "kustomize", dir.toString())
-                        .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                        .redirectOutput(out.toFile())
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start();
                 if (!p.waitFor(120, TimeUnit.SECONDS)) {
                     p.destroyForcibly();
                     throw new AssertionError("kubectl kustomize " + dir + " did not finish in 120 s");
@@ -62,7 +66,8 @@ final class Kustomize {
     }
 
     static List<Map<String, Object>> renderHere(Path dir) {
-        Map<String, Object> k = Yaml.documents(dir.resolve("kustomization.yaml")).get(0);
+        Map<String, Object> k =
+                Yaml.documents(dir.resolve("kustomization.yaml")).get(0);
         for (String key : k.keySet()) {
             if (!List.of("apiVersion", "kind", "resources", "replacements").contains(key)) {
                 throw new AssertionError("kustomization.yaml uses " + key + ", which Kustomize.renderHere does not do");
@@ -79,7 +84,8 @@ final class Kustomize {
             for (Object t : Yaml.list(replacement.get("targets"), "targets")) {
                 Map<String, Object> target = Yaml.map(t, "target");
                 Map<String, Object> object = select(objects, Yaml.map(target.get("select"), "select"));
-                Map<String, Object> options = target.get("options") == null ? Map.of() : Yaml.map(target.get("options"), "options");
+                Map<String, Object> options =
+                        target.get("options") == null ? Map.of() : Yaml.map(target.get("options"), "options");
                 for (Object fieldPath : Yaml.list(target.get("fieldPaths"), "fieldPaths")) {
                     set(object, fieldPath.toString(), value, options);
                 }
@@ -91,7 +97,8 @@ final class Kustomize {
     private static Map<String, Object> select(List<Map<String, Object>> objects, Map<String, Object> selector) {
         List<Map<String, Object>> found = objects.stream()
                 .filter(o -> selector.get("kind").equals(o.get("kind")))
-                .filter(o -> !selector.containsKey("name") || selector.get("name").equals(Yaml.at(o, "metadata.name")))
+                .filter(o ->
+                        !selector.containsKey("name") || selector.get("name").equals(Yaml.at(o, "metadata.name")))
                 .toList();
         if (found.size() != 1) {
             throw new AssertionError("replacement selector " + selector + " matches " + found.size() + " objects");
@@ -101,7 +108,9 @@ final class Kustomize {
 
     private static Object get(Object node, String path) {
         for (String part : path.split("\\.")) {
-            node = node instanceof List<?> l ? l.get(Integer.parseInt(part)) : Yaml.map(node, path).get(part);
+            node = node instanceof List<?> l
+                    ? l.get(Integer.parseInt(part))
+                    : Yaml.map(node, path).get(part);
             if (node == null) {
                 throw new AssertionError("no field " + path);
             }
@@ -114,7 +123,9 @@ final class Kustomize {
         int dot = path.lastIndexOf('.');
         Object parent = get(object, path.substring(0, dot));
         String last = path.substring(dot + 1);
-        Object old = parent instanceof List<?> l ? l.get(Integer.parseInt(last)) : Yaml.map(parent, path).get(last);
+        Object old = parent instanceof List<?> l
+                ? l.get(Integer.parseInt(last))
+                : Yaml.map(parent, path).get(last);
         Object replaced = value;
         if (options.containsKey("delimiter")) {
             String delimiter = options.get("delimiter").toString();

@@ -44,12 +44,15 @@ class PostgresRolesITCase {
     @BeforeAll
     static void rolesAndMigrations() throws Exception {
         List<String> migrations = Files.readAllLines(RepoFiles.path("deploy/sql/migrations.list")).stream()
-                .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+                .map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                .toList();
         for (String m : migrations) {
             POSTGRES.runSqlFile(RepoFiles.path("deploy/sql/" + m));
         }
         POSTGRES.runSqlFile(RepoFiles.path("deploy/sql/admin/roles.sql"));
-        try (Connection writer = connect(WRITER); Statement st = writer.createStatement()) {
+        try (Connection writer = connect(WRITER);
+                Statement st = writer.createStatement()) {
             for (String m : migrations) {
                 st.execute(Files.readString(RepoFiles.path("deploy/sql/" + m)));
             }
@@ -58,33 +61,47 @@ class PostgresRolesITCase {
 
     @Test
     void retentionRolePurgesOldRowsThroughTheFunctionAndCanDoNothingElse() throws Exception {
-        try (Connection writer = connect(WRITER); Statement st = writer.createStatement()) {
+        try (Connection writer = connect(WRITER);
+                Statement st = writer.createStatement()) {
             st.execute("DELETE FROM dead_letters");
-            st.execute("INSERT INTO dead_letters (topic, kafka_partition, kafka_offset, kafka_timestamp, stage, reason, raw, job_time) VALUES "
-                    + "('t', 0, 1, now(), 'DECODE', 'r', '\\x00', now() - interval '30 days'),"
-                    + "('t', 0, 2, now(), 'DECODE', 'r', '\\x00', now() - interval '1 day')");
+            st.execute(
+                    "INSERT INTO dead_letters (topic, kafka_partition, kafka_offset, kafka_timestamp, stage, reason, raw, job_time) VALUES "
+                            + "('t', 0, 1, now(), 'DECODE', 'r', '\\x00', now() - interval '30 days'),"
+                            + "('t', 0, 2, now(), 'DECODE', 'r', '\\x00', now() - interval '1 day')");
         }
-        try (Connection retention = connect(RETENTION); Statement st = retention.createStatement()) {
+        try (Connection retention = connect(RETENTION);
+                Statement st = retention.createStatement()) {
             Map<String, Long> deleted = new java.util.HashMap<>();
-            try (var rs = st.executeQuery("SELECT table_name, deleted FROM flowtrace_purge_older_than(interval '14 days')")) {
+            try (var rs =
+                    st.executeQuery("SELECT table_name, deleted FROM flowtrace_purge_older_than(interval '14 days')")) {
                 while (rs.next()) {
                     deleted.put(rs.getString(1), rs.getLong(2));
                 }
             }
             // One of the two rows is older than 14 days.
             assertThat(deleted).containsEntry("dead_letters", 1L);
-            for (String sql : List.of("SELECT count(*) FROM dead_letters", "DELETE FROM dead_letters",
+            for (String sql : List.of(
+                    "SELECT count(*) FROM dead_letters",
+                    "DELETE FROM dead_letters",
                     "INSERT INTO dead_letters (topic, kafka_partition, kafka_offset, kafka_timestamp, stage, reason, raw, job_time)"
                             + " VALUES ('t', 0, 3, now(), 'x', 'x', '\\x00', now())",
-                    "SELECT * FROM flowtrace_purge(now())", "CREATE TABLE retention_table (i int)")) {
-                assertThatThrownBy(() -> st.execute(sql)).as(sql)
-                        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).as(sql).isEqualTo("42501"));
+                    "SELECT * FROM flowtrace_purge(now())",
+                    "CREATE TABLE retention_table (i int)")) {
+                assertThatThrownBy(() -> st.execute(sql))
+                        .as(sql)
+                        .isInstanceOfSatisfying(
+                                SQLException.class,
+                                e -> assertThat(e.getSQLState()).as(sql).isEqualTo("42501"));
             }
         }
-        assertThat(POSTGRES.query("SELECT kafka_offset FROM dead_letters")).extracting(r -> r.get("kafka_offset")).containsExactly(2L);
-        try (Connection reader = connect(READER); Statement st = reader.createStatement()) {
+        assertThat(POSTGRES.query("SELECT kafka_offset FROM dead_letters"))
+                .extracting(r -> r.get("kafka_offset"))
+                .containsExactly(2L);
+        try (Connection reader = connect(READER);
+                Statement st = reader.createStatement()) {
             assertThatThrownBy(() -> st.execute("SELECT * FROM flowtrace_purge_older_than(interval '0')"))
-                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42501"));
+                    .isInstanceOfSatisfying(
+                            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42501"));
         }
     }
 
@@ -93,19 +110,26 @@ class PostgresRolesITCase {
     void theOpenVpnTablesBelongToTheWriterAndTheReaderOnlyReadsThem() throws Exception {
         for (String table : List.of("openvpn_sessions", "openvpn_server_windows")) {
             assertThat(POSTGRES.query("SELECT tableowner FROM pg_tables WHERE tablename = ?", table))
-                    .extracting(r -> r.get("tableowner")).as(table).containsExactly(WRITER);
-            try (Connection reader = connect(READER); Statement st = reader.createStatement()) {
+                    .extracting(r -> r.get("tableowner"))
+                    .as(table)
+                    .containsExactly(WRITER);
+            try (Connection reader = connect(READER);
+                    Statement st = reader.createStatement()) {
                 st.executeQuery("SELECT count(*) FROM " + table).close();
-                assertThatThrownBy(() -> st.execute("DELETE FROM " + table)).as(table)
-                        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isIn("42501", "25006"));
+                assertThatThrownBy(() -> st.execute("DELETE FROM " + table))
+                        .as(table)
+                        .isInstanceOfSatisfying(
+                                SQLException.class,
+                                e -> assertThat(e.getSQLState()).isIn("42501", "25006"));
             }
         }
     }
 
     @Test
     void purgeFunctionsRunAsTheWriterWithAFixedSearchPath() {
-        List<Map<String, Object>> rows = POSTGRES.query("SELECT p.proname, p.prosecdef, array_to_string(p.proconfig, ';') AS config, "
-                + "pg_get_userbyid(p.proowner) AS owner FROM pg_proc p WHERE p.proname LIKE 'flowtrace_purge%' ORDER BY 1");
+        List<Map<String, Object>> rows = POSTGRES.query(
+                "SELECT p.proname, p.prosecdef, array_to_string(p.proconfig, ';') AS config, "
+                        + "pg_get_userbyid(p.proowner) AS owner FROM pg_proc p WHERE p.proname LIKE 'flowtrace_purge%' ORDER BY 1");
         assertThat(rows).hasSize(2);
         for (Map<String, Object> row : rows) {
             assertThat(row.get("prosecdef")).as("%s", row).isEqualTo(true);
@@ -127,8 +151,10 @@ class PostgresRolesITCase {
         String writerPassword = "w-" + HexFormat.of().formatHex(random(12));
         String readerPassword = "r-" + HexFormat.of().formatHex(random(12));
 
-        ProcessBuilder pb = new ProcessBuilder("sh", RepoFiles.path("docker/postgres/init-roles.sh").toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("out").toFile());
+        ProcessBuilder pb = new ProcessBuilder(
+                        "sh", RepoFiles.path("docker/postgres/init-roles.sh").toString())
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("out").toFile());
         Map<String, String> env = pb.environment();
         env.put("PATH", dir + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
         env.put("PGHOST", "localhost");
@@ -140,12 +166,21 @@ class PostgresRolesITCase {
         env.put("FLOWTRACE_PG_READER_PASSWORD", readerPassword);
         Process p = pb.start();
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as("init-roles.sh output: %s", Files.readString(dir.resolve("out"))).isZero();
+        assertThat(p.exitValue())
+                .as("init-roles.sh output: %s", Files.readString(dir.resolve("out")))
+                .isZero();
 
         String commandLines = Files.readString(argv);
-        assertThat(commandLines).contains("ON_ERROR_STOP=1").doesNotContain(writerPassword).doesNotContain(readerPassword);
-        assertThat(scramVerifies(WRITER, writerPassword)).as("the writer's stored SCRAM verifier matches its password").isTrue();
-        assertThat(scramVerifies(READER, readerPassword)).as("the reader's stored SCRAM verifier matches its password").isTrue();
+        assertThat(commandLines)
+                .contains("ON_ERROR_STOP=1")
+                .doesNotContain(writerPassword)
+                .doesNotContain(readerPassword);
+        assertThat(scramVerifies(WRITER, writerPassword))
+                .as("the writer's stored SCRAM verifier matches its password")
+                .isTrue();
+        assertThat(scramVerifies(READER, readerPassword))
+                .as("the reader's stored SCRAM verifier matches its password")
+                .isTrue();
     }
 
     /**
@@ -153,14 +188,17 @@ class PostgresRolesITCase {
      * password the way RFC 5802 section 3 defines it: StoredKey = H(HMAC(Hi(password, salt, i), "Client Key")).
      */
     private static boolean scramVerifies(String role, String password) throws Exception {
-        String stored = (String) POSTGRES.query("SELECT rolpassword FROM pg_authid WHERE rolname = ?", role).get(0).get("rolpassword");
+        String stored = (String) POSTGRES.query("SELECT rolpassword FROM pg_authid WHERE rolname = ?", role)
+                .get(0)
+                .get("rolpassword");
         assertThat(stored).startsWith("SCRAM-SHA-256$");
         String[] parts = stored.substring("SCRAM-SHA-256$".length()).split("[$:]");
         int iterations = Integer.parseInt(parts[0]);
         byte[] salt = Base64.getDecoder().decode(parts[1]);
         byte[] storedKey = Base64.getDecoder().decode(parts[2]);
         byte[] salted = SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256")
-                .generateSecret(new PBEKeySpec(password.toCharArray(), salt, iterations, 256)).getEncoded();
+                .generateSecret(new PBEKeySpec(password.toCharArray(), salt, iterations, 256))
+                .getEncoded();
         Mac mac = Mac.getInstance("HmacSHA256");
         mac.init(new SecretKeySpec(salted, "HmacSHA256"));
         byte[] clientKey = mac.doFinal("Client Key".getBytes(StandardCharsets.US_ASCII));
@@ -175,6 +213,7 @@ class PostgresRolesITCase {
 
     /** The embedded server trusts local connections: a role logs in by name. */
     private static Connection connect(String role) throws SQLException {
-        return DriverManager.getConnection("jdbc:postgresql://localhost:" + POSTGRES.port() + "/" + Postgres.DATABASE, role, "");
+        return DriverManager.getConnection(
+                "jdbc:postgresql://localhost:" + POSTGRES.port() + "/" + Postgres.DATABASE, role, "");
     }
 }

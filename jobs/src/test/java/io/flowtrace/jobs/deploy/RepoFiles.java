@@ -5,8 +5,7 @@ import java.nio.file.Path;
 
 /** Paths in the repository, from any module's working directory. */
 final class RepoFiles {
-    private RepoFiles() {
-    }
+    private RepoFiles() {}
 
     static Path root() {
         return TestData.root().getParent();

@@ -27,8 +27,7 @@ import java.util.Map;
 final class SchemaValidation {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private SchemaValidation() {
-    }
+    private SchemaValidation() {}
 
     static JsonNode toJson(Object yamlTree) {
         return JSON.valueToTree(yamlTree);
@@ -44,7 +43,8 @@ final class SchemaValidation {
         }
         // The schema's relative $id ("compose_spec.json") resolves against where it was read from.
         return messages(SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7)
-                .getSchema(SchemaLocation.of(schemaFile.toUri().toString()), schemaNode).validate(document));
+                .getSchema(SchemaLocation.of(schemaFile.toUri().toString()), schemaNode)
+                .validate(document));
     }
 
     /**
@@ -64,18 +64,22 @@ final class SchemaValidation {
                 throw new UncheckedIOException(e);
             }
             ObjectNode definitions = (ObjectNode) root.get("definitions");
-            for (Iterator<Map.Entry<String, JsonNode>> it = definitions.fields(); it.hasNext();) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = definitions.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> d = it.next();
                 for (JsonNode gvk : d.getValue().path("x-kubernetes-group-version-kind")) {
                     String group = gvk.path("group").asText();
-                    String apiVersion = group.isEmpty() ? gvk.path("version").asText() : group + "/" + gvk.path("version").asText();
+                    String apiVersion = group.isEmpty()
+                            ? gvk.path("version").asText()
+                            : group + "/" + gvk.path("version").asText();
                     definitionByGvk.put(apiVersion + " " + gvk.path("kind").asText(), d.getKey());
                 }
             }
-            for (String numberOrString : List.of("io.k8s.apimachinery.pkg.util.intstr.IntOrString",
+            for (String numberOrString : List.of(
+                    "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
                     "io.k8s.apimachinery.pkg.api.resource.Quantity")) {
                 ObjectNode either = JSON.createObjectNode();
-                either.putArray("anyOf").add(JSON.createObjectNode().put("type", "string"))
+                either.putArray("anyOf")
+                        .add(JSON.createObjectNode().put("type", "string"))
                         .add(JSON.createObjectNode().put("type", "number"));
                 definitions.set(numberOrString, either);
             }
@@ -88,11 +92,13 @@ final class SchemaValidation {
         }
 
         List<String> validate(JsonNode object) {
-            String name = definition(object.path("apiVersion").asText(), object.path("kind").asText());
+            String name = definition(
+                    object.path("apiVersion").asText(), object.path("kind").asText());
             Schema schema = schemas.computeIfAbsent(name, n -> {
                 ObjectNode withRef = root.deepCopy();
                 withRef.put("$ref", "#/definitions/" + n);
-                return SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(withRef);
+                return SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4)
+                        .getSchema(withRef);
             });
             return messages(schema.validate(object));
         }
@@ -127,7 +133,8 @@ final class SchemaValidation {
 
         synchronized List<String> validate(JsonNode document) {
             if (schema == null) {
-                schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(schemaNode);
+                schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4)
+                        .getSchema(schemaNode);
             }
             return messages(schema.validate(document));
         }
@@ -153,7 +160,8 @@ final class SchemaValidation {
             root.putIfAbsent("kind", JSON.createObjectNode().put("type", "string"));
             root.putIfAbsent("metadata", JSON.createObjectNode().put("type", "object"));
             strict(schema);
-            out.add(new CrdVersion(group, version.get("name").toString(), Boolean.TRUE.equals(version.get("served")), schema));
+            out.add(new CrdVersion(
+                    group, version.get("name").toString(), Boolean.TRUE.equals(version.get("served")), schema));
         }
         return out;
     }
@@ -161,17 +169,20 @@ final class SchemaValidation {
     /** additionalProperties: false on every object schema that lists its properties and keeps no unknown field. */
     private static void strict(JsonNode node) {
         if (node instanceof ObjectNode object) {
-            boolean preserves = object.path("x-kubernetes-preserve-unknown-fields").asBoolean(false);
+            boolean preserves =
+                    object.path("x-kubernetes-preserve-unknown-fields").asBoolean(false);
             if (object.has("properties") && !object.has("additionalProperties") && !preserves) {
                 object.put("additionalProperties", false);
             }
         }
-        for (Iterator<JsonNode> it = node.elements(); it.hasNext();) {
+        for (Iterator<JsonNode> it = node.elements(); it.hasNext(); ) {
             strict(it.next());
         }
     }
 
     private static List<String> messages(List<Error> errors) {
-        return errors.stream().map(e -> e.getInstanceLocation() + ": " + e.getMessage()).toList();
+        return errors.stream()
+                .map(e -> e.getInstanceLocation() + ": " + e.getMessage())
+                .toList();
     }
 }

@@ -14,8 +14,7 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
 
 /** YAML documents as plain maps and lists (snakeyaml-engine, YAML 1.2), with small typed accessors. */
 final class Yaml {
-    private Yaml() {
-    }
+    private Yaml() {}
 
     /** Every document of a file (several when separated by ---), skipping empty ones. */
     static List<Map<String, Object>> documents(Path file) {

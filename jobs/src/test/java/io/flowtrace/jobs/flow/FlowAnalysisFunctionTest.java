@@ -66,7 +66,9 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(lastMs + FlowInstances.CLOSED_LINGER_NANOS / 1_000_000 - 1);
             assertThat(finals(harness)).isEmpty();
             harness.processWatermark(lastMs + FlowInstances.CLOSED_LINGER_NANOS / 1_000_000 + 1);
-            assertThat(finals(harness)).singleElement().satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.FIN));
+            assertThat(finals(harness))
+                    .singleElement()
+                    .satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.FIN));
             assertThat(harness.numKeyedStateEntries()).isZero();
             assertThat(harness.numEventTimeTimers()).isZero();
         }
@@ -83,10 +85,13 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(lastMs + idleMs - 1);
             assertThat(finals(harness)).isEmpty();
             // Periodic upserts while it lived: one every 10 s of event time.
-            long updates = harness.extractOutputValues().stream().filter(s -> !s.finalRecord).count();
+            long updates = harness.extractOutputValues().stream()
+                    .filter(s -> !s.finalRecord)
+                    .count();
             assertThat(updates).isEqualTo(idleMs / UPDATE_MS);
             harness.processWatermark(lastMs + idleMs + 1);
-            assertThat(finals(harness)).singleElement()
+            assertThat(finals(harness))
+                    .singleElement()
                     .satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.IDLE));
             assertThat(harness.numKeyedStateEntries()).isZero();
             assertThat(harness.numEventTimeTimers()).isZero();
@@ -97,14 +102,16 @@ class FlowAnalysisFunctionTest {
     void startsASecondInstanceWhenAClosedPortPairIsReused() throws Exception {
         try (var harness = harness(null)) {
             handshake(harness, 40_001, 1000, T0_NS);
-            harness.processElement(event(T0_NS + 3_000_000, true, 40_001, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001),
+            harness.processElement(
+                    event(T0_NS + 3_000_000, true, 40_001, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001),
                     (T0_NS + 3_000_000) / 1_000_000);
             // Same ports one second later, a new ISN: a new connection on the reused port pair.
             handshake(harness, 40_001, 900_000, T0_NS + 1_000_000_000L);
             harness.processWatermark(Long.MAX_VALUE);
             List<FlowSummary> finals = finals(harness);
             // instance id = the first packet's capture time in µs (FlowInstances.instanceId)
-            assertThat(finals).extracting(s -> s.record.getFlow().getInstance())
+            assertThat(finals)
+                    .extracting(s -> s.record.getFlow().getInstance())
                     .containsExactly(T0_NS / 1000, (T0_NS + 1_000_000_000L) / 1000);
             assertThat(finals).extracting(s -> s.record.getEnd()).containsExactly(FlowEnd.RST, FlowEnd.OPEN);
             assertThat(harness.numKeyedStateEntries()).isZero();
@@ -116,7 +123,8 @@ class FlowAnalysisFunctionTest {
         try (var harness = harness(null)) {
             handshake(harness, 40_002, 1000, T0_NS);
             harness.processWatermark(T0_NS / 1_000_000 + 5_000);
-            harness.processElement(event(T0_NS + 2_500_000, true, 40_002, DecodedPacket.ACK | DecodedPacket.PSH, 1001, 5001, 100),
+            harness.processElement(
+                    event(T0_NS + 2_500_000, true, 40_002, DecodedPacket.ACK | DecodedPacket.PSH, 1001, 5001, 100),
                     (T0_NS + 2_500_000) / 1_000_000);
             harness.processWatermark(Long.MAX_VALUE);
             FlowSummary last = finals(harness).get(0);
@@ -149,7 +157,9 @@ class FlowAnalysisFunctionTest {
             }
             feed(after, packets.subList(half, packets.size()));
             after.processWatermark(Long.MAX_VALUE);
-            assertThat(finals(after)).singleElement().satisfies(s -> assertThat(s.reportJson).isEqualTo(uninterrupted));
+            assertThat(finals(after))
+                    .singleElement()
+                    .satisfies(s -> assertThat(s.reportJson).isEqualTo(uninterrupted));
             if (heap) {
                 assertThat(after.numKeyedStateEntries()).isZero();
             }
@@ -178,16 +188,22 @@ class FlowAnalysisFunctionTest {
         OperatorSubtaskState savepoint;
         try (var before = harness(backend(from))) {
             feed(before, packets.subList(0, third));
-            savepoint = before.snapshotWithLocalState(1L, 1L,
-                    org.apache.flink.runtime.checkpoint.SavepointType.savepoint(
-                            org.apache.flink.core.execution.SavepointFormatType.CANONICAL))
+            savepoint = before.snapshotWithLocalState(
+                            1L,
+                            1L,
+                            org.apache.flink.runtime.checkpoint.SavepointType.savepoint(
+                                    org.apache.flink.core.execution.SavepointFormatType.CANONICAL))
                     .getJobManagerOwnedState();
         }
         try (var after = harness(backend(to), savepoint)) {
-            assertThat(after.numEventTimeTimers()).as("the flow's timer is restored").isEqualTo(1);
+            assertThat(after.numEventTimeTimers())
+                    .as("the flow's timer is restored")
+                    .isEqualTo(1);
             feed(after, packets.subList(third, packets.size()));
             after.processWatermark(Long.MAX_VALUE);
-            assertThat(finals(after)).singleElement().satisfies(s -> assertThat(s.reportJson).isEqualTo(uninterrupted));
+            assertThat(finals(after))
+                    .singleElement()
+                    .satisfies(s -> assertThat(s.reportJson).isEqualTo(uninterrupted));
             if (to.equals("hashmap")) {
                 assertThat(after.numKeyedStateEntries()).isZero();
             }
@@ -231,9 +247,30 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(wm);
             // one batch: a packet 2 s behind the watermark, then two after it
             FlowBatch b = FlowBatches.ofBatch(List.of(
-                    packet(T0_NS + 3_000_000_000L, true, 40_003, DecodedPacket.ACK | DecodedPacket.PSH, 1001, 5001, 100),
-                    packet(T0_NS + 6_000_000_000L, true, 40_003, DecodedPacket.ACK | DecodedPacket.PSH, 1101, 5001, 100),
-                    packet(T0_NS + 7_000_000_000L, true, 40_003, DecodedPacket.ACK | DecodedPacket.PSH, 1201, 5001, 100)));
+                    packet(
+                            T0_NS + 3_000_000_000L,
+                            true,
+                            40_003,
+                            DecodedPacket.ACK | DecodedPacket.PSH,
+                            1001,
+                            5001,
+                            100),
+                    packet(
+                            T0_NS + 6_000_000_000L,
+                            true,
+                            40_003,
+                            DecodedPacket.ACK | DecodedPacket.PSH,
+                            1101,
+                            5001,
+                            100),
+                    packet(
+                            T0_NS + 7_000_000_000L,
+                            true,
+                            40_003,
+                            DecodedPacket.ACK | DecodedPacket.PSH,
+                            1201,
+                            5001,
+                            100)));
             harness.processElement(b, b.timeMs);
             harness.processWatermark(Long.MAX_VALUE);
             FlowSummary last = finals(harness).get(0);
@@ -268,11 +305,13 @@ class FlowAnalysisFunctionTest {
         try (var harness = harness(null)) {
             handshake(harness, 40_005, 1000, T0_NS);
             long finNs = T0_NS + 10_500_000_000L;
-            harness.processElement(event(finNs, true, 40_005, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001),
-                    finNs / 1_000_000);
+            harness.processElement(
+                    event(finNs, true, 40_005, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001), finNs / 1_000_000);
             harness.processWatermark(T0_NS / 1_000_000 + 10_100);
             harness.processWatermark(Long.MAX_VALUE);
-            List<Long> times = harness.extractOutputValues().stream().map(x -> x.record.getRecordTimeUs()).toList();
+            List<Long> times = harness.extractOutputValues().stream()
+                    .map(x -> x.record.getRecordTimeUs())
+                    .toList();
             assertThat(times).hasSizeGreaterThanOrEqualTo(3).isSorted();
             assertThat(times.get(0)).isEqualTo(finNs / 1000);
         }
@@ -296,13 +335,18 @@ class FlowAnalysisFunctionTest {
             FlowBatch b = FlowBatches.ofBatch(all);
             harness.processElement(b, b.timeMs);
             harness.processWatermark(Long.MAX_VALUE);
-            assertThat(finals(harness)).singleElement().satisfies(f -> assertThat(f.reportJson).isEqualTo(withoutBad));
-            assertThat(harness.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS)).singleElement().satisfies(r -> {
-                assertThat(r.getValue().getStage()).isEqualTo(DeadLetterStage.VALIDATE);
-                assertThat(r.getValue().getPackets()).isEqualTo(1);
-                assertThat(r.getValue().getReason())
-                        .isEqualTo("1 of " + all.size() + " packets rejected, the others analysed; packet 5: ttl 300 outside 8 bits");
-            });
+            assertThat(finals(harness))
+                    .singleElement()
+                    .satisfies(f -> assertThat(f.reportJson).isEqualTo(withoutBad));
+            assertThat(harness.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS))
+                    .singleElement()
+                    .satisfies(r -> {
+                        assertThat(r.getValue().getStage()).isEqualTo(DeadLetterStage.VALIDATE);
+                        assertThat(r.getValue().getPackets()).isEqualTo(1);
+                        assertThat(r.getValue().getReason())
+                                .isEqualTo("1 of " + all.size()
+                                        + " packets rejected, the others analysed; packet 5: ttl 300 outside 8 bits");
+                    });
         }
     }
 
@@ -316,15 +360,18 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(Long.MAX_VALUE);
             assertThat(harness.extractOutputValues()).isEmpty();
             assertThat(harness.numKeyedStateEntries()).isZero();
-            assertThat(harness.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS)).singleElement().satisfies(r -> {
-                assertThat(r.getValue().getStage()).isEqualTo(DeadLetterStage.DECODE);
-                assertThat(r.getValue().getPackets()).isEqualTo(b.packets);
-                assertThat(r.getValue().getReason()).startsWith("Avro length check: ");
-            });
+            assertThat(harness.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS))
+                    .singleElement()
+                    .satisfies(r -> {
+                        assertThat(r.getValue().getStage()).isEqualTo(DeadLetterStage.DECODE);
+                        assertThat(r.getValue().getPackets()).isEqualTo(b.packets);
+                        assertThat(r.getValue().getReason()).startsWith("Avro length check: ");
+                    });
         }
     }
 
-    private static List<StreamRecord<FlowSummary>> records(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness) {
+    private static List<StreamRecord<FlowSummary>> records(
+            KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness) {
         List<StreamRecord<FlowSummary>> out = new java.util.ArrayList<>();
         for (Object o : harness.getOutput()) {
             if (o instanceof StreamRecord<?> r) {
@@ -350,14 +397,18 @@ class FlowAnalysisFunctionTest {
     private static Map<String, List<io.flowtrace.avro.TcpEvent>> eventsByFlow(List<io.flowtrace.avro.TcpEvent> events) {
         Map<String, List<io.flowtrace.avro.TcpEvent>> out = new java.util.TreeMap<>();
         for (io.flowtrace.avro.TcpEvent e : events) {
-            out.computeIfAbsent(e.getFlow().toString(), k -> new java.util.ArrayList<>()).add(e);
+            out.computeIfAbsent(e.getFlow().toString(), k -> new java.util.ArrayList<>())
+                    .add(e);
         }
         return out;
     }
 
-    private static List<io.flowtrace.avro.TcpEvent> tcpEvents(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness) {
+    private static List<io.flowtrace.avro.TcpEvent> tcpEvents(
+            KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness) {
         var side = harness.getSideOutput(FlowAnalysisFunction.TCP_EVENTS);
-        return side == null ? List.of() : side.stream().map(StreamRecord::getValue).toList();
+        return side == null
+                ? List.of()
+                : side.stream().map(StreamRecord::getValue).toList();
     }
 
     private static StateBackend backend(String name) {
@@ -369,11 +420,12 @@ class FlowAnalysisFunctionTest {
         return harness(backend, null);
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness(StateBackend backend,
-            OperatorSubtaskState restore) throws Exception {
+    private static KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness(
+            StateBackend backend, OperatorSubtaskState restore) throws Exception {
         var harness = new KeyedOneInputStreamOperatorTestHarness<>(
                 new KeyedProcessOperator<>(new FlowAnalysisFunction(AnalyzerConfig.DEFAULTS, UPDATE_MS)),
-                new FlowKeySelector(), Types.STRING);
+                new FlowKeySelector(),
+                Types.STRING);
         if (backend != null) {
             harness.setStateBackend(backend);
         }
@@ -384,24 +436,29 @@ class FlowAnalysisFunctionTest {
         return harness;
     }
 
-    private static void feed(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness,
-            List<PacketEvent> packets) throws Exception {
+    private static void feed(
+            KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness, List<PacketEvent> packets)
+            throws Exception {
         for (PacketEvent p : packets) {
             harness.processElement(FlowBatches.ofEvent(p), p.getCaptureTimeNs() / 1_000_000);
         }
     }
 
-    private static List<FlowSummary> finals(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness) {
+    private static List<FlowSummary> finals(
+            KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness) {
         return harness.extractOutputValues().stream().filter(s -> s.finalRecord).toList();
     }
 
     /** SYN, SYN-ACK, ACK from client port {@code port} to 10.0.0.2:443, 1 ms apart. */
-    private static void handshake(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness, int port,
-            long isn, long t) throws Exception {
+    private static void handshake(
+            KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness, int port, long isn, long t)
+            throws Exception {
         harness.processElement(event(t, true, port, DecodedPacket.SYN, isn, 0), t / 1_000_000);
-        harness.processElement(event(t + 1_000_000, false, port, DecodedPacket.SYN | DecodedPacket.ACK, 5000, isn + 1),
+        harness.processElement(
+                event(t + 1_000_000, false, port, DecodedPacket.SYN | DecodedPacket.ACK, 5000, isn + 1),
                 (t + 1_000_000) / 1_000_000);
-        harness.processElement(event(t + 2_000_000, true, port, DecodedPacket.ACK, isn + 1, 5001), (t + 2_000_000) / 1_000_000);
+        harness.processElement(
+                event(t + 2_000_000, true, port, DecodedPacket.ACK, isn + 1, 5001), (t + 2_000_000) / 1_000_000);
     }
 
     private static FlowBatch event(long t, boolean fromClient, int port, int flags, long seq, long ack) {
@@ -416,7 +473,8 @@ class FlowAnalysisFunctionTest {
         return packet(t, fromClient, port, flags, seq, ack, 0);
     }
 
-    private static PacketEvent packet(long t, boolean fromClient, int port, int flags, long seq, long ack, int payload) {
+    private static PacketEvent packet(
+            long t, boolean fromClient, int port, int flags, long seq, long ack, int payload) {
         byte[] client = {10, 0, 0, 1};
         byte[] server = {10, 0, 0, 2};
         return PacketEvent.newBuilder()

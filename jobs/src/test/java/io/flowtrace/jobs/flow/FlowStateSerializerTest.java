@@ -69,7 +69,8 @@ class FlowStateSerializerTest {
     void refusesALayoutFromTheFuture() {
         byte[] bytes = {(byte) (FlowStateSerializer.LAYOUT_VERSION + 1)};
         assertThatThrownBy(() -> SERIALIZER.deserialize(new DataInputDeserializer(bytes)))
-                .isInstanceOf(IOException.class).hasMessageContaining("unknown flow state layout");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("unknown flow state layout");
     }
 
     private static FlowState roundTrip(FlowState s) throws IOException {

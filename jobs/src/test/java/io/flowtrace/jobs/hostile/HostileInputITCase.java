@@ -17,7 +17,6 @@ import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.PipelineServices;
@@ -50,7 +49,8 @@ class HostileInputITCase {
     private static final int PARALLELISM = 2;
     private static final int MALFORMED = 10_000;
     private static final int CONNTRACK_MALFORMED_PER_KIND = 50;
-    private static final int CONNTRACK_MALFORMED = CONNTRACK_MALFORMED_PER_KIND * HostileConntrack.kinds().size();
+    private static final int CONNTRACK_MALFORMED =
+            CONNTRACK_MALFORMED_PER_KIND * HostileConntrack.kinds().size();
     private static final Vantage CONNTRACK_VANTAGE = new Vantage("hostile-itcase", "conntrack");
     private static final String CAPTURE = "tcp/short-conns.sender.pcap.gz";
     private static final Vantage VANTAGE = new Vantage("hostile-itcase", "eth0");
@@ -58,6 +58,7 @@ class HostileInputITCase {
 
     @RegisterExtension
     static final PipelineServices SERVICES = PipelineServices.withSlots(PARALLELISM);
+
     static final KafkaBroker KAFKA = SERVICES.kafka();
     static final Postgres POSTGRES = SERVICES.postgres();
 
@@ -65,10 +66,20 @@ class HostileInputITCase {
     void deadLettersEveryMalformedRecordWithItsReasonAndAnalysesTheRealCaptureAroundThem(@TempDir Path checkpoints)
             throws Exception {
         JobConfig config = JobConfig.of(jobOptions(checkpoints));
-        KAFKA.createTopics(PARALLELISM, List.of(JobOption.PACKETS_TOPIC, JobOption.FLOWS_TOPIC, JobOption.TCP_EVENTS_TOPIC,
-                JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC, JobOption.DEAD_LETTERS_TOPIC,
-                JobOption.CONNTRACK_TOPIC, JobOption.CONNTRACK_BUDGETS_TOPIC).stream()
-                .map(config::get).toArray(String[]::new));
+        KAFKA.createTopics(
+                PARALLELISM,
+                List.of(
+                                JobOption.PACKETS_TOPIC,
+                                JobOption.FLOWS_TOPIC,
+                                JobOption.TCP_EVENTS_TOPIC,
+                                JobOption.SERVICE_WINDOWS_TOPIC,
+                                JobOption.VANTAGE_WINDOWS_TOPIC,
+                                JobOption.DEAD_LETTERS_TOPIC,
+                                JobOption.CONNTRACK_TOPIC,
+                                JobOption.CONNTRACK_BUDGETS_TOPIC)
+                        .stream()
+                        .map(config::get)
+                        .toArray(String[]::new));
         Map<String, JsonNode> offline = CaptureFixtures.offlineReports(CAPTURE, PacketEvents.vantage(VANTAGE));
         List<HostilePackets.Bad> bad = HostilePackets.generate(MALFORMED, 20261130L);
         Map<String, Integer> generated = new TreeMap<>();
@@ -78,29 +89,42 @@ class HostileInputITCase {
         int goodConntrack = publishConntrack(config.get(JobOption.CONNTRACK_TOPIC), conntrackGenerated);
 
         PostgresSinks.applySchema(config);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, InputSources.packets(config), InputSources.conntrack(config),
-                JobSinks.fromConfig(config)).build(env);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        new FlowtraceJob(
+                        config,
+                        InputSources.packets(config),
+                        InputSources.conntrack(config),
+                        JobSinks.fromConfig(config))
+                .build(env);
         long started = System.nanoTime();
         env.execute("flowtrace-hostile-itcase"); // restart-attempts 0: a crash of any operator fails here
-        LOG.info("job over {} good packets and {} malformed records finished in {} ms", good, MALFORMED,
+        LOG.info(
+                "job over {} good packets and {} malformed records finished in {} ms",
+                good,
+                MALFORMED,
                 (System.nanoTime() - started) / 1_000_000);
 
         assertDeadLettersPerKind(config.get(JobOption.PACKETS_TOPIC), HostilePackets.kinds(), generated);
         assertDeadLettersPerKind(config.get(JobOption.CONNTRACK_TOPIC), HostileConntrack.kinds(), conntrackGenerated);
-        assertThat(KAFKA.readCommitted(config.get(JobOption.DEAD_LETTERS_TOPIC))).hasSize(MALFORMED + CONNTRACK_MALFORMED);
+        assertThat(KAFKA.readCommitted(config.get(JobOption.DEAD_LETTERS_TOPIC)))
+                .hasSize(MALFORMED + CONNTRACK_MALFORMED);
         // the recorded events around the bad ones all count: one row per second window, events = messages
-        assertThat(POSTGRES.query("SELECT sum(events) AS n FROM conntrack_budgets WHERE window_size_ms = 1000").get(0).get("n"))
+        assertThat(POSTGRES.query("SELECT sum(events) AS n FROM conntrack_budgets WHERE window_size_ms = 1000")
+                        .get(0)
+                        .get("n"))
                 .isEqualTo(java.math.BigDecimal.valueOf(goodConntrack));
         assertFlowRowsEqualTheOfflineReports(offline);
     }
 
-    private static void assertDeadLettersPerKind(String topic, List<HostilePackets.Kind> all, Map<String, Integer> generated) {
+    private static void assertDeadLettersPerKind(
+            String topic, List<HostilePackets.Kind> all, Map<String, Integer> generated) {
         Map<String, HostilePackets.Kind> kinds = new HashMap<>();
         all.forEach(k -> kinds.put(k.name(), k));
         List<Map<String, Object>> rows = POSTGRES.query(
                 "SELECT stage, reason, convert_from(record_key, 'UTF8') AS k FROM dead_letters WHERE topic = ?", topic);
-        assertThat(rows).hasSize(generated.values().stream().mapToInt(Integer::intValue).sum());
+        assertThat(rows)
+                .hasSize(generated.values().stream().mapToInt(Integer::intValue).sum());
         Map<String, Integer> stored = new TreeMap<>();
         Map<String, Integer> byReason = new TreeMap<>();
         for (Map<String, Object> row : rows) {
@@ -110,14 +134,19 @@ class HostileInputITCase {
             assertThat(row.get("stage")).as(kindName).isEqualTo(kind.stage());
             assertThat((String) row.get("reason")).as(kindName).matches(kind.reason());
             stored.merge(kindName, 1, Integer::sum);
-            byReason.merge(row.get("stage") + ": " + ((String) row.get("reason")).replaceAll("(?i)0x[0-9a-f]+|-?\\d+", "N"), 1, Integer::sum);
+            byReason.merge(
+                    row.get("stage") + ": " + ((String) row.get("reason")).replaceAll("(?i)0x[0-9a-f]+|-?\\d+", "N"),
+                    1,
+                    Integer::sum);
         }
         assertThat(stored).isEqualTo(generated);
         StringBuilder table = new StringBuilder();
-        stored.forEach((k, n) -> table.append(String.format("%n  %5d  %-8s %s", n, kinds.get(k).stage(), k)));
+        stored.forEach((k, n) ->
+                table.append(String.format("%n  %5d  %-8s %s", n, kinds.get(k).stage(), k)));
         LOG.info("dead letters of {} per kind:{}", topic, table);
         StringBuilder reasons = new StringBuilder();
-        byReason.forEach((r, n) -> reasons.append(String.format("%n  %5d  %s", n, r.length() > 140 ? r.substring(0, 140) : r)));
+        byReason.forEach((r, n) ->
+                reasons.append(String.format("%n  %5d  %s", n, r.length() > 140 ? r.substring(0, 140) : r)));
         LOG.info("dead letters per reason (numbers as N): {}", reasons);
     }
 
@@ -130,7 +159,8 @@ class HostileInputITCase {
         }
         assertThat(streamed.keySet()).as("no malformed record became a flow").isEqualTo(offline.keySet());
         for (String flow : offline.keySet()) {
-            assertThat(CaptureFixtures.flatten(streamed.get(flow))).as("report of %s", flow)
+            assertThat(CaptureFixtures.flatten(streamed.get(flow)))
+                    .as("report of %s", flow)
                     .isEqualTo(CaptureFixtures.flatten(offline.get(flow)));
         }
     }
@@ -148,7 +178,8 @@ class HostileInputITCase {
                 while (next < due) {
                     HostilePackets.Bad b = bad.get(next);
                     String key = "hostile|" + b.kind().name() + "|" + next++;
-                    producer.send(new ProducerRecord<>(topic, random.nextInt(PARALLELISM), key.getBytes(UTF_8), b.value()));
+                    producer.send(
+                            new ProducerRecord<>(topic, random.nextInt(PARALLELISM), key.getBytes(UTF_8), b.value()));
                 }
                 PacketEvent p = packets.get(i);
                 PacketEvents.fromAvro(p, scratch);
@@ -173,14 +204,20 @@ class HostileInputITCase {
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
             for (int m = 0; m < messages.size(); m++) {
                 io.flowtrace.core.conntrack.ConntrackMessage core = ConntrackFixtures.parse(messages.get(m));
-                io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, CONNTRACK_VANTAGE,
-                        io.flowtrace.avro.ConntrackSource.NETLINK);
-                producer.send(new ProducerRecord<>(topic, random.nextInt(PARALLELISM), ("good|" + m).getBytes(UTF_8),
+                io.flowtrace.avro.ConntrackEvent avro =
+                        ConntrackFixtures.toAvro(core, CONNTRACK_VANTAGE, io.flowtrace.avro.ConntrackSource.NETLINK);
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        random.nextInt(PARALLELISM),
+                        ("good|" + m).getBytes(UTF_8),
                         avro.toByteBuffer().array()));
                 int due = (int) ((long) CONNTRACK_MALFORMED * (m + 1) / messages.size());
                 while (bad < due) {
                     HostilePackets.Kind kind = kinds.get(bad % kinds.size());
-                    producer.send(new ProducerRecord<>(topic, random.nextInt(PARALLELISM), HostileConntrack.key(kind.name(), bad),
+                    producer.send(new ProducerRecord<>(
+                            topic,
+                            random.nextInt(PARALLELISM),
+                            HostileConntrack.key(kind.name(), bad),
                             kind.make().apply(random)));
                     generated.merge(kind.name(), 1, Integer::sum);
                     bad++;
@@ -192,8 +229,13 @@ class HostileInputITCase {
     }
 
     private static Map<String, String> jobOptions(Path checkpoints) {
-        Map<String, String> o = ItJobOptions.of("hostile", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER,
-                checkpoints, PARALLELISM)
+        Map<String, String> o = ItJobOptions.of(
+                        "hostile",
+                        KAFKA.bootstrapServers(),
+                        POSTGRES.jdbcUrl(),
+                        Postgres.USER,
+                        checkpoints,
+                        PARALLELISM)
                 .with(JobOption.GROUP_ID, "hostile-itcase")
                 .with(JobOption.TRANSACTIONAL_ID_PREFIX, "hostile-itcase")
                 .with(JobOption.CHECKPOINT_INTERVAL_MS, 1000)

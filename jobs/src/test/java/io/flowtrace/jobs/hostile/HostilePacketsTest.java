@@ -3,12 +3,11 @@ package io.flowtrace.jobs.hostile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowtrace.avro.DeadLetter;
-import io.flowtrace.avro.PacketEvent;
-import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.avro.mapping.ConntrackEvents;
+import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.jobs.conntrack.ConntrackSample;
-import io.flowtrace.jobs.source.ConntrackRecordDeserializer;
 import io.flowtrace.jobs.flow.FlowBatch;
+import io.flowtrace.jobs.source.ConntrackRecordDeserializer;
 import io.flowtrace.jobs.source.PacketRecordDeserializer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,7 +29,8 @@ class HostilePacketsTest {
     void theBaseOfTheValidationKindsIsItselfValid() {
         Random r = new Random(1);
         for (int i = 0; i < 100; i++) {
-            assertThat(PacketEvents.invalidReason(HostilePackets.valid(r).build())).isNull();
+            assertThat(PacketEvents.invalidReason(HostilePackets.valid(r).build()))
+                    .isNull();
         }
     }
 
@@ -38,7 +38,8 @@ class HostilePacketsTest {
     void everyKindIsDeadLetteredAtItsStageWithAMatchingReason() {
         // without Avro's limits (jobs/pom.xml) the length-lie kinds are an OutOfMemoryError, not a dead letter
         assertThat(System.getProperty("org.apache.avro.limits.bytes.maxLength")).isEqualTo("8388608");
-        assertThat(System.getProperty("org.apache.avro.limits.collectionItems.maxLength")).isEqualTo("1048576");
+        assertThat(System.getProperty("org.apache.avro.limits.collectionItems.maxLength"))
+                .isEqualTo("1048576");
         PacketRecordDeserializer deserializer = new PacketRecordDeserializer();
         Map<String, Integer> perKind = new LinkedHashMap<>();
         Map<String, Long> nanos = new LinkedHashMap<>();
@@ -48,9 +49,13 @@ class HostilePacketsTest {
             long t0 = System.nanoTime();
             deserializer.deserialize(new ConsumerRecord<>("t", 0, offset++, new byte[0], bad.value()), collector(out));
             assertThat(out).as(bad.kind().name()).hasSize(1);
-            assertThat(out.get(0).isLeft()).as("%s is a dead letter", bad.kind().name()).isTrue();
+            assertThat(out.get(0).isLeft())
+                    .as("%s is a dead letter", bad.kind().name())
+                    .isTrue();
             DeadLetter d = out.get(0).left();
-            assertThat(d.getStage().name()).as(bad.kind().name()).isEqualTo(bad.kind().stage());
+            assertThat(d.getStage().name())
+                    .as(bad.kind().name())
+                    .isEqualTo(bad.kind().stage());
             assertThat(d.getReason()).as(bad.kind().name()).matches(bad.kind().reason());
             perKind.merge(bad.kind().name(), 1, Integer::sum);
             nanos.merge(bad.kind().name(), System.nanoTime() - t0, Long::sum);
@@ -63,16 +68,22 @@ class HostilePacketsTest {
     void everyConntrackKindIsDeadLetteredAtItsStageWithAMatchingReason() {
         Random r = new Random(2);
         for (int i = 0; i < 100; i++) {
-            assertThat(ConntrackEvents.invalidReason(HostileConntrack.valid(r).build())).isNull();
+            assertThat(ConntrackEvents.invalidReason(HostileConntrack.valid(r).build()))
+                    .isNull();
         }
         ConntrackRecordDeserializer deserializer = new ConntrackRecordDeserializer("stock");
         int offset = 0;
         for (HostilePackets.Kind kind : HostileConntrack.kinds()) {
             for (int i = 0; i < 20; i++) {
                 List<Either<DeadLetter, ConntrackSample>> out = new ArrayList<>();
-                deserializer.deserialize(new ConsumerRecord<>("ct", 0, offset++, new byte[0], kind.make().apply(r)), collector(out));
+                deserializer.deserialize(
+                        new ConsumerRecord<>(
+                                "ct", 0, offset++, new byte[0], kind.make().apply(r)),
+                        collector(out));
                 assertThat(out).as(kind.name()).hasSize(1);
-                assertThat(out.get(0).isLeft()).as("%s is a dead letter", kind.name()).isTrue();
+                assertThat(out.get(0).isLeft())
+                        .as("%s is a dead letter", kind.name())
+                        .isTrue();
                 assertThat(out.get(0).left().getStage().name()).as(kind.name()).isEqualTo(kind.stage());
                 assertThat(out.get(0).left().getReason()).as(kind.name()).matches(kind.reason());
             }
@@ -87,8 +98,7 @@ class HostilePacketsTest {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 }

@@ -17,7 +17,9 @@ class JobConfigSecretsTest {
         Files.writeString(file, "pg-s3cret-from-file\n");
         JobConfig config = JobConfig.fromArgs("--jdbc-password-file", file.toString(), "--jdbc-user", "writer");
         assertThat(config.jdbcPassword()).isEqualTo("pg-s3cret-from-file");
-        assertThat(config.describe().toString()).doesNotContain("pg-s3cret-from-file").contains(file.toString());
+        assertThat(config.describe().toString())
+                .doesNotContain("pg-s3cret-from-file")
+                .contains(file.toString());
     }
 
     @Test
@@ -38,11 +40,13 @@ class JobConfigSecretsTest {
     @Test
     void kafkaSecretsAreMaskedInTheLoggedConfiguration() {
         JobConfig config = JobConfig.of(Map.of(
-                "kafka.sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"kafka-s3cret\";",
+                "kafka.sasl.jaas.config",
+                        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"kafka-s3cret\";",
                 "kafka.ssl.truststore.password", "store-s3cret"));
         assertThat(config.describe().toString()).doesNotContain("kafka-s3cret").doesNotContain("store-s3cret");
         // the secrets still reach the Kafka clients, and harmless properties are still shown
-        assertThat(config.kafkaProperties().getProperty("ssl.truststore.password")).isEqualTo("store-s3cret");
+        assertThat(config.kafkaProperties().getProperty("ssl.truststore.password"))
+                .isEqualTo("store-s3cret");
         assertThat(JobConfig.of(Map.of("kafka.security.protocol", "SASL_SSL")).describe())
                 .containsEntry("kafka.security.protocol", "SASL_SSL");
     }
@@ -57,7 +61,8 @@ class JobConfigSecretsTest {
                 "kafka.ssl.keystore.location", "/etc/flowtrace/keystore.p12"));
         Map<String, String> logged = config.describe();
         assertThat(logged.toString()).doesNotContain("phrase-s3cret", "client-s3cret", "inline-s3cret", "token-s3cret");
-        assertThat(logged).containsEntry("kafka.sasl.oauthbearer.assertion.private.key.passphrase", "******")
+        assertThat(logged)
+                .containsEntry("kafka.sasl.oauthbearer.assertion.private.key.passphrase", "******")
                 .containsEntry("kafka.sasl.login.token", "******")
                 // a path to a store says where the secret is, not what it is
                 .containsEntry("kafka.ssl.keystore.location", "/etc/flowtrace/keystore.p12");
@@ -66,13 +71,20 @@ class JobConfigSecretsTest {
     @Test
     void passwordsInsideUrlsAreMaskedAndTheRestOfTheUrlShown() {
         JobConfig config = JobConfig.of(Map.of(
-                "jdbc-url", "jdbc:postgresql://db.example:5432/flowtrace?user=writer&password=url-s3cret&sslmode=verify-full",
+                "jdbc-url",
+                        "jdbc:postgresql://db.example:5432/flowtrace?user=writer&password=url-s3cret&sslmode=verify-full",
                 "bootstrap-servers", "broker:9092"));
-        assertThat(config.describe()).containsEntry("jdbc-url",
-                "jdbc:postgresql://db.example:5432/flowtrace?user=writer&password=******&sslmode=verify-full");
-        JobConfig userInfo = JobConfig.of(Map.of("jdbc-url", "jdbc:postgresql://writer:info-s3cret@db.example/flowtrace"));
-        assertThat(userInfo.describe()).containsEntry("jdbc-url", "jdbc:postgresql://writer:******@db.example/flowtrace");
-        JobConfig semicolon = JobConfig.of(Map.of("jdbc-url", "jdbc:postgresql://db/flowtrace;PASSWORD=semi-s3cret;ssl=true"));
-        assertThat(semicolon.describe().get("jdbc-url")).isEqualTo("jdbc:postgresql://db/flowtrace;PASSWORD=******;ssl=true");
+        assertThat(config.describe())
+                .containsEntry(
+                        "jdbc-url",
+                        "jdbc:postgresql://db.example:5432/flowtrace?user=writer&password=******&sslmode=verify-full");
+        JobConfig userInfo =
+                JobConfig.of(Map.of("jdbc-url", "jdbc:postgresql://writer:info-s3cret@db.example/flowtrace"));
+        assertThat(userInfo.describe())
+                .containsEntry("jdbc-url", "jdbc:postgresql://writer:******@db.example/flowtrace");
+        JobConfig semicolon =
+                JobConfig.of(Map.of("jdbc-url", "jdbc:postgresql://db/flowtrace;PASSWORD=semi-s3cret;ssl=true"));
+        assertThat(semicolon.describe().get("jdbc-url"))
+                .isEqualTo("jdbc:postgresql://db/flowtrace;PASSWORD=******;ssl=true");
     }
 }

@@ -70,13 +70,18 @@ class KafkaSaslSslITCase {
         Map<String, FlowRecord> last = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : KAFKA.readCommitted(config.get(JobOption.FLOWS_TOPIC))) {
             FlowRecord f = FlowRecord.getDecoder().decode(r.value());
-            last.put(PacketEvents.vantage(f.getFlow().getVantage()) + " " + f.getFlow().getClient() + " "
-                    + f.getFlow().getServer() + " " + f.getFlow().getInstance(), f);
+            last.put(
+                    PacketEvents.vantage(f.getFlow().getVantage()) + " "
+                            + f.getFlow().getClient() + " " + f.getFlow().getServer() + " "
+                            + f.getFlow().getInstance(),
+                    f);
         }
         assertThat(last.keySet()).isEqualTo(offline.keySet());
         last.forEach((flow, f) -> {
-            assertThat(f.getC2s().getPackets()).isEqualTo(offline.get(flow).get("c2s").get("packets").asLong());
-            assertThat(f.getS2c().getPackets()).isEqualTo(offline.get(flow).get("s2c").get("packets").asLong());
+            assertThat(f.getC2s().getPackets())
+                    .isEqualTo(offline.get(flow).get("c2s").get("packets").asLong());
+            assertThat(f.getS2c().getPackets())
+                    .isEqualTo(offline.get(flow).get("s2c").get("packets").asLong());
         });
     }
 
@@ -95,19 +100,30 @@ class KafkaSaslSslITCase {
         });
         assertThatThrownBy(() -> run.get(3, TimeUnit.MINUTES))
                 .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, SaslAuthenticationException.class))
-                        .as("SaslAuthenticationException in %s", ExceptionUtils.stringifyException(e)).isPresent());
+                        .as("SaslAuthenticationException in %s", ExceptionUtils.stringifyException(e))
+                        .isPresent());
     }
 
     private static void runJob(JobConfig config) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
         new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         env.execute("flowtrace-sasl-ssl-itcase");
     }
 
     private static void createTopics(JobConfig config) {
-        KAFKA.createTopics(2, List.of(JobOption.PACKETS_TOPIC, JobOption.FLOWS_TOPIC, JobOption.TCP_EVENTS_TOPIC,
-                JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC, JobOption.DEAD_LETTERS_TOPIC).stream()
-                .map(config::get).toArray(String[]::new));
+        KAFKA.createTopics(
+                2,
+                List.of(
+                                JobOption.PACKETS_TOPIC,
+                                JobOption.FLOWS_TOPIC,
+                                JobOption.TCP_EVENTS_TOPIC,
+                                JobOption.SERVICE_WINDOWS_TOPIC,
+                                JobOption.VANTAGE_WINDOWS_TOPIC,
+                                JobOption.DEAD_LETTERS_TOPIC)
+                        .stream()
+                        .map(config::get)
+                        .toArray(String[]::new));
     }
 
     private static void publish(String topic) {
@@ -136,5 +152,4 @@ class KafkaSaslSslITCase {
         KAFKA.securityProperties(KafkaBroker.Secured.USER, password).forEach(o::kafkaProperty);
         return o.toMap();
     }
-
 }

@@ -12,11 +12,11 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.FlowBatches;
-import io.flowtrace.jobs.flow.FlowBatch;
-import io.flowtrace.jobs.serde.FlowBatchTypeInfo;
 import io.flowtrace.jobs.FlowtraceJob;
 import io.flowtrace.jobs.JobConfig;
+import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.serde.FlowBatchTypeInfo;
 import io.flowtrace.jobs.sink.JobSinks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -81,6 +81,7 @@ class SynFloodITCase {
      * same flood without expiry would hold all 10^5 flows (≈ 63 MB).
      */
     private static final long MAX_STATE_BYTES_PER_LIVE_FLOW = 800;
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final String VICTIM_SERVICE = "198.51.100.1:80";
@@ -89,8 +90,7 @@ class SynFloodITCase {
     /** Final records of the flood's flows, only what the test reads (10^6 whole reports would fill the heap). */
     static final Queue<FloodEnd> FLOOD = new ConcurrentLinkedQueue<>();
 
-    record FloodEnd(long firstSeenUs, long recordTimeUs, FlowEnd end) {
-    }
+    record FloodEnd(long firstSeenUs, long recordTimeUs, FlowEnd end) {}
 
     @RegisterExtension
     static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
@@ -99,8 +99,8 @@ class SynFloodITCase {
             .build());
 
     @Test
-    void halfOpenFlowsExpireSoStateStaysBoundedAndRealFlowsAreStillRight(@TempDir Path checkpoints,
-            @InjectMiniCluster MiniCluster cluster) throws Exception {
+    void halfOpenFlowsExpireSoStateStaysBoundedAndRealFlowsAreStillRight(
+            @TempDir Path checkpoints, @InjectMiniCluster MiniCluster cluster) throws Exception {
         List<PacketEvent> capture = CaptureFixtures.packets(CAPTURE, VANTAGE);
         JobConfig config = JobConfig.of(Map.of(
                 "half-open-timeout-s", Long.toString(HALF_OPEN_TIMEOUT_S),
@@ -117,21 +117,31 @@ class SynFloodITCase {
         // watermark past it, and the job would expire capture flows that analyze reports open at its end.
         long spacing = (capture.get(capture.size() - 1).getCaptureTimeNs() - start) / (FLOWS + 1L);
         FloodEvents events = FloodEvents.merge(capture, start, FLOWS, spacing);
-        LOG.info("flood: one SYN every {} µs of capture time ({} SYNs/s) over {} s", spacing / 1000, 1_000_000_000L / spacing,
+        LOG.info(
+                "flood: one SYN every {} µs of capture time ({} SYNs/s) over {} s",
+                spacing / 1000,
+                1_000_000_000L / spacing,
                 spacing * FLOWS / 1_000_000_000L);
 
-        DataGeneratorSource<Either<DeadLetter, FlowBatch>> source = new DataGeneratorSource<>(events, events.total(),
+        DataGeneratorSource<Either<DeadLetter, FlowBatch>> source = new DataGeneratorSource<>(
+                events,
+                events.total(),
                 RateLimiterStrategy.perSecond(20_000),
                 new EitherTypeInfo<>(new AvroTypeInfo<>(DeadLetter.class), FlowBatchTypeInfo.INSTANCE));
         JobSinks sinks = new JobSinks(List.of(new FinalRecordSink()), List.of(), List.of(), List.of(), List.of());
         FINALS.clear();
         FLOOD.clear();
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
         new FlowtraceJob(config, source, sinks).build(env);
         long t0 = System.nanoTime();
         JobClient job = env.executeAsync("flowtrace-syn-flood");
         job.getJobExecutionResult().get();
-        LOG.info("{} flood SYNs + {} capture packets in {} ms", FLOWS, capture.size(), (System.nanoTime() - t0) / 1_000_000);
+        LOG.info(
+                "{} flood SYNs + {} capture packets in {} ms",
+                FLOWS,
+                capture.size(),
+                (System.nanoTime() - t0) / 1_000_000);
 
         List<FloodEnd> flood = new ArrayList<>(FLOOD);
         Map<String, JsonNode> real = new TreeMap<>();
@@ -141,7 +151,9 @@ class SynFloodITCase {
         }
         assertThat(real.keySet()).isEqualTo(offline.keySet());
         for (String flow : offline.keySet()) {
-            assertThat(CaptureFixtures.flatten(real.get(flow))).as("report of %s", flow).isEqualTo(CaptureFixtures.flatten(offline.get(flow)));
+            assertThat(CaptureFixtures.flatten(real.get(flow)))
+                    .as("report of %s", flow)
+                    .isEqualTo(CaptureFixtures.flatten(offline.get(flow)));
         }
         long aliveBound = assertFloodExpiredInTime(flood, start, spacing);
         assertCheckpointedStateBounded(cluster, job.getJobID(), aliveBound * MAX_STATE_BYTES_PER_LIVE_FLOW);
@@ -151,20 +163,28 @@ class SynFloodITCase {
      * {@code flowtrace analyze --json} of the capture with the job's analyser settings (the half-open
      * timeout differs from the default): core's offline pipeline, rendered by the schemas' report JSON.
      */
-    private static Map<String, JsonNode> offlineReports(io.flowtrace.core.tcp.AnalyzerConfig analyzer) throws Exception {
+    private static Map<String, JsonNode> offlineReports(io.flowtrace.core.tcp.AnalyzerConfig analyzer)
+            throws Exception {
         Map<String, JsonNode> reports = new TreeMap<>();
-        try (java.io.InputStream in = java.nio.file.Files.newInputStream(io.flowtrace.core.testing.TestData.file(CAPTURE))) {
-            new io.flowtrace.core.analysis.CaptureAnalysis(analyzer, iface -> PacketEvents.vantagePoint(VANTAGE)).run(in,
-                    (key, instance, flow) -> {
-                        try {
-                            JsonNode report = JSON.readTree(io.flowtrace.avro.mapping.ReportJson.of(key, instance, flow));
-                            reports.put(CaptureFixtures.identity(report), report);
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    }, io.flowtrace.core.tcp.TcpEventSinkFactory.NONE, error -> {
-                        throw new IllegalStateException(error);
-                    }, records -> { });
+        try (java.io.InputStream in =
+                java.nio.file.Files.newInputStream(io.flowtrace.core.testing.TestData.file(CAPTURE))) {
+            new io.flowtrace.core.analysis.CaptureAnalysis(analyzer, iface -> PacketEvents.vantagePoint(VANTAGE))
+                    .run(
+                            in,
+                            (key, instance, flow) -> {
+                                try {
+                                    JsonNode report =
+                                            JSON.readTree(io.flowtrace.avro.mapping.ReportJson.of(key, instance, flow));
+                                    reports.put(CaptureFixtures.identity(report), report);
+                                } catch (IOException e) {
+                                    throw new UncheckedIOException(e);
+                                }
+                            },
+                            io.flowtrace.core.tcp.TcpEventSinkFactory.NONE,
+                            error -> {
+                                throw new IllegalStateException(error);
+                            },
+                            records -> {});
         }
         assertThat(reports).as("offline flows").isNotEmpty();
         return reports;
@@ -189,17 +209,27 @@ class SynFloodITCase {
                 idle++;
                 longest = Math.max(longest, deaths[i] - births[i]);
             } else {
-                assertThat(s.end()).as("flood flow not expired must be reported open at end of input").isEqualTo(FlowEnd.OPEN);
-                assertThat(births[i]).as("only SYNs of the last timeout window are still open at the end")
+                assertThat(s.end())
+                        .as("flood flow not expired must be reported open at end of input")
+                        .isEqualTo(FlowEnd.OPEN);
+                assertThat(births[i])
+                        .as("only SYNs of the last timeout window are still open at the end")
                         .isGreaterThan(endOfInputUs - timeoutUs - slackUs);
                 deaths[i] = endOfInputUs;
             }
         }
-        assertThat(longest).as("longest life of an expired half-open flow, µs").isBetween(timeoutUs, timeoutUs + slackUs);
+        assertThat(longest)
+                .as("longest life of an expired half-open flow, µs")
+                .isBetween(timeoutUs, timeoutUs + slackUs);
         long maxAlive = maxAlive(births, deaths);
         long bound = (timeoutUs + slackUs) * 1000 / spacingNs + 1;
-        LOG.info("flood: {} flows, {} expired IDLE, longest half-open life {} ms, at most {} alive at once (bound {})",
-                flood.size(), idle, longest / 1000, maxAlive, bound);
+        LOG.info(
+                "flood: {} flows, {} expired IDLE, longest half-open life {} ms, at most {} alive at once (bound {})",
+                flood.size(),
+                idle,
+                longest / 1000,
+                maxAlive,
+                bound);
         assertThat(maxAlive).isLessThanOrEqualTo(bound);
         assertThat(idle).isGreaterThan(FLOWS - (int) bound);
         return bound;
@@ -235,14 +265,19 @@ class SynFloodITCase {
         assertThat(flowVertex).as("flow-analysis vertex").isNotNull();
         long max = 0;
         int checkpoints = 0;
-        for (AbstractCheckpointStats c : graph.getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
+        for (AbstractCheckpointStats c :
+                graph.getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
             var task = c.getTaskStateStats(flowVertex.getJobVertexId());
             if (task != null) {
                 max = Math.max(max, task.getStateSize());
                 checkpoints++;
             }
         }
-        LOG.info("flow-analysis checkpointed state: max {} bytes over {} checkpoints (stated bound {})", max, checkpoints, maxBytes);
+        LOG.info(
+                "flow-analysis checkpointed state: max {} bytes over {} checkpoints (stated bound {})",
+                max,
+                checkpoints,
+                maxBytes);
         assertThat(checkpoints).isPositive();
         assertThat(max).isLessThan(maxBytes);
     }
@@ -260,7 +295,9 @@ class SynFloodITCase {
                         return;
                     }
                     if (element.record.getFlow().getServer().equals(VICTIM_SERVICE)) {
-                        FLOOD.add(new FloodEnd(element.record.getFirstSeenUs(), element.record.getRecordTimeUs(),
+                        FLOOD.add(new FloodEnd(
+                                element.record.getFirstSeenUs(),
+                                element.record.getRecordTimeUs(),
                                 element.record.getEnd()));
                     } else {
                         FINALS.add(element);
@@ -268,12 +305,10 @@ class SynFloodITCase {
                 }
 
                 @Override
-                public void flush(boolean endOfInput) {
-                }
+                public void flush(boolean endOfInput) {}
 
                 @Override
-                public void close() {
-                }
+                public void close() {}
             };
         }
     }
@@ -319,7 +354,8 @@ class SynFloodITCase {
             int j = Arrays.binarySearch(positions, index);
             if (j >= 0) {
                 try {
-                    return Either.Right(FlowBatches.ofEvent(PacketEvent.getDecoder().decode(capture[j])));
+                    return Either.Right(
+                            FlowBatches.ofEvent(PacketEvent.getDecoder().decode(capture[j])));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
@@ -361,5 +397,4 @@ class SynFloodITCase {
             return z ^ (z >>> 31);
         }
     }
-
 }

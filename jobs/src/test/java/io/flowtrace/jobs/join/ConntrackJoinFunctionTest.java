@@ -90,10 +90,14 @@ class ConntrackJoinFunctionTest {
         try (var after = harness(backend(backend), snapshot)) {
             events.subList(half, events.size()).forEach(e -> element2(after, e));
             flows.forEach(f -> element1(after, f));
-            assertThat(finalRows(after.extractOutputValues())).usingRecursiveFieldByFieldElementComparator()
+            assertThat(finalRows(after.extractOutputValues()))
+                    .usingRecursiveFieldByFieldElementComparator()
                     .containsExactlyInAnyOrderElementsOf(uninterrupted);
             // Before the wait is over, nothing is dropped; after it, everything.
-            long lastStopMs = entries.values().stream().mapToLong(c -> c.stopNs / 1_000_000).max().orElseThrow();
+            long lastStopMs = entries.values().stream()
+                    .mapToLong(c -> c.stopNs / 1_000_000)
+                    .max()
+                    .orElseThrow();
             after.processWatermark1(new Watermark(lastStopMs));
             after.processWatermark2(new Watermark(lastStopMs));
             if (backend.equals("hashmap")) {
@@ -112,7 +116,8 @@ class ConntrackJoinFunctionTest {
     private static List<FlowConntrack> finalRows(List<FlowConntrack> rows) {
         Map<String, FlowConntrack> last = new java.util.TreeMap<>();
         for (FlowConntrack r : rows) {
-            last.merge(r.vantage + " " + r.client + " " + r.instance, r, (a, b) -> b.joinTimeUs >= a.joinTimeUs ? b : a);
+            last.merge(
+                    r.vantage + " " + r.client + " " + r.instance, r, (a, b) -> b.joinTimeUs >= a.joinTimeUs ? b : a);
         }
         return new ArrayList<>(last.values());
     }
@@ -125,9 +130,12 @@ class ConntrackJoinFunctionTest {
             StateBackend backend, OperatorSubtaskState restore) throws Exception {
         var h = new KeyedTwoInputStreamOperatorTestHarness<>(
                 new KeyedCoProcessOperator<>(new ConntrackJoinFunction(WAIT_MS, 3_600_000, 2_000, 16)),
-                (FlowSummary s) -> ConntrackJoin.key(s.record.getFlow().getVantage().getAgentId(),
-                        s.record.getFlow().getClient(), s.record.getFlow().getServer()),
-                (CtFacts c) -> c.joinKey, Types.STRING);
+                (FlowSummary s) -> ConntrackJoin.key(
+                        s.record.getFlow().getVantage().getAgentId(),
+                        s.record.getFlow().getClient(),
+                        s.record.getFlow().getServer()),
+                (CtFacts c) -> c.joinKey,
+                Types.STRING);
         h.setStateBackend(backend);
         if (restore != null) {
             h.initializeState(restore);
@@ -136,8 +144,8 @@ class ConntrackJoinFunctionTest {
         return h;
     }
 
-    private static void element1(KeyedTwoInputStreamOperatorTestHarness<String, FlowSummary, CtFacts, FlowConntrack> h,
-            FlowSummary f) {
+    private static void element1(
+            KeyedTwoInputStreamOperatorTestHarness<String, FlowSummary, CtFacts, FlowConntrack> h, FlowSummary f) {
         try {
             h.processElement1(f, f.record.getRecordTimeUs() / 1000);
         } catch (Exception e) {
@@ -145,8 +153,8 @@ class ConntrackJoinFunctionTest {
         }
     }
 
-    private static void element2(KeyedTwoInputStreamOperatorTestHarness<String, FlowSummary, CtFacts, FlowConntrack> h,
-            CtFacts c) {
+    private static void element2(
+            KeyedTwoInputStreamOperatorTestHarness<String, FlowSummary, CtFacts, FlowConntrack> h, CtFacts c) {
         try {
             h.processElement2(c, c.eventTimeNs / 1_000_000);
         } catch (Exception e) {

@@ -115,7 +115,8 @@ class ConntrackJoinTest {
         FlowConntrack i = ConntrackJoin.join(inverted, ct);
         assertThat(i.ctC2sPackets).isEqualTo(8);
         assertThat(i.ctS2cPackets).isEqualTo(10);
-        assertThat(ConntrackJoin.join(flow("10.0.0.2:5001", "192.0.2.1:80", 1_000, 2_000), ct)).isNull();
+        assertThat(ConntrackJoin.join(flow("10.0.0.2:5001", "192.0.2.1:80", 1_000, 2_000), ct))
+                .isNull();
         // No loss figure before the flow's final record.
         pre.finalRecord = false;
         assertThat(ConntrackJoin.join(pre, ct).c2sMissingPackets).isNull();

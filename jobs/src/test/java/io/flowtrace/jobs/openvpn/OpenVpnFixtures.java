@@ -31,8 +31,7 @@ import java.util.zip.GZIPInputStream;
 
 /** testdata/openvpn captures as the agent batches them, and as the offline analysis reports them. */
 public final class OpenVpnFixtures {
-    private OpenVpnFixtures() {
-    }
+    private OpenVpnFixtures() {}
 
     /**
      * The capture's OpenVPN packets as per-flow OpenVpnBatches of at most {@code size} packets, in
@@ -46,7 +45,7 @@ public final class OpenVpnFixtures {
         Map<String, OpenVpnBatches.Builder> open = new LinkedHashMap<>();
         List<OpenVpnBatch> out = new ArrayList<>();
         try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file(capture)));
-                CaptureReader reader = CaptureReader.open(in, e -> { })) {
+                CaptureReader reader = CaptureReader.open(in, e -> {})) {
             CaptureRecord rec = new CaptureRecord();
             DecodedPacket p = new DecodedPacket();
             OpenVpnHeader h = new OpenVpnHeader();
@@ -57,7 +56,8 @@ public final class OpenVpnFixtures {
                     continue;
                 }
                 decoder.decode(rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, h);
-                String key = io.flowtrace.avro.mapping.PacketEvents.flowKey(new io.flowtrace.core.net.VantagePoint("x", "x"), p);
+                String key = io.flowtrace.avro.mapping.PacketEvents.flowKey(
+                        new io.flowtrace.core.net.VantagePoint("x", "x"), p);
                 OpenVpnBatches.Builder b = open.computeIfAbsent(key, k -> new OpenVpnBatches.Builder(vantage, wire));
                 b.add(p, h, rec.data);
                 if (b.size() == size) {
@@ -86,16 +86,25 @@ public final class OpenVpnFixtures {
         }
         byte[] bytes = new byte[value.remaining()];
         value.get(bytes);
-        return new FlowBatch(key, Math.floorDiv(b.getBaseTimeNs(), 1_000_000L), b.getPackets().size(), "t", 0, offset,
-                0, key.getBytes(StandardCharsets.UTF_8), bytes);
+        return new FlowBatch(
+                key,
+                Math.floorDiv(b.getBaseTimeNs(), 1_000_000L),
+                b.getPackets().size(),
+                "t",
+                0,
+                offset,
+                0,
+                key.getBytes(StandardCharsets.UTF_8),
+                bytes);
     }
 
     /** What {@code flowtrace analyze} reports for the capture's sessions, as records, in its order. */
     public static List<OpenVpnSessionRecord> offline(String capture, Vantage vantage) throws IOException {
         OpenVpnCaptureAnalysis.Summary summary;
         try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file(capture)))) {
-            summary = new OpenVpnCaptureAnalysis(OpenVpnWire.defaults(),
-                    iface -> vantage.getAgentId() + "/" + vantage.getInterfaceName()).run(in);
+            summary = new OpenVpnCaptureAnalysis(
+                            OpenVpnWire.defaults(), iface -> vantage.getAgentId() + "/" + vantage.getInterfaceName())
+                    .run(in);
         }
         List<OpenVpnSessionRecord> out = new ArrayList<>();
         for (OpenVpnSession s : summary.sessions) {

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flowtrace.avro.OpenVpnBatch;
 import io.flowtrace.avro.OpenVpnDirection;
-import io.flowtrace.avro.OpenVpnServerWindow;
 import io.flowtrace.avro.OpenVpnSessionRecord;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.OpenVpnBatches;
@@ -78,60 +77,76 @@ class OpenVpnJobITCase {
             .build());
 
     @Test
-    void sessionRowsEqualTheOfflineAnalysisAndWindowsHoldEachSessionOnce(@org.junit.jupiter.api.io.TempDir Path checkpoints)
-            throws Exception {
-        Map<String, String> options = new HashMap<>(ItJobOptions.bounded("ovpnit", KAFKA.bootstrapServers(),
-                POSTGRES.jdbcUrl(), Postgres.USER, checkpoints, PARALLELISM));
+    void sessionRowsEqualTheOfflineAnalysisAndWindowsHoldEachSessionOnce(
+            @org.junit.jupiter.api.io.TempDir Path checkpoints) throws Exception {
+        Map<String, String> options = new HashMap<>(ItJobOptions.bounded(
+                "ovpnit", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER, checkpoints, PARALLELISM));
         options.put("openvpn-kafka-output", "true");
         options.put("openvpn-sessions-topic", "ovpnit.openvpn-sessions");
         options.put("openvpn-server-windows-topic", "ovpnit.openvpn-server-windows");
         options.put("conntrack-input", "false");
         JobConfig config = JobConfig.of(options);
-        for (JobOption topic : List.of(JobOption.PACKETS_TOPIC, JobOption.FLOWS_TOPIC, JobOption.TCP_EVENTS_TOPIC,
-                JobOption.SERVICE_WINDOWS_TOPIC, JobOption.VANTAGE_WINDOWS_TOPIC, JobOption.DEAD_LETTERS_TOPIC,
-                JobOption.OPENVPN_SESSIONS_TOPIC, JobOption.OPENVPN_SERVER_WINDOWS_TOPIC)) {
+        for (JobOption topic : List.of(
+                JobOption.PACKETS_TOPIC,
+                JobOption.FLOWS_TOPIC,
+                JobOption.TCP_EVENTS_TOPIC,
+                JobOption.SERVICE_WINDOWS_TOPIC,
+                JobOption.VANTAGE_WINDOWS_TOPIC,
+                JobOption.DEAD_LETTERS_TOPIC,
+                JobOption.OPENVPN_SESSIONS_TOPIC,
+                JobOption.OPENVPN_SERVER_WINDOWS_TOPIC)) {
             KAFKA.createTopic(config.get(topic), PARALLELISM);
         }
         List<OpenVpnSessionRecord> expected = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
             // TCP on the same topic, first (in capture order: it was recorded a day before the OpenVPN
             // runs, whose watermark would otherwise expire its flow mid-capture): routed to the flow analysis
-            for (io.flowtrace.avro.PacketEvent e : io.flowtrace.jobs.CaptureFixtures.packets("decoding/tcp4-sack.pcap",
-                    new Vantage("ovpn-tcp", "eth0"))) {
-                producer.send(new ProducerRecord<>(config.get(JobOption.PACKETS_TOPIC),
-                        PacketEvents.flowKey(new io.flowtrace.core.net.VantagePoint("ovpn-tcp", "eth0"), decoded(e)).getBytes(StandardCharsets.UTF_8),
+            for (io.flowtrace.avro.PacketEvent e : io.flowtrace.jobs.CaptureFixtures.packets(
+                    "decoding/tcp4-sack.pcap", new Vantage("ovpn-tcp", "eth0"))) {
+                producer.send(new ProducerRecord<>(
+                        config.get(JobOption.PACKETS_TOPIC),
+                        PacketEvents.flowKey(new io.flowtrace.core.net.VantagePoint("ovpn-tcp", "eth0"), decoded(e))
+                                .getBytes(StandardCharsets.UTF_8),
                         bytes(e.toByteBuffer())));
             }
             for (Map.Entry<String, String> c : CAPTURES.entrySet()) {
                 Vantage v = new Vantage(c.getKey(), "if0");
                 expected.addAll(OpenVpnFixtures.offline(c.getValue(), v));
-                for (OpenVpnBatch b : OpenVpnFixtures.batches(c.getValue(), v, 32, r -> { })) {
-                    producer.send(new ProducerRecord<>(config.get(JobOption.PACKETS_TOPIC),
-                            OpenVpnBatches.flowKey(b).getBytes(StandardCharsets.UTF_8), bytes(b.toByteBuffer())));
+                for (OpenVpnBatch b : OpenVpnFixtures.batches(c.getValue(), v, 32, r -> {})) {
+                    producer.send(new ProducerRecord<>(
+                            config.get(JobOption.PACKETS_TOPIC),
+                            OpenVpnBatches.flowKey(b).getBytes(StandardCharsets.UTF_8),
+                            bytes(b.toByteBuffer())));
                 }
             }
         }
         assertThat(expected).hasSize(40);
 
         PostgresSinks.applySchema(config);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
         new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config))
-                .withOpenVpnSinks(OpenVpnSinks.fromConfig(config)).build(env);
+                .withOpenVpnSinks(OpenVpnSinks.fromConfig(config))
+                .build(env);
         env.execute("flowtrace-openvpn-it");
 
         Map<String, Map<String, Object>> rows = new TreeMap<>();
         for (Map<String, Object> r : POSTGRES.query("SELECT row_to_json(s)::text AS j FROM openvpn_sessions s")) {
             JsonNode j = JSON.readTree((String) r.get("j"));
-            Map<String, Object> row = JSON.readValue((String) r.get("j"), JSON.getTypeFactory().constructMapType(
-                    TreeMap.class, String.class, Object.class));
+            Map<String, Object> row = JSON.readValue(
+                    (String) r.get("j"),
+                    JSON.getTypeFactory().constructMapType(TreeMap.class, String.class, Object.class));
             row.remove("first_seen");
             row.remove("last_seen");
-            rows.put(j.get("vantage").asText() + " " + j.get("client").asText() + " " + j.get("first_seen_us").asLong(),
+            rows.put(
+                    j.get("vantage").asText() + " " + j.get("client").asText() + " "
+                            + j.get("first_seen_us").asLong(),
                     numbersAsDecimals(row));
         }
         Map<String, Map<String, Object>> want = new TreeMap<>();
         for (OpenVpnSessionRecord s : expected) {
-            want.put(PacketEvents.vantage(s.getVantage()) + " " + s.getClient() + " " + s.getFirstSeenUs(),
+            want.put(
+                    PacketEvents.vantage(s.getVantage()) + " " + s.getClient() + " " + s.getFirstSeenUs(),
                     numbersAsDecimals(columns(s)));
         }
         assertThat(rows.keySet()).isEqualTo(want.keySet());
@@ -141,19 +156,28 @@ class OpenVpnJobITCase {
         assertThat(expected).anyMatch(s -> s.getS2c().getRetransmits() > 0);
 
         assertWindows(expected);
-        assertThat(POSTGRES.query("SELECT count(*) AS n FROM dead_letters").get(0).get("n")).isEqualTo(0L);
-        assertThat(POSTGRES.query("SELECT count(*) AS n FROM flow_summary WHERE vantage = 'ovpn-tcp/eth0'").get(0).get("n"))
-                .isEqualTo((long) io.flowtrace.jobs.CaptureFixtures.offlineReports("decoding/tcp4-sack.pcap", "ovpn-tcp/eth0")
-                        .size());
+        assertThat(POSTGRES.query("SELECT count(*) AS n FROM dead_letters")
+                        .get(0)
+                        .get("n"))
+                .isEqualTo(0L);
+        assertThat(POSTGRES.query("SELECT count(*) AS n FROM flow_summary WHERE vantage = 'ovpn-tcp/eth0'")
+                        .get(0)
+                        .get("n"))
+                .isEqualTo((long)
+                        io.flowtrace.jobs.CaptureFixtures.offlineReports("decoding/tcp4-sack.pcap", "ovpn-tcp/eth0")
+                                .size());
 
         List<OpenVpnSessionRecord> topic = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> r : KAFKA.readCommitted(config.get(JobOption.OPENVPN_SESSIONS_TOPIC))) {
             topic.add(OpenVpnSessionRecord.getDecoder().decode(r.value()));
         }
-        Comparator<OpenVpnSessionRecord> order = Comparator.comparing((OpenVpnSessionRecord s) -> s.getVantage().getAgentId())
+        Comparator<OpenVpnSessionRecord> order = Comparator.comparing(
+                        (OpenVpnSessionRecord s) -> s.getVantage().getAgentId())
                 .thenComparingLong(OpenVpnSessionRecord::getFirstSeenUs);
-        assertThat(topic.stream().sorted(order).toList()).isEqualTo(expected.stream().sorted(order).toList());
-        assertThat(KAFKA.readCommitted(config.get(JobOption.OPENVPN_SERVER_WINDOWS_TOPIC))).isNotEmpty();
+        assertThat(topic.stream().sorted(order).toList())
+                .isEqualTo(expected.stream().sorted(order).toList());
+        assertThat(KAFKA.readCommitted(config.get(JobOption.OPENVPN_SERVER_WINDOWS_TOPIC)))
+                .isNotEmpty();
     }
 
     /**
@@ -166,26 +190,41 @@ class OpenVpnJobITCase {
             for (OpenVpnSessionRecord s : sessions) {
                 long deadlineMs = Math.floorDiv(s.getLastSeenUs(), 1000) + OpenVpnSessionFunction.IDLE_MS;
                 String key = PacketEvents.vantage(s.getVantage()) + " " + Math.floorDiv(deadlineMs, size) * size;
-                long[] retries = s.getS2c().getTimeoutRetransmitTimesNs().stream().mapToLong(Long::longValue).toArray();
-                tables.computeIfAbsent(key, k -> new OpenVpnServerTable()).add(s.getServer(),
-                        s.getSetup().getSetupUs() == null ? -1 : s.getSetup().getSetupUs() * 1000,
-                        s.getS2c().getRetransmits(), s.getC2s().getRetransmits(), retries);
+                long[] retries = s.getS2c().getTimeoutRetransmitTimesNs().stream()
+                        .mapToLong(Long::longValue)
+                        .toArray();
+                tables.computeIfAbsent(key, k -> new OpenVpnServerTable())
+                        .add(
+                                s.getServer(),
+                                s.getSetup().getSetupUs() == null
+                                        ? -1
+                                        : s.getSetup().getSetupUs() * 1000,
+                                s.getS2c().getRetransmits(),
+                                s.getC2s().getRetransmits(),
+                                retries);
             }
             Map<String, String> want = new TreeMap<>();
             tables.forEach((k, t) -> {
                 OpenVpnServerTable.Row r = t.rows().get(0);
-                want.put(k, r.sessions() + " " + r.completed() + " " + round(r.meanUs()) + " " + round(r.sdUs()) + " "
-                        + round(r.p50Us()) + " " + round(r.p90Us()) + " " + r.serverRetransmits() + " "
-                        + r.clientRetransmits() + " " + r.synchronisedRetries());
+                want.put(
+                        k,
+                        r.sessions() + " " + r.completed() + " " + round(r.meanUs()) + " " + round(r.sdUs()) + " "
+                                + round(r.p50Us()) + " " + round(r.p90Us()) + " " + r.serverRetransmits() + " "
+                                + r.clientRetransmits() + " " + r.synchronisedRetries());
             });
             Map<String, String> got = new TreeMap<>();
-            for (Map<String, Object> r : POSTGRES.query("SELECT vantage, (extract(epoch FROM window_start) * 1000)::bigint AS start,"
-                    + " sessions, completed, setup_mean_us, setup_sd_us, setup_p50_us, setup_p90_us, server_retransmits,"
-                    + " client_retransmits, synchronised_retries FROM openvpn_server_windows WHERE window_size_ms = ?", size)) {
-                got.put(r.get("vantage") + " " + r.get("start"), r.get("sessions") + " " + r.get("completed") + " "
-                        + round(r.get("setup_mean_us")) + " " + round(r.get("setup_sd_us")) + " " + round(r.get("setup_p50_us"))
-                        + " " + round(r.get("setup_p90_us")) + " " + r.get("server_retransmits") + " "
-                        + r.get("client_retransmits") + " " + r.get("synchronised_retries"));
+            for (Map<String, Object> r : POSTGRES.query(
+                    "SELECT vantage, (extract(epoch FROM window_start) * 1000)::bigint AS start,"
+                            + " sessions, completed, setup_mean_us, setup_sd_us, setup_p50_us, setup_p90_us, server_retransmits,"
+                            + " client_retransmits, synchronised_retries FROM openvpn_server_windows WHERE window_size_ms = ?",
+                    size)) {
+                got.put(
+                        r.get("vantage") + " " + r.get("start"),
+                        r.get("sessions") + " " + r.get("completed") + " "
+                                + round(r.get("setup_mean_us")) + " " + round(r.get("setup_sd_us")) + " "
+                                + round(r.get("setup_p50_us"))
+                                + " " + round(r.get("setup_p90_us")) + " " + r.get("server_retransmits") + " "
+                                + r.get("client_retransmits") + " " + r.get("synchronised_retries"));
             }
             assertThat(got).as("%d ms windows", size).isEqualTo(want);
         }
@@ -221,8 +260,9 @@ class OpenVpnJobITCase {
         direction(c, "s2c_", s.getS2c());
         // JSON numbers as Jackson reads them back
         try {
-            return JSON.readValue(JSON.writeValueAsString(c), JSON.getTypeFactory().constructMapType(TreeMap.class,
-                    String.class, Object.class));
+            return JSON.readValue(
+                    JSON.writeValueAsString(c),
+                    JSON.getTypeFactory().constructMapType(TreeMap.class, String.class, Object.class));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

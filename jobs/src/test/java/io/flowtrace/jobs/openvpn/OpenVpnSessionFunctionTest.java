@@ -28,12 +28,13 @@ import org.junit.jupiter.api.Test;
 class OpenVpnSessionFunctionTest {
     private static final Vantage VANTAGE = new Vantage("harness", "if0");
     private static final String CAPTURE = "openvpn/push-100k.client.pcap.gz";
-    private static final Comparator<OpenVpnSessionRecord> ORDER = Comparator
-            .comparingLong(OpenVpnSessionRecord::getFirstSeenUs).thenComparing(OpenVpnSessionRecord::getClient);
+    private static final Comparator<OpenVpnSessionRecord> ORDER = Comparator.comparingLong(
+                    OpenVpnSessionRecord::getFirstSeenUs)
+            .thenComparing(OpenVpnSessionRecord::getClient);
 
     @Test
     void reportsEverySessionAsTheOfflineAnalysisOnceItsFlowIsIdleAndClearsState() throws Exception {
-        List<OpenVpnBatch> batches = OpenVpnFixtures.batches(CAPTURE, VANTAGE, 16, r -> { });
+        List<OpenVpnBatch> batches = OpenVpnFixtures.batches(CAPTURE, VANTAGE, 16, r -> {});
         List<OpenVpnSessionRecord> offline = OpenVpnFixtures.offline(CAPTURE, VANTAGE);
         long lastMs = 0;
         try (var harness = harness(null, null)) {
@@ -43,7 +44,10 @@ class OpenVpnSessionFunctionTest {
                 harness.processElement(r, r.timeMs);
                 lastMs = Math.max(lastMs, r.timeMs);
             }
-            long flows = batches.stream().map(io.flowtrace.avro.mapping.OpenVpnBatches::flowKey).distinct().count();
+            long flows = batches.stream()
+                    .map(io.flowtrace.avro.mapping.OpenVpnBatches::flowKey)
+                    .distinct()
+                    .count();
             // one UDP flow per client run (a fresh client port each time), each with its state and one timer
             assertThat(flows).isEqualTo(20);
             assertThat(harness.numEventTimeTimers()).isEqualTo(flows);
@@ -54,7 +58,8 @@ class OpenVpnSessionFunctionTest {
             harness.processWatermark(lastMs + OpenVpnSessionFunction.IDLE_MS - 100_000);
             int early = harness.extractOutputValues().size();
             harness.processWatermark(lastMs + OpenVpnSessionFunction.IDLE_MS + 1);
-            List<OpenVpnSessionRecord> streamed = harness.extractOutputValues().stream().sorted(ORDER).toList();
+            List<OpenVpnSessionRecord> streamed =
+                    harness.extractOutputValues().stream().sorted(ORDER).toList();
             assertThat(early).isLessThan(streamed.size());
             assertThat(streamed).isEqualTo(offline.stream().sorted(ORDER).toList());
             assertThat(harness.numKeyedStateEntries()).isZero();
@@ -64,7 +69,7 @@ class OpenVpnSessionFunctionTest {
 
     @Test
     void resumesFromACheckpointOnRocksDbWithTheSameSessions() throws Exception {
-        List<OpenVpnBatch> batches = OpenVpnFixtures.batches(CAPTURE, VANTAGE, 7, r -> { });
+        List<OpenVpnBatch> batches = OpenVpnFixtures.batches(CAPTURE, VANTAGE, 7, r -> {});
         List<OpenVpnSessionRecord> offline = OpenVpnFixtures.offline(CAPTURE, VANTAGE);
         int half = batches.size() / 2;
         OperatorSubtaskState snapshot;
@@ -111,8 +116,11 @@ class OpenVpnSessionFunctionTest {
             }
             harness.processWatermark(Long.MAX_VALUE);
             List<DeadLetter> dead = harness.getSideOutput(OpenVpnSessionFunction.DEAD_LETTERS).stream()
-                    .map(StreamRecord::getValue).toList();
-            assertThat(dead.stream().mapToInt(DeadLetter::getPackets).sum()).isEqualTo(cut).isPositive();
+                    .map(StreamRecord::getValue)
+                    .toList();
+            assertThat(dead.stream().mapToInt(DeadLetter::getPackets).sum())
+                    .isEqualTo(cut)
+                    .isPositive();
             assertThat(dead).allSatisfy(d -> {
                 assertThat(d.getStage()).isEqualTo(DeadLetterStage.VALIDATE);
                 assertThat(d.getReason()).contains("truncated OpenVPN header: OpenVPN session id truncated");

@@ -50,11 +50,12 @@ class FailureRecoveryITCase {
     /** A PostgreSQL outage of 20 s in CI; 60 s (the figure) with -Preliability-heavy. */
     static final int PG_OUTAGE_SECONDS = Integer.getInteger("flowtrace.reliability.pgOutageSeconds", 20);
     /** Manual checkpoints only: the test decides where the checkpoints are. */
-    private static final Map<String, String> MANUAL_CHECKPOINTS = Map.of("checkpoint-interval-ms", "3600000",
-            "restart-attempts", "5", "restart-delay-ms", "500");
+    private static final Map<String, String> MANUAL_CHECKPOINTS =
+            Map.of("checkpoint-interval-ms", "3600000", "restart-attempts", "5", "restart-delay-ms", "500");
 
     @RegisterExtension
     static final PipelineServices SERVICES = PipelineServices.withTaskManagers(2, 1);
+
     static final KafkaBroker KAFKA = SERVICES.kafka();
     static final Postgres POSTGRES = SERVICES.postgres();
 
@@ -89,8 +90,12 @@ class FailureRecoveryITCase {
         ref.publishSecondHalf();
         long started = System.nanoTime();
         control.await(control.submit(config, ref.job(config, List.of()), "reference", Map.of()));
-        LOG.info("reference run over {} packets, {} conntrack events and {} malformed records: {} ms", input.packetCount,
-                input.conntrackEvents, input.malformedPackets + input.malformedConntrack, (System.nanoTime() - started) / 1_000_000);
+        LOG.info(
+                "reference run over {} packets, {} conntrack events and {} malformed records: {} ms",
+                input.packetCount,
+                input.conntrackEvents,
+                input.malformedPackets + input.malformedConntrack,
+                (System.nanoTime() - started) / 1_000_000);
         OutputSnapshot snapshot = ref.snapshot();
         LOG.info("reference output: {}", snapshot.counts());
         assertReferenceAgainstIndependentTruth(ref, snapshot);
@@ -110,37 +115,49 @@ class FailureRecoveryITCase {
      */
     private static void assertReferenceAgainstIndependentTruth(Scenario ref, OutputSnapshot snapshot) throws Exception {
         Map<String, JsonNode> offline = new TreeMap<>();
-        ReliabilityInput.CAPTURES.forEach((capture, vantage) -> offline.putAll(
-                CaptureFixtures.offlineReports(capture, PacketEvents.vantage(vantage))));
+        ReliabilityInput.CAPTURES.forEach((capture, vantage) ->
+                offline.putAll(CaptureFixtures.offlineReports(capture, PacketEvents.vantage(vantage))));
         Map<String, JsonNode> streamed = new TreeMap<>();
-        for (Map<String, Object> row : POSTGRES.queryIn(ref.database(), "SELECT report::text AS report, final FROM flow_summary")) {
+        for (Map<String, Object> row :
+                POSTGRES.queryIn(ref.database(), "SELECT report::text AS report, final FROM flow_summary")) {
             assertThat(row.get("final")).as("every flow row ends final").isEqualTo(true);
             JsonNode report = JSON.readTree((String) row.get("report"));
             streamed.put(CaptureFixtures.identity(report), report);
         }
         assertThat(streamed.keySet()).isEqualTo(offline.keySet());
         for (String flow : offline.keySet()) {
-            assertThat(CaptureFixtures.flatten(streamed.get(flow))).as("report of %s", flow)
+            assertThat(CaptureFixtures.flatten(streamed.get(flow)))
+                    .as("report of %s", flow)
                     .isEqualTo(CaptureFixtures.flatten(offline.get(flow)));
         }
         assertThat(snapshot.size("table dead_letters")).isEqualTo(input.malformedPackets + input.malformedConntrack);
         assertThat(snapshot.size("topic dead-letters")).isEqualTo(input.malformedPackets + input.malformedConntrack);
-        for (Map<String, Object> row : POSTGRES.queryIn(ref.database(),
+        for (Map<String, Object> row : POSTGRES.queryIn(
+                ref.database(),
                 "SELECT window_size_ms, sum(events) AS events FROM conntrack_budgets GROUP BY window_size_ms")) {
             assertThat(((Number) row.get("events")).longValue()).isEqualTo(input.conntrackEvents);
         }
-        assertThat(snapshot.size("table tcp_events")).as("the captures have retransmissions").isPositive();
+        assertThat(snapshot.size("table tcp_events"))
+                .as("the captures have retransmissions")
+                .isPositive();
         assertThat(snapshot.size("topic tcp-events")).isEqualTo(snapshot.size("table tcp_events"));
         assertThat(snapshot.size("table service_windows")).isGreaterThan(10);
-        assertThat(snapshot.size("topic flows")).as("a Kafka record per flow update, at least the final one")
+        assertThat(snapshot.size("topic flows"))
+                .as("a Kafka record per flow update, at least the final one")
                 .isGreaterThanOrEqualTo(offline.size());
     }
 
     private static void assertEqualsReference(Scenario scenario) {
         OutputSnapshot after = scenario.snapshot();
         List<String> differences = after.differencesFrom(reference);
-        assertThat(differences).as("%s: sinks after the failure differ from the failure-free run", scenario.name).isEmpty();
-        LOG.info("{}: all {} sources equal the reference {}", scenario.name, after.sources().size(), after.counts());
+        assertThat(differences)
+                .as("%s: sinks after the failure differ from the failure-free run", scenario.name)
+                .isEmpty();
+        LOG.info(
+                "{}: all {} sources equal the reference {}",
+                scenario.name,
+                after.sources().size(),
+                after.counts());
     }
 
     @Test
@@ -157,7 +174,10 @@ class FailureRecoveryITCase {
 
         InjectedFailureSink.trigger(s.name).arm(1);
         s.publishSecondHalf();
-        JobControl.poll("the injected failure", JobControl.JOB_TIMEOUT, () -> InjectedFailureSink.trigger(s.name).fired());
+        JobControl.poll(
+                "the injected failure",
+                JobControl.JOB_TIMEOUT,
+                () -> InjectedFailureSink.trigger(s.name).fired());
         control.checkpointUntilDone(job, 500);
         control.await(job);
 
@@ -185,15 +205,24 @@ class FailureRecoveryITCase {
         // flushed to PostgreSQL by the at-least-once JDBC writers. No checkpoint is triggered from here
         // until the TaskManager is gone (each one triggered above completed before it returned).
         s.publishSecondHalf();
-        JobControl.poll("uncommitted flow records of the second half", JobControl.JOB_TIMEOUT,
-                () -> KAFKA.readUncommitted(s.topic("flows")).size() > KAFKA.readCommitted(s.topic("flows")).size());
-        long pendingFlows = KAFKA.readUncommitted(s.topic("flows")).size() - KAFKA.readCommitted(s.topic("flows")).size();
-        assertThat(pendingFlows).as("uncommitted flow records when the TaskManager is killed").isPositive();
+        JobControl.poll(
+                "uncommitted flow records of the second half",
+                JobControl.JOB_TIMEOUT,
+                () -> KAFKA.readUncommitted(s.topic("flows")).size()
+                        > KAFKA.readCommitted(s.topic("flows")).size());
+        long pendingFlows = KAFKA.readUncommitted(s.topic("flows")).size()
+                - KAFKA.readCommitted(s.topic("flows")).size();
+        assertThat(pendingFlows)
+                .as("uncommitted flow records when the TaskManager is killed")
+                .isPositive();
 
         // A real TaskManager loss: its task threads, Kafka producers and JDBC connections die with it.
         cluster.terminateTaskManager(0).get();
         cluster.startTaskManager(); // the replacement slot the restarted job needs
-        LOG.info("{}: TaskManager 0 killed with {} uncommitted flow records pending; a new one started", s.name, pendingFlows);
+        LOG.info(
+                "{}: TaskManager 0 killed with {} uncommitted flow records pending; a new one started",
+                s.name,
+                pendingFlows);
         // After the restart: everything consumed and checkpointed, then the input ends as a bounded
         // replay ends it (stop with drain: final watermark, open flows and windows flushed).
         control.checkpointUntilCommitted(id, "rel-" + s.name, s.allEndOffsets());
@@ -201,7 +230,9 @@ class FailureRecoveryITCase {
                 .get(JobControl.JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         control.await(job);
 
-        assertThat(control.lastFailure(id)).as("the job saw the TaskManager loss and recovered").isNotNull();
+        assertThat(control.lastFailure(id))
+                .as("the job saw the TaskManager loss and recovered")
+                .isNotNull();
         assertEqualsReference(s);
     }
 
@@ -215,18 +246,28 @@ class FailureRecoveryITCase {
         // Mid-stream: the first half (it ends inside the cubic-loss transfer, so flows are open) is
         // in a completed checkpoint; the sources wait for the rest.
         control.awaitCommitted("rel-" + s.name, s.firstHalfEndOffsets());
-        String savepoint = first.stopWithSavepoint(false, work.resolve("savepoints").toUri().toString(),
-                SavepointFormatType.CANONICAL).get(JobControl.JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        String savepoint = first.stopWithSavepoint(
+                        false, work.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+                .get(JobControl.JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         control.await(first);
         LOG.info("{}: stopped with savepoint {} before the second half was published", s.name, savepoint);
 
         // The upgrade: other JDBC batching, another checkpoint interval and restart delay, and the
         // RocksDB backend instead of the heap (a canonical savepoint is backend-neutral, so the flow
         // state goes through FlowStateSerializer from heap snapshots into RocksDB).
-        JobConfig after = s.config(Map.of("jdbc-batch-size", "37", "jdbc-batch-interval-ms", "50",
-                "checkpoint-interval-ms", "300", "restart-delay-ms", "700", "state-backend", "rocksdb"));
-        JobClient second = control.submit(after, s.unboundedJob(after), s.name + "-v2",
-                Map.of("execution.state-recovery.path", savepoint));
+        JobConfig after = s.config(Map.of(
+                "jdbc-batch-size",
+                "37",
+                "jdbc-batch-interval-ms",
+                "50",
+                "checkpoint-interval-ms",
+                "300",
+                "restart-delay-ms",
+                "700",
+                "state-backend",
+                "rocksdb"));
+        JobClient second = control.submit(
+                after, s.unboundedJob(after), s.name + "-v2", Map.of("execution.state-recovery.path", savepoint));
         s.publishSecondHalf();
         // Everything consumed and checkpointed; then end the input as a bounded replay ends it
         // (stop with drain: the sources emit the final watermark, open flows and windows are flushed).
@@ -235,7 +276,8 @@ class FailureRecoveryITCase {
                 .get(JobControl.JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         control.await(second);
         assertThat(control.graph(second.getJobID()).getCheckpointStatsSnapshot().getLatestRestoredCheckpoint())
-                .as("the second job started from the savepoint").isNotNull();
+                .as("the second job started from the savepoint")
+                .isNotNull();
         assertEqualsReference(s);
     }
 
@@ -244,8 +286,8 @@ class FailureRecoveryITCase {
         Scenario s = scenario("pg-outage");
         // A short outage tolerance, so that the sinks give up during the outage and the job fails and
         // restarts (the path of an outage longer than the default 60 s), in a test of 20 s.
-        JobConfig config = s.config(Map.of("restart-attempts", "1000", "restart-delay-ms", "1000",
-                "jdbc-outage-tolerance-ms", "5000"));
+        JobConfig config = s.config(
+                Map.of("restart-attempts", "1000", "restart-delay-ms", "1000", "jdbc-outage-tolerance-ms", "5000"));
         s.publishFirstHalf();
         JobClient job = control.submit(config, s.job(config, List.of()), s.name, Map.of());
         control.awaitCommitted("rel-" + s.name, s.firstHalfEndOffsets());
@@ -261,15 +303,22 @@ class FailureRecoveryITCase {
         } finally {
             POSTGRES.restartServer();
         }
-        LOG.info("{}: PostgreSQL was down for {} ms while the second half was published", s.name,
+        LOG.info(
+                "{}: PostgreSQL was down for {} ms while the second half was published",
+                s.name,
                 (System.nanoTime() - down) / 1_000_000);
         control.await(job);
 
         ErrorInfo failure = control.lastFailure(job.getJobID());
         assertThat(failure).as("the job noticed the outage").isNotNull();
-        LOG.info("{}: last failure before recovery: {}; TaskManagers that exited and were replaced: {}", s.name,
-                firstLine(failure.getExceptionAsString()), replacedTaskManagers.get());
-        assertThat(replacedTaskManagers.get()).as("TaskManagers that exited during the outage").isZero();
+        LOG.info(
+                "{}: last failure before recovery: {}; TaskManagers that exited and were replaced: {}",
+                s.name,
+                firstLine(failure.getExceptionAsString()),
+                replacedTaskManagers.get());
+        assertThat(replacedTaskManagers.get())
+                .as("TaskManagers that exited during the outage")
+                .isZero();
         assertEqualsReference(s);
     }
 
@@ -281,14 +330,18 @@ class FailureRecoveryITCase {
      * halves of both inputs, is exactly one dead letter in the committed Kafka topic and in PostgreSQL.
      */
     @Test
-    void newJobResumesAtTheCommittedOffsetsWithoutGapsOrRepeats(@InjectMiniCluster MiniCluster cluster) throws Exception {
+    void newJobResumesAtTheCommittedOffsetsWithoutGapsOrRepeats(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
         Scenario s = scenario("resume");
         JobConfig config = s.config(Map.of("start-offsets", "committed", "checkpoint-interval-ms", "3600000"));
         s.publishFirstHalf();
         JobClient first = control.submit(config, s.job(config, List.of()), s.name + "-1", Map.of());
         control.checkpointUntilCommitted(first.getJobID(), "rel-" + s.name, s.firstHalfEndOffsets());
         first.cancel().get();
-        JobControl.poll("the first job cancelled", JobControl.JOB_TIMEOUT, () -> first.getJobExecutionResult().isDone());
+        JobControl.poll(
+                "the first job cancelled",
+                JobControl.JOB_TIMEOUT,
+                () -> first.getJobExecutionResult().isDone());
         assertThat(control.committedOffsets("rel-" + s.name)).isEqualTo(s.firstHalfEndOffsets());
 
         JobConfig resumed = s.config(Map.of("start-offsets", "committed"));
@@ -300,8 +353,10 @@ class FailureRecoveryITCase {
         // only for splits it still reads, so a split that reached its stopping offset may keep an older
         // commit (seen both ways); the dead letters below are the per-record check.
         OutputSnapshot after = s.snapshot();
-        assertThat(after.sources().get("topic dead-letters")).isEqualTo(reference.sources().get("topic dead-letters"));
-        assertThat(after.sources().get("table dead_letters")).isEqualTo(reference.sources().get("table dead_letters"));
+        assertThat(after.sources().get("topic dead-letters"))
+                .isEqualTo(reference.sources().get("topic dead-letters"));
+        assertThat(after.sources().get("table dead_letters"))
+                .isEqualTo(reference.sources().get("table dead_letters"));
         assertThat(after.size("topic dead-letters")).isEqualTo(input.malformedPackets + input.malformedConntrack);
     }
 

@@ -39,7 +39,10 @@ final class InjectedFailureSink<T> implements Sink<T> {
         }
 
         private void onRecord() throws IOException {
-            if (armed.get() && !fired.get() && seen.incrementAndGet() >= afterRecords && fired.compareAndSet(false, true)) {
+            if (armed.get()
+                    && !fired.get()
+                    && seen.incrementAndGet() >= afterRecords
+                    && fired.compareAndSet(false, true)) {
                 throw new IOException("injected failure (reliability test) after " + afterRecords + " records");
             }
         }
@@ -71,12 +74,10 @@ final class InjectedFailureSink<T> implements Sink<T> {
             }
 
             @Override
-            public void flush(boolean endOfInput) {
-            }
+            public void flush(boolean endOfInput) {}
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 }

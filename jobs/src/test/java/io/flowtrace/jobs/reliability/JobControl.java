@@ -100,10 +100,16 @@ final class JobControl {
         int taken = 0;
         while (!committedOffsets(group).equals(offsets)) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("group " + group + " did not commit " + offsets + ", has " + committedOffsets(group));
+                throw new IllegalStateException(
+                        "group " + group + " did not commit " + offsets + ", has " + committedOffsets(group));
             }
             if (taken > 0 && taken % 20 == 0) {
-                LOG.info("{} checkpoints taken, group {} has {}, waiting for {}", taken, group, committedOffsets(group), offsets);
+                LOG.info(
+                        "{} checkpoints taken, group {} has {}, waiting for {}",
+                        taken,
+                        group,
+                        committedOffsets(group),
+                        offsets);
             }
             try {
                 checkpoint(job);
@@ -131,8 +137,10 @@ final class JobControl {
     Map<TopicPartition, Long> committedOffsets(String group) throws Exception {
         try (Admin admin = Admin.create(kafka.clientProperties())) {
             Map<TopicPartition, Long> out = new HashMap<>();
-            for (Map.Entry<TopicPartition, OffsetAndMetadata> e
-                    : admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(1, TimeUnit.MINUTES).entrySet()) {
+            for (Map.Entry<TopicPartition, OffsetAndMetadata> e : admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(1, TimeUnit.MINUTES)
+                    .entrySet()) {
                 if (e.getValue() != null) {
                     out.put(e.getKey(), e.getValue().offset());
                 }
@@ -147,20 +155,22 @@ final class JobControl {
      * Triggers that fail while the job restarts or finishes are expected and ignored.
      */
     Thread checkpointUntilDone(JobClient client, long everyMs) {
-        Thread t = new Thread(() -> {
-            while (!client.getJobExecutionResult().isDone()) {
-                try {
-                    cluster.triggerCheckpoint(client.getJobID()).get(30, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    LOG.debug("checkpoint not taken: {}", e.toString());
-                }
-                try {
-                    Thread.sleep(everyMs);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "checkpointer-" + client.getJobID());
+        Thread t = new Thread(
+                () -> {
+                    while (!client.getJobExecutionResult().isDone()) {
+                        try {
+                            cluster.triggerCheckpoint(client.getJobID()).get(30, TimeUnit.SECONDS);
+                        } catch (Exception e) {
+                            LOG.debug("checkpoint not taken: {}", e.toString());
+                        }
+                        try {
+                            Thread.sleep(everyMs);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                },
+                "checkpointer-" + client.getJobID());
         t.setDaemon(true);
         t.start();
         return t;
@@ -173,23 +183,30 @@ final class JobControl {
      */
     java.util.concurrent.atomic.AtomicInteger superviseTaskManagers(int count, JobClient until) {
         java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();
-        Thread t = new Thread(() -> {
-            while (!until.getJobExecutionResult().isDone()) {
-                try {
-                    int connected = cluster.getResourceOverview().get(30, TimeUnit.SECONDS).getNumberTaskManagers();
-                    for (int i = connected; i < count; i++) {
-                        cluster.startTaskManager();
-                        started.incrementAndGet();
-                        LOG.warn("a TaskManager was gone ({} of {} registered): started a replacement", connected, count);
+        Thread t = new Thread(
+                () -> {
+                    while (!until.getJobExecutionResult().isDone()) {
+                        try {
+                            int connected = cluster.getResourceOverview()
+                                    .get(30, TimeUnit.SECONDS)
+                                    .getNumberTaskManagers();
+                            for (int i = connected; i < count; i++) {
+                                cluster.startTaskManager();
+                                started.incrementAndGet();
+                                LOG.warn(
+                                        "a TaskManager was gone ({} of {} registered): started a replacement",
+                                        connected,
+                                        count);
+                            }
+                            Thread.sleep(1000);
+                        } catch (InterruptedException e) {
+                            return;
+                        } catch (Exception e) {
+                            LOG.warn("TaskManager supervision: {}", e.toString());
+                        }
                     }
-                    Thread.sleep(1000);
-                } catch (InterruptedException e) {
-                    return;
-                } catch (Exception e) {
-                    LOG.warn("TaskManager supervision: {}", e.toString());
-                }
-            }
-        }, "tm-supervisor-" + until.getJobID());
+                },
+                "tm-supervisor-" + until.getJobID());
         t.setDaemon(true);
         t.start();
         return started;

@@ -11,10 +11,10 @@ import io.flowtrace.avro.VantageWindow;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -47,8 +47,8 @@ record OutputSnapshot(Map<String, Map<String, Integer>> sources) {
     private static final Pattern DECIMAL = Pattern.compile("-?\\d+\\.\\d+(E-?\\d+)?");
     private static final MathContext ROUNDING = new MathContext(SIGNIFICANT_DIGITS, RoundingMode.HALF_EVEN);
 
-    static final List<String> TABLES = List.of("flow_summary", "tcp_events", "service_windows", "vantage_windows",
-            "conntrack_budgets", "dead_letters");
+    static final List<String> TABLES = List.of(
+            "flow_summary", "tcp_events", "service_windows", "vantage_windows", "conntrack_budgets", "dead_letters");
 
     static OutputSnapshot take(Postgres postgres, String database, KafkaBroker kafka, Scenario scenario) {
         Map<String, Map<String, Integer>> sources = new LinkedHashMap<>();
@@ -68,15 +68,20 @@ record OutputSnapshot(Map<String, Map<String, Integer>> sources) {
         return new OutputSnapshot(sources);
     }
 
-    private static <T extends SpecificRecordBase> void add(Map<String, Map<String, Integer>> sources, KafkaBroker kafka,
-            String topic, BinaryMessageDecoder<T> decoder, Scenario scenario) {
+    private static <T extends SpecificRecordBase> void add(
+            Map<String, Map<String, Integer>> sources,
+            KafkaBroker kafka,
+            String topic,
+            BinaryMessageDecoder<T> decoder,
+            Scenario scenario) {
         Map<String, Integer> records = new TreeMap<>();
         for (ConsumerRecord<byte[], byte[]> r : kafka.readCommitted(topic)) {
             T value;
             try {
                 value = decoder.decode(r.value());
             } catch (IOException e) {
-                throw new UncheckedIOException("undecodable record in " + topic + " at " + r.partition() + "/" + r.offset(), e);
+                throw new UncheckedIOException(
+                        "undecodable record in " + topic + " at " + r.partition() + "/" + r.offset(), e);
             }
             if (value instanceof DeadLetter d) {
                 d.setTopic(scenario.role(d.getTopic()));
@@ -96,7 +101,8 @@ record OutputSnapshot(Map<String, Map<String, Integer>> sources) {
                 continue;
             }
             Object v = column.getValue();
-            String text = v == null ? "null" : v instanceof byte[] b ? HexFormat.of().formatHex(b) : rounded(v.toString());
+            String text =
+                    v == null ? "null" : v instanceof byte[] b ? HexFormat.of().formatHex(b) : rounded(v.toString());
             if (name.equals("topic")) {
                 text = scenario.role(text);
             }
@@ -110,7 +116,12 @@ record OutputSnapshot(Map<String, Map<String, Integer>> sources) {
         Matcher m = DECIMAL.matcher(text);
         StringBuilder out = new StringBuilder();
         while (m.find()) {
-            m.appendReplacement(out, new BigDecimal(m.group()).round(ROUNDING).stripTrailingZeros().toString());
+            m.appendReplacement(
+                    out,
+                    new BigDecimal(m.group())
+                            .round(ROUNDING)
+                            .stripTrailingZeros()
+                            .toString());
         }
         m.appendTail(out);
         return out.toString();

@@ -38,6 +38,7 @@ final class ReliabilityInput {
     static final Map<String, Vantage> CONNTRACK = new LinkedHashMap<>();
     /** One malformed record after every this many packets. */
     private static final int MALFORMED_EVERY = 250;
+
     private static final long BASE_TIMESTAMP_MS = 1_796_000_000_000L;
 
     static {
@@ -49,8 +50,7 @@ final class ReliabilityInput {
     }
 
     /** A record as published: partition, timestamp, key, value. */
-    record Rec(int partition, long timestampMs, byte[] key, byte[] value) {
-    }
+    record Rec(int partition, long timestampMs, byte[] key, byte[] value) {}
 
     final List<Rec> packets;
     final List<Rec> conntrack;
@@ -59,8 +59,13 @@ final class ReliabilityInput {
     final int malformedConntrack;
     final int conntrackEvents;
 
-    private ReliabilityInput(List<Rec> packets, List<Rec> conntrack, int packetCount, int malformedPackets,
-            int malformedConntrack, int conntrackEvents) {
+    private ReliabilityInput(
+            List<Rec> packets,
+            List<Rec> conntrack,
+            int packetCount,
+            int malformedPackets,
+            int malformedConntrack,
+            int conntrackEvents) {
         this.packets = packets;
         this.conntrack = conntrack;
         this.packetCount = packetCount;
@@ -79,11 +84,15 @@ final class ReliabilityInput {
         for (Map.Entry<String, Vantage> capture : CAPTURES.entrySet()) {
             for (PacketEvent p : CaptureFixtures.packets(capture.getKey(), capture.getValue())) {
                 PacketEvents.fromAvro(p, scratch);
-                byte[] key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch).getBytes(UTF_8);
+                byte[] key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch)
+                        .getBytes(UTF_8);
                 packets.add(rec(packets.size(), key, encode(p::toByteBuffer)));
                 packetCount++;
                 if (packetCount % MALFORMED_EVERY == 0) {
-                    packets.add(rec(packets.size(), ("malformed-" + malformed).getBytes(UTF_8), bad.get(malformed % bad.size())));
+                    packets.add(rec(
+                            packets.size(),
+                            ("malformed-" + malformed).getBytes(UTF_8),
+                            bad.get(malformed % bad.size())));
                     malformed++;
                 }
             }
@@ -94,9 +103,11 @@ final class ReliabilityInput {
             String vantage = PacketEvents.vantage(c.getValue());
             for (byte[] message : ConntrackFixtures.messages(c.getKey())) {
                 ConntrackMessage core = ConntrackFixtures.parse(message);
-                io.flowtrace.avro.ConntrackEvent avro = ConntrackFixtures.toAvro(core, c.getValue(), ConntrackSource.NETLINK);
-                String key = vantage + " " + core.family() + "/" + core.proto() + " " + core.orig().srcText() + ":"
-                        + core.orig().srcPort() + " " + core.orig().dstText() + ":" + core.orig().dstPort();
+                io.flowtrace.avro.ConntrackEvent avro =
+                        ConntrackFixtures.toAvro(core, c.getValue(), ConntrackSource.NETLINK);
+                String key = vantage + " " + core.family() + "/" + core.proto() + " "
+                        + core.orig().srcText() + ":" + core.orig().srcPort() + " "
+                        + core.orig().dstText() + ":" + core.orig().dstPort();
                 conntrack.add(rec(conntrack.size(), key.getBytes(UTF_8), encode(avro::toByteBuffer)));
                 events++;
             }
@@ -127,7 +138,8 @@ final class ReliabilityInput {
         byte[] garbage = new byte[97];
         random.nextBytes(garbage);
         values.add(garbage);
-        PacketEvent valid = CaptureFixtures.packets("tcp/cubic-loss.sender.pcap.gz", new Vantage("rel-bad", "eth0")).get(0);
+        PacketEvent valid = CaptureFixtures.packets("tcp/cubic-loss.sender.pcap.gz", new Vantage("rel-bad", "eth0"))
+                .get(0);
         byte[] good = encode(valid::toByteBuffer);
         values.add(Arrays.copyOf(good, good.length / 2));
         byte[] wrongFingerprint = good.clone();

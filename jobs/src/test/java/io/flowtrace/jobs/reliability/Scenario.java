@@ -1,11 +1,9 @@
 package io.flowtrace.jobs.reliability;
 
 import io.flowtrace.avro.DeadLetter;
-import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.jobs.FlowtraceJob;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
-import io.flowtrace.jobs.conntrack.ConntrackSample;
 import io.flowtrace.jobs.flow.FlowSummary;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
@@ -42,8 +40,8 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class Scenario {
     static final int PARALLELISM = 2;
-    static final List<String> OUTPUT_ROLES = List.of("flows", "tcp-events", "service-windows", "vantage-windows",
-            "dead-letters", "conntrack-budgets");
+    static final List<String> OUTPUT_ROLES =
+            List.of("flows", "tcp-events", "service-windows", "vantage-windows", "dead-letters", "conntrack-budgets");
 
     final String name;
     private final ReliabilityInput input;
@@ -96,7 +94,9 @@ final class Scenario {
                 try {
                     return admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
                             .allMatch(d -> d.partitions().size() == ReliabilityInput.PARTITIONS
-                                    && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                                    && d.partitions().stream()
+                                            .allMatch(p -> p.leader() != null
+                                                    && !p.leader().isEmpty()));
                 } catch (ExecutionException e) {
                     return false; // UnknownTopicOrPartition until the metadata has propagated
                 } catch (InterruptedException | TimeoutException e) {
@@ -168,26 +168,39 @@ final class Scenario {
         JobSinks sinks = JobSinks.fromConfig(config);
         List<Sink<FlowSummary>> flows = new ArrayList<>(sinks.flows());
         flows.addAll(extraFlowSinks);
-        JobSinks all = new JobSinks(flows, sinks.tcpEvents(), sinks.serviceWindows(), sinks.vantageWindows(),
-                sinks.deadLetters(), sinks.conntrackBudgets());
-        return new FlowtraceJob(config,
+        JobSinks all = new JobSinks(
+                flows,
+                sinks.tcpEvents(),
+                sinks.serviceWindows(),
+                sinks.vantageWindows(),
+                sinks.deadLetters(),
+                sinks.conntrackBudgets());
+        return new FlowtraceJob(
+                config,
                 source(config, JobOption.PACKETS_TOPIC, bounded ? input.packets : null, new PacketRecordDeserializer()),
-                source(config, JobOption.CONNTRACK_TOPIC, bounded ? input.conntrack : null,
+                source(
+                        config,
+                        JobOption.CONNTRACK_TOPIC,
+                        bounded ? input.conntrack : null,
                         new ConntrackRecordDeserializer(config.get(JobOption.CONNTRACK_KERNEL_FEATURES))),
                 all);
     }
 
     @SuppressWarnings("deprecation") // the connector's committedOffsets still takes Kafka's OffsetResetStrategy
-    private static <T> KafkaSource<Either<DeadLetter, T>> source(JobConfig config, JobOption topic,
-            List<ReliabilityInput.Rec> records, KafkaRecordDeserializationSchema<Either<DeadLetter, T>> deserializer) {
+    private static <T> KafkaSource<Either<DeadLetter, T>> source(
+            JobConfig config,
+            JobOption topic,
+            List<ReliabilityInput.Rec> records,
+            KafkaRecordDeserializationSchema<Either<DeadLetter, T>> deserializer) {
         String name = config.get(topic);
         KafkaSourceBuilder<Either<DeadLetter, T>> b = KafkaSource.<Either<DeadLetter, T>>builder()
                 .setBootstrapServers(config.get(JobOption.BOOTSTRAP_SERVERS))
                 .setTopics(name)
                 .setGroupId(config.get(JobOption.GROUP_ID))
-                .setStartingOffsets(config.get(JobOption.START_OFFSETS).equals("committed")
-                        ? OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST)
-                        : OffsetsInitializer.earliest())
+                .setStartingOffsets(
+                        config.get(JobOption.START_OFFSETS).equals("committed")
+                                ? OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST)
+                                : OffsetsInitializer.earliest())
                 .setDeserializer(deserializer)
                 .setProperty("commit.offsets.on.checkpoint", "true");
         if (records != null) {
@@ -208,8 +221,8 @@ final class Scenario {
 
     /** The consumer-group offsets that mean "the first half is consumed": its end offsets in both input topics. */
     Map<TopicPartition, Long> firstHalfEndOffsets() {
-        Map<TopicPartition, Long> end = new HashMap<>(
-                ReliabilityInput.endOffsets(topic("packets"), ReliabilityInput.firstHalf(input.packets)));
+        Map<TopicPartition, Long> end =
+                new HashMap<>(ReliabilityInput.endOffsets(topic("packets"), ReliabilityInput.firstHalf(input.packets)));
         end.putAll(ReliabilityInput.endOffsets(topic("conntrack"), ReliabilityInput.firstHalf(input.conntrack)));
         return end;
     }

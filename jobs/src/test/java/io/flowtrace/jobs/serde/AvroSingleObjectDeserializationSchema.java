@@ -14,7 +14,8 @@ import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
  * header or an unknown writer fingerprint throws: the job's own sources read raw bytes and
  * dead-letter them instead (PacketRecordDeserializer, ConntrackRecordDeserializer).
  */
-public final class AvroSingleObjectDeserializationSchema<T extends SpecificRecordBase> implements DeserializationSchema<T> {
+public final class AvroSingleObjectDeserializationSchema<T extends SpecificRecordBase>
+        implements DeserializationSchema<T> {
 
     private static final long serialVersionUID = 1L;
 

@@ -11,7 +11,9 @@ class OutageBackoffTest {
     void doublesFromTheInitialDelayUpToTheCap() {
         OutageBackoff b = new OutageBackoff(500, 10_000, 60_000);
         // 500 · 2^n: 500, 1000, 2000, 4000, 8000, then the 10 s cap.
-        assertThat(new long[] {b.delayMs(0), b.delayMs(1), b.delayMs(2), b.delayMs(3), b.delayMs(4), b.delayMs(5), b.delayMs(40)})
+        assertThat(new long[] {
+                    b.delayMs(0), b.delayMs(1), b.delayMs(2), b.delayMs(3), b.delayMs(4), b.delayMs(5), b.delayMs(40)
+                })
                 .containsExactly(500, 1_000, 2_000, 4_000, 8_000, 10_000, 10_000);
     }
 
@@ -24,6 +26,7 @@ class OutageBackoffTest {
 
     @Test
     void refusesAnInitialDelayAboveTheCap() {
-        assertThatThrownBy(() -> new OutageBackoff(20_000, 10_000, 60_000)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new OutageBackoff(20_000, 10_000, 60_000))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -6,8 +6,8 @@ import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.avro.mapping.AvroFlowValues;
 import io.flowtrace.avro.mapping.FlowRecords;
 import io.flowtrace.avro.mapping.ReportJson;
-import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.analysis.CaptureAnalysis;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.report.FlowField;
 import io.flowtrace.core.report.FlowFields;
@@ -48,14 +48,16 @@ class SinkTablesITCase {
         }
     }
 
-    private record DbColumn(String type, boolean nullable) {
-    }
+    private record DbColumn(String type, boolean nullable) {}
 
     private static Map<String, DbColumn> columnsOf(String table) {
         Map<String, DbColumn> columns = new LinkedHashMap<>();
-        for (Map<String, Object> row : POSTGRES.query("SELECT column_name, data_type, is_nullable FROM information_schema.columns"
-                + " WHERE table_schema = 'public' AND table_name = ? ORDER BY ordinal_position", table)) {
-            columns.put((String) row.get("column_name"),
+        for (Map<String, Object> row : POSTGRES.query(
+                "SELECT column_name, data_type, is_nullable FROM information_schema.columns"
+                        + " WHERE table_schema = 'public' AND table_name = ? ORDER BY ordinal_position",
+                table)) {
+            columns.put(
+                    (String) row.get("column_name"),
                     new DbColumn((String) row.get("data_type"), "YES".equals(row.get("is_nullable"))));
         }
         return columns;
@@ -70,10 +72,14 @@ class SinkTablesITCase {
             for (Upsert.Column<?> c : upsert.columns()) {
                 written.add(c.name());
                 DbColumn db = table.get(c.name());
-                assertThat(db).as("%s.%s is written but no migration creates it", upsert.table(), c.name()).isNotNull();
+                assertThat(db)
+                        .as("%s.%s is written but no migration creates it", upsert.table(), c.name())
+                        .isNotNull();
                 assertThat(db.type()).as("%s.%s type", upsert.table(), c.name()).isEqualTo(c.type());
                 if (c.nullable()) {
-                    assertThat(db.nullable()).as("%s.%s may be written NULL but is NOT NULL", upsert.table(), c.name()).isTrue();
+                    assertThat(db.nullable())
+                            .as("%s.%s may be written NULL but is NOT NULL", upsert.table(), c.name())
+                            .isTrue();
                 }
             }
             assertThat(written).as("columns of %s", upsert.table()).isEqualTo(new TreeSet<>(table.keySet()));
@@ -88,8 +94,11 @@ class SinkTablesITCase {
                 continue;
             }
             for (String name : f.column().names()) {
-                assertThat(table).as("catalogue column %s of %s", name, f.path()).containsKey(name);
-                assertThat(table.get(name).nullable()).as("nullability of flow_summary.%s (%s)", name, f.path())
+                assertThat(table)
+                        .as("catalogue column %s of %s", name, f.path())
+                        .containsKey(name);
+                assertThat(table.get(name).nullable())
+                        .as("nullability of flow_summary.%s (%s)", name, f.path())
                         .isEqualTo(f.nullable());
             }
         }
@@ -108,7 +117,8 @@ class SinkTablesITCase {
         try (Connection c = POSTGRES.dataSource().getConnection()) {
             for (Upsert<?> upsert : PostgresRows.all()) {
                 try (PreparedStatement st = c.prepareStatement(upsert.sql())) {
-                    assertThat(st.getParameterMetaData().getParameterCount()).as(upsert.table())
+                    assertThat(st.getParameterMetaData().getParameterCount())
+                            .as(upsert.table())
                             .isEqualTo(upsert.columns().size());
                 }
             }
@@ -118,23 +128,33 @@ class SinkTablesITCase {
     @Test
     void aFlowRowHoldsItsRecordsValuesAndAnOlderReplayDoesNotOverwriteIt() throws Exception {
         List<FlowSummary> flows = new ArrayList<>();
-        CaptureAnalysis analysis = new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("lab", "if" + iface));
+        CaptureAnalysis analysis =
+                new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("lab", "if" + iface));
         try (InputStream in = Files.newInputStream(TestData.file("tcp/cubic-loss.sender.pcap.gz"))) {
-            analysis.run(in, (key, instance, flow) -> {
-                FlowRecord r = FlowRecords.of(key, instance, flow, 2_000L);
-                flows.add(new FlowSummary(r, ReportJson.of(key, instance, flow), 3, true));
-            }, TcpEventSinkFactory.NONE, CaptureErrorListener.IGNORE, n -> { });
+            analysis.run(
+                    in,
+                    (key, instance, flow) -> {
+                        FlowRecord r = FlowRecords.of(key, instance, flow, 2_000L);
+                        flows.add(new FlowSummary(r, ReportJson.of(key, instance, flow), 3, true));
+                    },
+                    TcpEventSinkFactory.NONE,
+                    CaptureErrorListener.IGNORE,
+                    n -> {});
         }
         assertThat(flows).isNotEmpty();
         upsert(flows);
         FlowSummary older = flows.get(0);
-        FlowRecord stale = FlowRecord.newBuilder(older.record).setRecordTimeUs(1_000L).build();
+        FlowRecord stale =
+                FlowRecord.newBuilder(older.record).setRecordTimeUs(1_000L).build();
         stale.getC2s().setPackets(0L);
         upsert(List.of(new FlowSummary(stale, older.reportJson, 0, false)));
 
         for (FlowSummary s : flows) {
-            Map<String, Object> row = POSTGRES.query("SELECT * FROM flow_summary WHERE client = ? AND instance = ?",
-                    s.record.getFlow().getClient(), s.record.getFlow().getInstance()).get(0);
+            Map<String, Object> row = POSTGRES.query(
+                            "SELECT * FROM flow_summary WHERE client = ? AND instance = ?",
+                            s.record.getFlow().getClient(),
+                            s.record.getFlow().getInstance())
+                    .get(0);
             AvroFlowValues avro = new AvroFlowValues(s.record);
             for (FlowField f : FlowFields.all()) {
                 if (f.column() == null) {
@@ -147,9 +167,12 @@ class SinkTablesITCase {
                         assertColumn(row, names.get(0), avro.value(f, FlowField.Side.C2S));
                         assertColumn(row, names.get(1), avro.value(f, FlowField.Side.S2C));
                     }
-                    case SUM_OF_DIRECTIONS -> assertColumn(row, names.get(0),
-                            ((Number) avro.value(f, FlowField.Side.C2S)).longValue()
-                                    + ((Number) avro.value(f, FlowField.Side.S2C)).longValue());
+                    case SUM_OF_DIRECTIONS ->
+                        assertColumn(
+                                row,
+                                names.get(0),
+                                ((Number) avro.value(f, FlowField.Side.C2S)).longValue()
+                                        + ((Number) avro.value(f, FlowField.Side.S2C)).longValue());
                 }
             }
             assertThat(row.get("final")).isEqualTo(true);

@@ -12,27 +12,28 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * feeds the hex record of its argument to {@link PacketRecordDeserializer} and prints what came out.
  */
 public final class LengthBombProbe {
-    private LengthBombProbe() {
-    }
+    private LengthBombProbe() {}
 
     public static void main(String[] args) {
         byte[] value = HexFormat.of().parseHex(args[0]);
         System.out.println("limits " + System.getProperty("org.apache.avro.limits.string.maxLength"));
-        new PacketRecordDeserializer().deserialize(new ConsumerRecord<>("flowtrace.packets", 0, 7L, null, value),
-                new Collector<Either<DeadLetter, FlowBatch>>() {
-                    @Override
-                    public void collect(Either<DeadLetter, FlowBatch> e) {
-                        if (e.isLeft()) {
-                            DeadLetter d = e.left();
-                            System.out.println("dead letter " + d.getStage() + " " + d.getErrorClass() + ": " + d.getReason());
-                        } else {
-                            System.out.println("packet record " + e.right().key);
-                        }
-                    }
+        new PacketRecordDeserializer()
+                .deserialize(
+                        new ConsumerRecord<>("flowtrace.packets", 0, 7L, null, value),
+                        new Collector<Either<DeadLetter, FlowBatch>>() {
+                            @Override
+                            public void collect(Either<DeadLetter, FlowBatch> e) {
+                                if (e.isLeft()) {
+                                    DeadLetter d = e.left();
+                                    System.out.println("dead letter " + d.getStage() + " " + d.getErrorClass() + ": "
+                                            + d.getReason());
+                                } else {
+                                    System.out.println("packet record " + e.right().key);
+                                }
+                            }
 
-                    @Override
-                    public void close() {
-                    }
-                });
+                            @Override
+                            public void close() {}
+                        });
     }
 }

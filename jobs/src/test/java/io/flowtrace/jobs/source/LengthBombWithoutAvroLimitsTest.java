@@ -26,7 +26,9 @@ class LengthBombWithoutAvroLimitsTest {
      */
     private static byte[] gibibyteAgentId() {
         ByteBuffer b = ByteBuffer.allocate(26).order(ByteOrder.LITTLE_ENDIAN);
-        b.put((byte) 0xC3).put((byte) 0x01).putLong(SchemaNormalization.parsingFingerprint64(PacketEvent.getClassSchema()));
+        b.put((byte) 0xC3)
+                .put((byte) 0x01)
+                .putLong(SchemaNormalization.parsingFingerprint64(PacketEvent.getClassSchema()));
         b.put((byte) 0x00).put(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08});
         b.put("AAAAAAAAAA".getBytes(StandardCharsets.US_ASCII));
         return b.array();
@@ -36,15 +38,23 @@ class LengthBombWithoutAvroLimitsTest {
     void aGibibyteStringClaimIsADecodeDeadLetterInAJvmWithoutAvroLimits() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Process p = new ProcessBuilder(List.of(java, "-Xmx64m", "-cp", classpath, LengthBombProbe.class.getName(),
-                HexFormat.of().formatHex(gibibyteAgentId())))
-                .redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(List.of(
+                        java,
+                        "-Xmx64m",
+                        "-cp",
+                        classpath,
+                        LengthBombProbe.class.getName(),
+                        HexFormat.of().formatHex(gibibyteAgentId())))
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(out).contains("limits null"); // really without the -D flags
         assertThat(out).doesNotContain("OutOfMemoryError");
-        assertThat(out).contains("dead letter DECODE io.flowtrace.avro.AvroLengthGuard$LengthBombException")
-                .contains("agent_id").contains("1073741824");
+        assertThat(out)
+                .contains("dead letter DECODE io.flowtrace.avro.AvroLengthGuard$LengthBombException")
+                .contains("agent_id")
+                .contains("1073741824");
         assertThat(p.exitValue()).as(out).isZero();
     }
 }

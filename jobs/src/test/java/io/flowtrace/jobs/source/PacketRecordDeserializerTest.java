@@ -32,7 +32,8 @@ class PacketRecordDeserializerTest {
         byte[] value = FlowBatches.encode(batch::toByteBuffer);
         String key = FlowBatches.key(events.get(0));
 
-        Either<DeadLetter, FlowBatch> out = one(new ConsumerRecord<>("p", 2, 77, key.getBytes(StandardCharsets.UTF_8), value));
+        Either<DeadLetter, FlowBatch> out =
+                one(new ConsumerRecord<>("p", 2, 77, key.getBytes(StandardCharsets.UTF_8), value));
 
         assertThat(out.isRight()).isTrue();
         FlowBatch b = out.right();
@@ -47,7 +48,8 @@ class PacketRecordDeserializerTest {
     @Test
     void keysAnEventAsBeforeBatchesExisted() {
         PacketEvent e = FLOW.get(0);
-        Either<DeadLetter, FlowBatch> out = one(new ConsumerRecord<>("p", 0, 1, null, FlowBatches.encode(e::toByteBuffer)));
+        Either<DeadLetter, FlowBatch> out =
+                one(new ConsumerRecord<>("p", 0, 1, null, FlowBatches.encode(e::toByteBuffer)));
 
         assertThat(out.right().key).isEqualTo(FlowBatches.key(e));
         assertThat(out.right().timeMs).isEqualTo(e.getCaptureTimeNs() / 1_000_000);
@@ -62,7 +64,8 @@ class PacketRecordDeserializerTest {
         DeadLetter d = one(new ConsumerRecord<>("p", 0, 5, otherKey, value)).left();
 
         assertThat(d.getStage()).isEqualTo(DeadLetterStage.VALIDATE);
-        assertThat(d.getReason()).startsWith("Kafka key 'deser/eth0|10.9.9.9:1|10.9.9.9:2' is not the flow of the batch's endpoints");
+        assertThat(d.getReason())
+                .startsWith("Kafka key 'deser/eth0|10.9.9.9:1|10.9.9.9:2' is not the flow of the batch's endpoints");
         assertThat(d.getPackets()).isEqualTo(4);
         assertThat(d.getSchemaFingerprint()).isEqualTo(PacketBatches.FINGERPRINT);
         assertThat(d.getRaw().remaining()).isEqualTo(value.length);
@@ -92,7 +95,8 @@ class PacketRecordDeserializerTest {
     void deadLettersABatchCutInsideItsHeader() {
         byte[] value = FlowBatches.encode(PacketBatches.fromEvents(FLOW.subList(0, 2))::toByteBuffer);
 
-        DeadLetter d = one(new ConsumerRecord<>("p", 0, 7, null, Arrays.copyOf(value, 20))).left();
+        DeadLetter d = one(new ConsumerRecord<>("p", 0, 7, null, Arrays.copyOf(value, 20)))
+                .left();
 
         assertThat(d.getStage()).isEqualTo(DeadLetterStage.DECODE);
         assertThat(d.getReason()).startsWith("PacketBatch ");
@@ -115,8 +119,7 @@ class PacketRecordDeserializerTest {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         });
         assertThat(out).hasSize(1);
         return out.get(0);

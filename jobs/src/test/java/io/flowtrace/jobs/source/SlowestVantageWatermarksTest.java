@@ -25,12 +25,10 @@ class SlowestVantageWatermarksTest {
         }
 
         @Override
-        public void markIdle() {
-        }
+        public void markIdle() {}
 
         @Override
-        public void markActive() {
-        }
+        public void markActive() {}
     };
 
     @Test
@@ -70,6 +68,7 @@ class SlowestVantageWatermarksTest {
     }
 
     private static Either<DeadLetter, ConntrackSample> sample(String agent, long ms) {
-        return Either.Right(ConntrackSample.event(agent, "ct", ms * 1_000_000L, ConntrackSample.NEW, 160, 516, 1000, true));
+        return Either.Right(
+                ConntrackSample.event(agent, "ct", ms * 1_000_000L, ConntrackSample.NEW, 160, 516, 1000, true));
     }
 }

@@ -16,8 +16,10 @@ class ConntrackSampleCapTest {
 
     @Test
     void passesTheFirstThreeSamplesPerVantageAndMinuteAndForgetsTheMinuteAfterItsEnd() throws Exception {
-        try (var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ConntrackSampleCap(3)),
-                new ConntrackBudgetWindow.VantageKey(), Types.STRING)) {
+        try (var h = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new ConntrackSampleCap(3)),
+                new ConntrackBudgetWindow.VantageKey(),
+                Types.STRING)) {
             h.open();
             // vantage a: five samples in minute 0 (two over the cap), two in minute 1; vantage b: one in minute 0
             for (long ms : new long[] {0, 10, 20, 30, 40}) {
@@ -27,7 +29,9 @@ class ConntrackSampleCapTest {
             h.processElement(sample("a", 60_000), M + 60_000);
             h.processElement(sample("a", 60_500), M + 60_500);
 
-            List<Long> passed = h.extractOutputValues().stream().map(s -> s.agentId.equals("a") ? s.timeNs / 1_000_000L - M : -1L).toList();
+            List<Long> passed = h.extractOutputValues().stream()
+                    .map(s -> s.agentId.equals("a") ? s.timeNs / 1_000_000L - M : -1L)
+                    .toList();
             // 3 of a's minute 0 (0, 10, 20), b's one (-1 here), both of a's minute 1
             assertThat(passed).containsExactly(0L, 10L, 20L, -1L, 60_000L, 60_500L);
             assertThat(h.numEventTimeTimers()).isEqualTo(3); // (a, minute 0), (b, minute 0), (a, minute 1)
@@ -41,6 +45,7 @@ class ConntrackSampleCapTest {
     }
 
     private static ConntrackSample sample(String agent, long msInMinute) {
-        return ConntrackSample.event(agent, "ct", (M + msInMinute) * 1_000_000L, ConntrackSample.NEW, 160, 516, 1000, true);
+        return ConntrackSample.event(
+                agent, "ct", (M + msInMinute) * 1_000_000L, ConntrackSample.NEW, 160, 516, 1000, true);
     }
 }

@@ -25,12 +25,14 @@ class FlowWindowStateCompatibilityTest {
                 TypeInformation.of(FlowWindowStats.class).createSerializer(new SerializerConfigImpl());
         try (InputStream in = getClass().getResourceAsStream("/state/flow-window-stats-v1.bin")) {
             DataInputViewStreamWrapper view = new DataInputViewStreamWrapper(in);
-            TypeSerializerSnapshot<FlowWindowStats> written =
-                    TypeSerializerSnapshot.readVersionedSnapshot(view, getClass().getClassLoader());
+            TypeSerializerSnapshot<FlowWindowStats> written = TypeSerializerSnapshot.readVersionedSnapshot(
+                    view, getClass().getClassLoader());
 
             TypeSerializerSchemaCompatibility<FlowWindowStats> compatibility =
                     current.snapshotConfiguration().resolveSchemaCompatibility(written);
-            assertThat(compatibility.isCompatibleAsIs()).as(compatibility.toString()).isTrue();
+            assertThat(compatibility.isCompatibleAsIs())
+                    .as(compatibility.toString())
+                    .isTrue();
 
             FlowWindowStats w = current.deserialize(view);
             // the values the fixture was written with

@@ -35,7 +35,9 @@ class FlowWindowStatsTest {
             at = (IndexedRecord) at.get(at.getSchema().getField(names[i]).pos());
         }
         Schema.Field leaf = at.getSchema().getField(names[names.length - 1]);
-        Schema.Type type = leaf.schema().isNullable() ? leaf.schema().getTypes().get(1).getType() : leaf.schema().getType();
+        Schema.Type type = leaf.schema().isNullable()
+                ? leaf.schema().getTypes().get(1).getType()
+                : leaf.schema().getType();
         at.put(leaf.pos(), type == Schema.Type.INT && value instanceof Long l ? (Object) l.intValue() : value);
         return new FlowSummary(r, "{}", 0, true);
     }
@@ -56,7 +58,9 @@ class FlowWindowStatsTest {
                 stats.add(flowWith(f, 7L, FlowField.Side.S2C));
             }
             long expected = f.scope() == FlowField.Scope.DIRECTION ? 14 : 7;
-            assertThat(statistic(stats, f.window().stat())).as("%s into %s", f.path(), f.window().stat()).isEqualTo(expected);
+            assertThat(statistic(stats, f.window().stat()))
+                    .as("%s into %s", f.path(), f.window().stat())
+                    .isEqualTo(expected);
         }
     }
 
@@ -107,7 +111,9 @@ class FlowWindowStatsTest {
         for (Field field : FlowWindowStats.class.getFields()) {
             boolean statistic = field.getType() == long.class || field.getType() == Reservoir.class;
             if (statistic && !Modifier.isStatic(field.getModifiers())) {
-                assertThat(declared).as("FlowWindowStats.%s has no catalogue field", field.getName()).contains(field.getName());
+                assertThat(declared)
+                        .as("FlowWindowStats.%s has no catalogue field", field.getName())
+                        .contains(field.getName());
             }
         }
         assertThat(List.of(FlowWindowStats.class.getFields())).isNotEmpty();

@@ -24,8 +24,7 @@ import java.util.List;
  * (docs/schemas.md). Core marks an absent attribute with -1 or null; the contract with null.
  */
 public final class ConntrackAvroMapper {
-    private ConntrackAvroMapper() {
-    }
+    private ConntrackAvroMapper() {}
 
     public static io.flowtrace.avro.ConntrackEvent toAvro(ConntrackMessage e, Vantage vantage, ConntrackSource source) {
         List<Integer> types = new ArrayList<>();
@@ -67,19 +66,28 @@ public final class ConntrackAvroMapper {
         b.setProtoinfoTcp(tcp(e.tcp()));
         if (e.origCounters() != null || e.replyCounters() != null) {
             b.setCounters(CtCounters.newBuilder()
-                    .setOrigPackets(e.origCounters() == null ? 0 : e.origCounters().packets())
-                    .setOrigBytes(e.origCounters() == null ? 0 : e.origCounters().bytes())
-                    .setReplyPackets(e.replyCounters() == null ? 0 : e.replyCounters().packets())
-                    .setReplyBytes(e.replyCounters() == null ? 0 : e.replyCounters().bytes())
+                    .setOrigPackets(
+                            e.origCounters() == null ? 0 : e.origCounters().packets())
+                    .setOrigBytes(
+                            e.origCounters() == null ? 0 : e.origCounters().bytes())
+                    .setReplyPackets(
+                            e.replyCounters() == null ? 0 : e.replyCounters().packets())
+                    .setReplyBytes(
+                            e.replyCounters() == null ? 0 : e.replyCounters().bytes())
                     .build());
         }
         return b.build();
     }
 
-    public static ConntrackLoss loss(long timeNanos, Vantage vantage, long enobufs, Integer receiveBuffer,
-            ConntrackSource source) {
-        return ConntrackLoss.newBuilder().setTimeNs(timeNanos).setVantage(vantage).setEnobufsCount(enobufs)
-                .setReceiveBufferBytes(receiveBuffer).setSource(source).build();
+    public static ConntrackLoss loss(
+            long timeNanos, Vantage vantage, long enobufs, Integer receiveBuffer, ConntrackSource source) {
+        return ConntrackLoss.newBuilder()
+                .setTimeNs(timeNanos)
+                .setVantage(vantage)
+                .setEnobufsCount(enobufs)
+                .setReceiveBufferBytes(receiveBuffer)
+                .setSource(source)
+                .build();
     }
 
     /** Kafka key of an event: {@code agent/interface l3/l4 src:sport dst:dport} of the original tuple. */

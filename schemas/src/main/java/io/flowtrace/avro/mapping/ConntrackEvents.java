@@ -36,6 +36,7 @@ import java.nio.ByteBuffer;
 public final class ConntrackEvents {
     /** Event times outside [2000-01-01, 2100-01-01) are corrupt, not clock skew (as for packets). */
     static final long MIN_TIME_NS = PacketEvents.MIN_TIME_NS;
+
     static final long MAX_TIME_NS = PacketEvents.MAX_TIME_NS;
     /** nlmsghdr + nfgenmsg: no conntrack message is shorter. */
     static final int MIN_WIRE_SIZE = NetlinkSizer.NLMSG_HDRLEN + NetlinkSizer.NFGENMSG_LEN;
@@ -46,12 +47,10 @@ public final class ConntrackEvents {
 
     private static final SkbAllocator SKB = SkbAllocator.x86_64();
 
-    private ConntrackEvents() {
-    }
+    private ConntrackEvents() {}
 
     /** The sizes of one event for a budget. */
-    public record Sizes(int exactBytes, int estimatedBytes, int truesizeBytes, boolean exactFromWire) {
-    }
+    public record Sizes(int exactBytes, int estimatedBytes, int truesizeBytes, boolean exactFromWire) {}
 
     /** The time budgets and event-time windows use: the kernel's event timestamp when present, else the receive time (core's {@code timeNanos()}). */
     public static long timeNanos(io.flowtrace.avro.ConntrackEvent e) {
@@ -106,7 +105,8 @@ public final class ConntrackEvents {
             return t;
         }
         if (e.getOrig().getL4Proto() != e.getL4Proto()) {
-            return "l4_proto " + e.getL4Proto() + " differs from the original tuple's " + e.getOrig().getL4Proto();
+            return "l4_proto " + e.getL4Proto() + " differs from the original tuple's "
+                    + e.getOrig().getL4Proto();
         }
         if (e.getStatus() < 0 || e.getStatus() > 0xffffffffL) {
             return "status " + e.getStatus() + " outside 32 bits";
@@ -117,7 +117,8 @@ public final class ConntrackEvents {
         if (e.getWireSize() != null) {
             int w = e.getWireSize();
             if (w < MIN_WIRE_SIZE || w > MAX_WIRE_SIZE || w % 4 != 0) {
-                return "wire_size " + w + " is not a 4-aligned netlink message length in " + MIN_WIRE_SIZE + ".." + MAX_WIRE_SIZE;
+                return "wire_size " + w + " is not a 4-aligned netlink message length in " + MIN_WIRE_SIZE + ".."
+                        + MAX_WIRE_SIZE;
             }
         }
         for (Integer type : e.getAttributeTypes()) {
@@ -218,7 +219,8 @@ public final class ConntrackEvents {
             }
             int eq = part.indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException("kernel feature '" + part + "' is not name=value (in '" + spec + "')");
+                throw new IllegalArgumentException(
+                        "kernel feature '" + part + "' is not name=value (in '" + spec + "')");
             }
             String name = part.substring(0, eq).strip();
             String value = part.substring(eq + 1).strip();
@@ -234,14 +236,17 @@ public final class ConntrackEvents {
                     try {
                         secctx = Integer.parseInt(value);
                     } catch (NumberFormatException ex) {
-                        throw new IllegalArgumentException("kernel feature secctx must be a length, got '" + value + "'", ex);
+                        throw new IllegalArgumentException(
+                                "kernel feature secctx must be a length, got '" + value + "'", ex);
                     }
                     if (secctx < 0 || secctx > 4096) {
-                        throw new IllegalArgumentException("kernel feature secctx length " + secctx + " outside 0..4096");
+                        throw new IllegalArgumentException(
+                                "kernel feature secctx length " + secctx + " outside 0..4096");
                     }
                 }
-                default -> throw new IllegalArgumentException("unknown kernel feature '" + name
-                        + "' (acct, timestamp, labels, secctx, nat, mark, zones, event-timestamp)");
+                default ->
+                    throw new IllegalArgumentException("unknown kernel feature '" + name
+                            + "' (acct, timestamp, labels, secctx, nat, mark, zones, event-timestamp)");
             }
         }
         return new KernelFeatures(acct, timestamp, labels, secctx, nat, mark, zones, eventTimestamp);
@@ -249,7 +254,8 @@ public final class ConntrackEvents {
 
     private static boolean bool(String name, String value) {
         if (!value.equals("true") && !value.equals("false")) {
-            throw new IllegalArgumentException("kernel feature " + name + " must be true or false, got '" + value + "'");
+            throw new IllegalArgumentException(
+                    "kernel feature " + name + " must be true or false, got '" + value + "'");
         }
         return value.equals("true");
     }
@@ -259,8 +265,8 @@ public final class ConntrackEvents {
             return name + " tuple missing";
         }
         if (t.getSrc().remaining() != addr || t.getDst().remaining() != addr) {
-            return name + " tuple address lengths " + t.getSrc().remaining() + "/" + t.getDst().remaining()
-                    + " do not match the family (" + addr + ")";
+            return name + " tuple address lengths " + t.getSrc().remaining() + "/"
+                    + t.getDst().remaining() + " do not match the family (" + addr + ")";
         }
         if (outside(t.getL4Proto(), 0, 255)) {
             return name + " tuple l4_proto " + t.getL4Proto() + " outside 8 bits";
@@ -273,8 +279,15 @@ public final class ConntrackEvents {
     }
 
     private static ConntrackTuple tuple(CtTuple t) {
-        return new ConntrackTuple(bytes(t.getSrc()), bytes(t.getDst()), t.getL4Proto(), orAbsent(t.getSrcPort()),
-                orAbsent(t.getDstPort()), orAbsent(t.getIcmpType()), orAbsent(t.getIcmpCode()), orAbsent(t.getIcmpId()),
+        return new ConntrackTuple(
+                bytes(t.getSrc()),
+                bytes(t.getDst()),
+                t.getL4Proto(),
+                orAbsent(t.getSrcPort()),
+                orAbsent(t.getDstPort()),
+                orAbsent(t.getIcmpType()),
+                orAbsent(t.getIcmpCode()),
+                orAbsent(t.getIcmpId()),
                 ConntrackTuple.ABSENT);
     }
 
@@ -283,8 +296,14 @@ public final class ConntrackEvents {
             return null;
         }
         // The contract does not carry the masks; sizing does not need them (fixed-size attributes).
-        return new TcpProtoInfo(p.getState(), orAbsent(p.getWscaleOrig()), orAbsent(p.getWscaleReply()),
-                orAbsent(p.getFlagsOrig()), TcpProtoInfo.ABSENT, orAbsent(p.getFlagsReply()), TcpProtoInfo.ABSENT);
+        return new TcpProtoInfo(
+                p.getState(),
+                orAbsent(p.getWscaleOrig()),
+                orAbsent(p.getWscaleReply()),
+                orAbsent(p.getFlagsOrig()),
+                TcpProtoInfo.ABSENT,
+                orAbsent(p.getFlagsReply()),
+                TcpProtoInfo.ABSENT);
     }
 
     private static SeqAdjustment seqAdj(CtNatSeqAdj s) {

@@ -11,8 +11,7 @@ import io.flowtrace.core.tcp.TcpFlowAnalyzer;
  * the {@code analyze --json} line and the PostgreSQL report column come from one definition.
  */
 public final class FlowRecords {
-    private FlowRecords() {
-    }
+    private FlowRecords() {}
 
     /**
      * @param recordTimeUs event time of this version of the record (orders the updates of a flow)

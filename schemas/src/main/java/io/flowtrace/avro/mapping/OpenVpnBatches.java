@@ -30,15 +30,19 @@ public final class OpenVpnBatches {
      * header (1 + 8 session id + 64 HMAC + 8 replay + 1 + 8 × 4 ACK ids + 8 remote id + 4 = 126).
      */
     public static final int MAX_HEADER_BYTES = 128;
-    public static final long FINGERPRINT = SingleObjectCodec.of(OpenVpnBatch.class).fingerprint();
 
-    private OpenVpnBatches() {
-    }
+    public static final long FINGERPRINT =
+            SingleObjectCodec.of(OpenVpnBatch.class).fingerprint();
+
+    private OpenVpnBatches() {}
 
     /** The canonical flow key of a batch: the Kafka key, as {@link PacketEvents#flowKey} of any of its packets. */
     public static String flowKey(OpenVpnBatch b) {
-        return FlowKey.of(PacketEvents.vantagePoint(b.getVantage()), new Endpoint(bytes(b.getLowAddr()), b.getLowPort()),
-                new Endpoint(bytes(b.getHighAddr()), b.getHighPort())).canonical();
+        return FlowKey.of(
+                        PacketEvents.vantagePoint(b.getVantage()),
+                        new Endpoint(bytes(b.getLowAddr()), b.getLowPort()),
+                        new Endpoint(bytes(b.getHighAddr()), b.getHighPort()))
+                .canonical();
     }
 
     /** How the agent that wrote the batch was told its OpenVPN packets look. */
@@ -78,8 +82,8 @@ public final class OpenVpnBatches {
             return "IP version " + b.getIpVersion();
         }
         if (b.getLowAddr().remaining() != len || b.getHighAddr().remaining() != len) {
-            return "endpoint addresses of " + b.getLowAddr().remaining() + " and " + b.getHighAddr().remaining()
-                    + " bytes for IPv" + b.getIpVersion();
+            return "endpoint addresses of " + b.getLowAddr().remaining() + " and "
+                    + b.getHighAddr().remaining() + " bytes for IPv" + b.getIpVersion();
         }
         if (!port(b.getLowPort()) || !port(b.getHighPort())) {
             return "port out of range: " + b.getLowPort() + ", " + b.getHighPort();
@@ -119,7 +123,8 @@ public final class OpenVpnBatches {
         }
         int header = p.getHeader().remaining();
         if (header > MAX_HEADER_BYTES || header > p.getCapturedPayloadLength()) {
-            return header + " header bytes (captured " + p.getCapturedPayloadLength() + ", at most " + MAX_HEADER_BYTES + ")";
+            return header + " header bytes (captured " + p.getCapturedPayloadLength() + ", at most " + MAX_HEADER_BYTES
+                    + ")";
         }
         long base = b.getBaseTimeNs();
         long offset = p.getTimeOffsetNs();
@@ -203,8 +208,9 @@ public final class OpenVpnBatches {
                 return true;
             }
             boolean low = p.sourceIsLow();
-            return p.ipVersion == ipVersion && Arrays.equals(low ? p.srcAddr : p.dstAddr, 0, p.addrLength, lowAddr, 0,
-                    lowAddr.length) && (low ? p.srcPort : p.dstPort) == lowPort
+            return p.ipVersion == ipVersion
+                    && Arrays.equals(low ? p.srcAddr : p.dstAddr, 0, p.addrLength, lowAddr, 0, lowAddr.length)
+                    && (low ? p.srcPort : p.dstPort) == lowPort
                     && Arrays.equals(low ? p.dstAddr : p.srcAddr, 0, p.addrLength, highAddr, 0, highAddr.length)
                     && (low ? p.dstPort : p.srcPort) == highPort;
         }

@@ -8,8 +8,8 @@ import io.flowtrace.avro.OpenVpnSessionRecord;
 import io.flowtrace.avro.OpenVpnSetup;
 import io.flowtrace.avro.OpenVpnTimeline;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.core.openvpn.OpenVpnDirectionStats;
 import io.flowtrace.core.openvpn.LatencyStats;
+import io.flowtrace.core.openvpn.OpenVpnDirectionStats;
 import io.flowtrace.core.openvpn.OpenVpnServerTable;
 import io.flowtrace.core.openvpn.OpenVpnSession;
 import io.flowtrace.core.openvpn.RetransmitCause;
@@ -22,8 +22,7 @@ import java.util.List;
  * a job's rows can be compared with the offline report path by path.
  */
 public final class OpenVpnSessions {
-    private OpenVpnSessions() {
-    }
+    private OpenVpnSessions() {}
 
     public static OpenVpnSessionRecord toAvro(OpenVpnSession s, Vantage vantage) {
         OpenVpnSession.SetupEnd end = s.setupEnd();
@@ -55,7 +54,8 @@ public final class OpenVpnSessions {
 
     /** The Kafka key of a session record: vantage, client, server and first packet (µs). */
     public static String key(OpenVpnSessionRecord r) {
-        return PacketEvents.vantage(r.getVantage()) + " " + r.getClient() + " " + r.getServer() + " " + r.getFirstSeenUs();
+        return PacketEvents.vantage(r.getVantage()) + " " + r.getClient() + " " + r.getServer() + " "
+                + r.getFirstSeenUs();
     }
 
     private static OpenVpnDirection direction(OpenVpnDirectionStats d, long[] timerRetryNanos) {

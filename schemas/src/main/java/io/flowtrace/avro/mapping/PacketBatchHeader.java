@@ -66,7 +66,10 @@ public final class PacketBatchHeader {
 
     /** The canonical flow key of the batch's endpoints, as {@link PacketBatches#flowKey}. */
     public String flowKey() {
-        return FlowKey.of(new VantagePoint(agentId, interfaceName), new Endpoint(lowAddr, lowPort), new Endpoint(highAddr, highPort))
+        return FlowKey.of(
+                        new VantagePoint(agentId, interfaceName),
+                        new Endpoint(lowAddr, lowPort),
+                        new Endpoint(highAddr, highPort))
                 .canonical();
     }
 
@@ -152,8 +155,8 @@ public final class PacketBatchHeader {
         byte[] bytes(String field) throws MalformedBatchException {
             long n = varint(field);
             if (n < 0 || n > buf.length - pos) {
-                throw new MalformedBatchException("PacketBatch " + field + ": length " + n + " claimed, "
-                        + (buf.length - pos) + " bytes left");
+                throw new MalformedBatchException(
+                        "PacketBatch " + field + ": length " + n + " claimed, " + (buf.length - pos) + " bytes left");
             }
             byte[] out = Arrays.copyOfRange(buf, pos, pos + (int) n);
             pos += (int) n;

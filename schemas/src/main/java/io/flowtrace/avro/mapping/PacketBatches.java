@@ -4,7 +4,6 @@ import io.flowtrace.avro.BatchedPacket;
 import io.flowtrace.avro.BatchedSackBlock;
 import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.PacketEvent;
-import io.flowtrace.avro.SackBlock;
 import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.core.net.Endpoint;
@@ -36,13 +35,15 @@ public final class PacketBatches {
     /** CRC-64-AVRO fingerprint of the PacketEvent schema. */
     public static final long EVENT_FINGERPRINT = SchemaNormalization.parsingFingerprint64(PacketEvent.getClassSchema());
 
-    private PacketBatches() {
-    }
+    private PacketBatches() {}
 
     /** The canonical flow key of a batch, exactly {@link PacketEvents#flowKey} of any of its packets. */
     public static String flowKey(PacketBatch b) {
-        return FlowKey.of(PacketEvents.vantagePoint(b.getVantage()), new Endpoint(bytes(b.getLowAddr()), b.getLowPort()),
-                new Endpoint(bytes(b.getHighAddr()), b.getHighPort())).canonical();
+        return FlowKey.of(
+                        PacketEvents.vantagePoint(b.getVantage()),
+                        new Endpoint(bytes(b.getLowAddr()), b.getLowPort()),
+                        new Endpoint(bytes(b.getHighAddr()), b.getHighPort()))
+                .canonical();
     }
 
     /**
@@ -100,9 +101,20 @@ public final class PacketBatches {
      */
     public static String invalidPacketReason(PacketBatch b, int i, long nowNanos) {
         BatchedPacket p = b.getPackets().get(i);
-        String segment = PacketEvents.segmentProblem(p.getWindow(), p.getPayloadLength(), p.getIpTotalLength(),
-                p.getTcpFlags(), p.getSackBlocks().size(), p.getMss(), p.getWindowScale(), p.getCapturedLength(),
-                p.getWireLength(), p.getTtl(), p.getIpId(), p.getTsVal(), p.getTsEcr());
+        String segment = PacketEvents.segmentProblem(
+                p.getWindow(),
+                p.getPayloadLength(),
+                p.getIpTotalLength(),
+                p.getTcpFlags(),
+                p.getSackBlocks().size(),
+                p.getMss(),
+                p.getWindowScale(),
+                p.getCapturedLength(),
+                p.getWireLength(),
+                p.getTtl(),
+                p.getIpId(),
+                p.getTsVal(),
+                p.getTsEcr());
         if (segment != null) {
             return segment;
         }
@@ -186,6 +198,7 @@ public final class PacketBatches {
         private final List<BatchedPacket> packets = new ArrayList<>();
         /** Raw seq, ack per packet; raw SACK edges flat, in packet order. */
         private long[] seqs = new long[16];
+
         private long[] acks = new long[16];
         private long[] sackEdges = new long[16];
         private int sackEdgeCount;
@@ -215,8 +228,14 @@ public final class PacketBatches {
             if (p.linkType != linkType || p.ipVersion != ipVersion || p.addrLength != addrLength) {
                 return false;
             }
-            return p.srcPort == lowPort && p.dstPort == highPort && same(p.srcAddr, lowAddr) && same(p.dstAddr, highAddr)
-                    || p.srcPort == highPort && p.dstPort == lowPort && same(p.srcAddr, highAddr) && same(p.dstAddr, lowAddr);
+            return p.srcPort == lowPort
+                            && p.dstPort == highPort
+                            && same(p.srcAddr, lowAddr)
+                            && same(p.dstAddr, highAddr)
+                    || p.srcPort == highPort
+                            && p.dstPort == lowPort
+                            && same(p.srcAddr, highAddr)
+                            && same(p.dstAddr, lowAddr);
         }
 
         /** Adds a TCP packet of this batch's flow; throws IllegalArgumentException for another flow. */
@@ -240,11 +259,26 @@ public final class PacketBatches {
             }
             seqs[i] = p.seq;
             acks[i] = p.ack;
-            packets.add(new BatchedPacket(p.timestampNanos - baseTimeNs, fromHigh, 0, 0,
-                    p.ipVersion == 4 && p.ipId >= 0 ? p.ipId : null, p.ttl, p.ipTotalLength, p.flags, p.window,
-                    p.payloadLength, p.capturedLength, p.wireLength, p.mss >= 0 ? p.mss : null,
-                    p.windowScale >= 0 ? p.windowScale : null, p.sackPermitted, sacks,
-                    p.tsVal >= 0 ? p.tsVal : null, p.tsVal >= 0 ? p.tsEcr : null, p.truncation != 0));
+            packets.add(new BatchedPacket(
+                    p.timestampNanos - baseTimeNs,
+                    fromHigh,
+                    0,
+                    0,
+                    p.ipVersion == 4 && p.ipId >= 0 ? p.ipId : null,
+                    p.ttl,
+                    p.ipTotalLength,
+                    p.flags,
+                    p.window,
+                    p.payloadLength,
+                    p.capturedLength,
+                    p.wireLength,
+                    p.mss >= 0 ? p.mss : null,
+                    p.windowScale >= 0 ? p.windowScale : null,
+                    p.sackPermitted,
+                    sacks,
+                    p.tsVal >= 0 ? p.tsVal : null,
+                    p.tsVal >= 0 ? p.tsEcr : null,
+                    p.truncation != 0));
         }
 
         /** The batch of the packets added so far; the builder is empty afterwards. */
@@ -284,9 +318,17 @@ public final class PacketBatches {
                     s.setRightOffset((int) (sackEdges[edge++] - receiverBase));
                 }
             }
-            PacketBatch batch = new PacketBatch(vantage, linkType, ipVersion,
-                    ByteBuffer.wrap(Arrays.copyOf(lowAddr, addrLength)), lowPort,
-                    ByteBuffer.wrap(Arrays.copyOf(highAddr, addrLength)), highPort, baseTimeNs, lowBase, highBase,
+            PacketBatch batch = new PacketBatch(
+                    vantage,
+                    linkType,
+                    ipVersion,
+                    ByteBuffer.wrap(Arrays.copyOf(lowAddr, addrLength)),
+                    lowPort,
+                    ByteBuffer.wrap(Arrays.copyOf(highAddr, addrLength)),
+                    highPort,
+                    baseTimeNs,
+                    lowBase,
+                    highBase,
                     new ArrayList<>(packets));
             packets.clear();
             sackEdgeCount = 0;

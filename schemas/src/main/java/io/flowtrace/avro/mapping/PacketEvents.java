@@ -20,14 +20,14 @@ import java.util.List;
 public final class PacketEvents {
     /** Capture times outside [2000-01-01, 2100-01-01) are corrupt, not clock skew. */
     static final long MIN_TIME_NS = 946_684_800_000_000_000L;
+
     static final long MAX_TIME_NS = 4_102_444_800_000_000_000L;
     /** Agents' clocks may be skewed by minutes; a day ahead is a broken clock or a corrupt record. */
     static final long MAX_FUTURE_NS = 86_400_000_000_000L;
     /** Host names are at most 253 characters; interface names far shorter (IFNAMSIZ 16, pcapng names ~50). */
     static final int MAX_VANTAGE_CHARS = 255;
 
-    private PacketEvents() {
-    }
+    private PacketEvents() {}
 
     /** The vantage text flows are keyed and reported by: {@link VantagePoint#text} "agent/interface". */
     public static String vantage(Vantage v) {
@@ -46,8 +46,11 @@ public final class PacketEvents {
 
     /** The Kafka record key and Flink key of a packet: its canonical bidirectional flow key. */
     public static String flowKey(VantagePoint vantage, DecodedPacket p) {
-        return FlowKey.of(vantage, new Endpoint(Arrays.copyOf(p.srcAddr, p.addrLength), p.srcPort),
-                new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort)).canonical();
+        return FlowKey.of(
+                        vantage,
+                        new Endpoint(Arrays.copyOf(p.srcAddr, p.addrLength), p.srcPort),
+                        new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort))
+                .canonical();
     }
 
     public static PacketEvent toAvro(DecodedPacket p, Vantage vantage) {
@@ -108,7 +111,8 @@ public final class PacketEvents {
         }
         int want = v == 4 ? 4 : 16;
         if (e.getSrcAddr().remaining() != want || e.getDstAddr().remaining() != want) {
-            return "address lengths " + e.getSrcAddr().remaining() + "/" + e.getDstAddr().remaining() + " do not match IPv" + v;
+            return "address lengths " + e.getSrcAddr().remaining() + "/"
+                    + e.getDstAddr().remaining() + " do not match IPv" + v;
         }
         if (outside(e.getSrcPort(), 0, 65535) || outside(e.getDstPort(), 0, 65535)) {
             return "port out of range: " + e.getSrcPort() + " -> " + e.getDstPort();
@@ -121,9 +125,20 @@ public final class PacketEvents {
                 return "SACK edge outside 32 bits";
             }
         }
-        String segment = segmentProblem(e.getWindow(), e.getPayloadLength(), e.getIpTotalLength(), e.getTcpFlags(),
-                e.getSackBlocks().size(), e.getMss(), e.getWindowScale(), e.getCapturedLength(), e.getWireLength(),
-                e.getTtl(), e.getIpId(), e.getTsVal(), e.getTsEcr());
+        String segment = segmentProblem(
+                e.getWindow(),
+                e.getPayloadLength(),
+                e.getIpTotalLength(),
+                e.getTcpFlags(),
+                e.getSackBlocks().size(),
+                e.getMss(),
+                e.getWindowScale(),
+                e.getCapturedLength(),
+                e.getWireLength(),
+                e.getTtl(),
+                e.getIpId(),
+                e.getTsVal(),
+                e.getTsEcr());
         if (segment != null) {
             return segment;
         }
@@ -135,8 +150,19 @@ public final class PacketEvents {
      * or null. One rule set for both contracts, so a packet is refused for the same reason whichever
      * record carried it.
      */
-    static String segmentProblem(int window, int payloadLength, int ipTotalLength, int tcpFlags, int sackBlocks,
-            Integer mss, Integer windowScale, int capturedLength, int wireLength, int ttl, Integer ipId, Long tsVal,
+    static String segmentProblem(
+            int window,
+            int payloadLength,
+            int ipTotalLength,
+            int tcpFlags,
+            int sackBlocks,
+            Integer mss,
+            Integer windowScale,
+            int capturedLength,
+            int wireLength,
+            int ttl,
+            Integer ipId,
+            Long tsVal,
             Long tsEcr) {
         if (outside(window, 0, 65535)) {
             return "window " + window + " outside 16 bits";
@@ -181,7 +207,8 @@ public final class PacketEvents {
             return "capture time " + captureTimeNs + " ns is not between 2000 and 2100";
         }
         if (nowNanos < MAX_TIME_NS - MAX_FUTURE_NS && captureTimeNs > nowNanos + MAX_FUTURE_NS) {
-            return "capture time " + captureTimeNs + " ns is more than a day ahead of this host's clock (" + nowNanos + " ns)";
+            return "capture time " + captureTimeNs + " ns is more than a day ahead of this host's clock (" + nowNanos
+                    + " ns)";
         }
         return null;
     }

@@ -19,8 +19,7 @@ import java.io.UncheckedIOException;
 public final class ReportJson {
     private static final JsonFactory JSON = new JsonFactory();
 
-    private ReportJson() {
-    }
+    private ReportJson() {}
 
     public static String of(FlowKey key, long instance, TcpFlowAnalyzer flow) {
         StringWriter text = new StringWriter(2048);
@@ -29,7 +28,8 @@ public final class ReportJson {
             FlowReport.visit(key, instance, flow, new Writer(json));
             json.writeEndObject();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the report of " + key.canonical() + " instance " + instance, e);
+            throw new UncheckedIOException(
+                    "cannot write the report of " + key.canonical() + " instance " + instance, e);
         }
         return text.toString();
     }

@@ -115,7 +115,8 @@ final class ReportToAvro implements ReportVisitor {
         String jsonPath = names.isEmpty() ? name : String.join(".", names) + "." + name;
         FlowField f = FlowFields.byJsonPath(jsonPath);
         if (f == null) {
-            throw new AvroRuntimeException("report field " + jsonPath + " is not in the metric catalogue (core FlowFields)");
+            throw new AvroRuntimeException(
+                    "report field " + jsonPath + " is not in the metric catalogue (core FlowFields)");
         }
         if (f.inAvro()) {
             throw new AvroRuntimeException("report field " + jsonPath + " is missing from the " + contractName()

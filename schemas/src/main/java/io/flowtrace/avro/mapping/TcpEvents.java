@@ -9,8 +9,7 @@ import java.util.List;
 
 /** Between core's {@link TcpFlowEvent}s and the Avro {@link io.flowtrace.avro.TcpEvent} contract. */
 public final class TcpEvents {
-    private TcpEvents() {
-    }
+    private TcpEvents() {}
 
     /**
      * The contract form of a core event, or null for an event kind the contract has no row for
@@ -26,7 +25,8 @@ public final class TcpEvents {
                 .setDirection(e.fromClient() ? Direction.C2S : Direction.S2C);
         if (e instanceof TcpFlowEvent.Retransmission r) {
             return b.setKind(TcpEventKind.RETRANSMISSION)
-                    .setRetransmitClass(RetransmitClass.valueOf(r.retransmissionClass().name()))
+                    .setRetransmitClass(
+                            RetransmitClass.valueOf(r.retransmissionClass().name()))
                     .setSeq(r.seq())
                     .setBytes((long) r.bytes())
                     .setSinceOriginalUs(Math.floorDiv(r.sinceOriginalNanos(), 1000))
@@ -34,7 +34,10 @@ public final class TcpEvents {
                     .build();
         }
         if (e instanceof TcpFlowEvent.Reordering r) {
-            return b.setKind(TcpEventKind.REORDERED).setSeq(r.seq()).setBytes((long) r.bytes()).build();
+            return b.setKind(TcpEventKind.REORDERED)
+                    .setSeq(r.seq())
+                    .setBytes((long) r.bytes())
+                    .build();
         }
         if (e instanceof TcpFlowEvent.LostSegment l) {
             return b.setKind(TcpEventKind.LOST_SEGMENT)
@@ -47,7 +50,8 @@ public final class TcpEvents {
         }
         if (e instanceof TcpFlowEvent.SlowStartExit x) {
             return b.setKind(TcpEventKind.SLOW_START_EXIT)
-                    .setExitReason(io.flowtrace.avro.SlowStartExitReason.valueOf(x.reason().name()))
+                    .setExitReason(io.flowtrace.avro.SlowStartExitReason.valueOf(
+                            x.reason().name()))
                     .setCwndBytes(x.cwndBytes())
                     .build();
         }

@@ -25,9 +25,9 @@ import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecordBuilder;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * core's metric catalogue against the FlowRecord contract, both ways, and the Avro record of real
@@ -59,7 +59,9 @@ class FlowRecordContractTest {
         for (String path : contractLeaves().keySet()) {
             FlowField f = FlowFields.byJsonPath(path);
             assertThat(f != null && f.inAvro() || FlowFields.CONTRACT_ONLY.containsKey(path))
-                    .as("FlowRecord.avsc has %s, which the catalogue (core FlowFields) neither declares nor lists as contract-only", path)
+                    .as(
+                            "FlowRecord.avsc has %s, which the catalogue (core FlowFields) neither declares nor lists as contract-only",
+                            path)
                     .isTrue();
         }
     }
@@ -71,13 +73,18 @@ class FlowRecordContractTest {
             for (String path : f.jsonPaths()) {
                 Schema avro = leaves.get(path);
                 if (!f.inAvro()) {
-                    assertThat(avro).as("%s is marked report-only (%s) but the contract has it", path, f.reportOnly()).isNull();
+                    assertThat(avro)
+                            .as("%s is marked report-only (%s) but the contract has it", path, f.reportOnly())
+                            .isNull();
                     continue;
                 }
-                assertThat(avro).as("%s is in the catalogue's contract but not in FlowRecord.avsc", path).isNotNull();
+                assertThat(avro)
+                        .as("%s is in the catalogue's contract but not in FlowRecord.avsc", path)
+                        .isNotNull();
                 assertThat(avro.isNullable()).as("nullability of %s", path).isEqualTo(f.nullable());
-                assertThat(fits(f.kind(), ReportToAvro.nonNull(avro))).as("%s: %s in the report, %s in the contract", path,
-                        f.kind(), avro).isTrue();
+                assertThat(fits(f.kind(), ReportToAvro.nonNull(avro)))
+                        .as("%s: %s in the report, %s in the contract", path, f.kind(), avro)
+                        .isTrue();
             }
         }
     }
@@ -85,7 +92,10 @@ class FlowRecordContractTest {
     private static boolean fits(FlowField.Kind kind, Schema avro) {
         Schema.Type t = avro.getType();
         return switch (kind) {
-            case STRING -> t == Schema.Type.STRING || t == Schema.Type.ENUM || avro.getFullName().equals("io.flowtrace.avro.Vantage");
+            case STRING ->
+                t == Schema.Type.STRING
+                        || t == Schema.Type.ENUM
+                        || avro.getFullName().equals("io.flowtrace.avro.Vantage");
             case INTEGER -> t == Schema.Type.LONG || t == Schema.Type.INT;
             case DECIMAL -> t == Schema.Type.DOUBLE || t == Schema.Type.FLOAT || t == Schema.Type.LONG;
             case BOOL -> t == Schema.Type.BOOLEAN;
@@ -94,26 +104,41 @@ class FlowRecordContractTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp/cubic-loss.sender.pcap.gz", "tcp/zero-window.receiver.pcap.gz", "tcp/short-http.sender.pcap.gz"})
+    @ValueSource(
+            strings = {
+                "tcp/cubic-loss.sender.pcap.gz",
+                "tcp/zero-window.receiver.pcap.gz",
+                "tcp/short-http.sender.pcap.gz"
+            })
     void theAvroRecordOfEveryFlowHoldsItsReportValues(String capture) throws Exception {
         List<Object[]> checked = new ArrayList<>();
-        CaptureAnalysis analysis = new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("test", "if" + iface));
+        CaptureAnalysis analysis =
+                new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("test", "if" + iface));
         try (InputStream in = Files.newInputStream(TestData.file(capture))) {
-            analysis.run(in, (key, instance, flow) -> {
-                FlatReport report = new FlatReport();
-                FlowReport.visit(key, instance, flow, report);
-                FlowRecord record = FlowRecords.of(key, instance, flow, 1L);
-                AvroFlowValues avro = new AvroFlowValues(record);
-                for (FlowField f : FlowFields.all()) {
-                    if (!f.inAvro()) {
-                        continue;
-                    }
-                    for (FlowField.Side side : f.scope() == FlowField.Scope.FLOW ? new FlowField.Side[] {null} : FlowField.Side.values()) {
-                        String path = side == null ? f.path() : side.jsonName() + "." + f.path();
-                        checked.add(new Object[] {path, inContract(f, report.fields.get(path)), shown(avro.value(f, side))});
-                    }
-                }
-            }, TcpEventSinkFactory.NONE, CaptureErrorListener.IGNORE, n -> { });
+            analysis.run(
+                    in,
+                    (key, instance, flow) -> {
+                        FlatReport report = new FlatReport();
+                        FlowReport.visit(key, instance, flow, report);
+                        FlowRecord record = FlowRecords.of(key, instance, flow, 1L);
+                        AvroFlowValues avro = new AvroFlowValues(record);
+                        for (FlowField f : FlowFields.all()) {
+                            if (!f.inAvro()) {
+                                continue;
+                            }
+                            for (FlowField.Side side : f.scope() == FlowField.Scope.FLOW
+                                    ? new FlowField.Side[] {null}
+                                    : FlowField.Side.values()) {
+                                String path = side == null ? f.path() : side.jsonName() + "." + f.path();
+                                checked.add(new Object[] {
+                                    path, inContract(f, report.fields.get(path)), shown(avro.value(f, side))
+                                });
+                            }
+                        }
+                    },
+                    TcpEventSinkFactory.NONE,
+                    CaptureErrorListener.IGNORE,
+                    n -> {});
         }
 
         assertThat(checked).isNotEmpty();
@@ -151,8 +176,11 @@ class FlowRecordContractTest {
     @Test
     void mappingFailsOnAReportFieldTheContractLacksUnlessTheCatalogueMarksItReportOnly() {
         Schema current = FlowRecord.getClassSchema();
-        Schema withoutDupAcks = new Schema.Parser().parse(current.toString().replace(
-                "{\"name\":\"dup_acks\",\"type\":\"long\"", "{\"name\":\"dup_acks_renamed\",\"type\":\"long\""));
+        Schema withoutDupAcks = new Schema.Parser()
+                .parse(current.toString()
+                        .replace(
+                                "{\"name\":\"dup_acks\",\"type\":\"long\"",
+                                "{\"name\":\"dup_acks_renamed\",\"type\":\"long\""));
         assertThat(withoutDupAcks.getField("c2s").schema().getField("dup_acks")).isNull();
         GenericData.Record record = new GenericRecordBuilder(withoutDupAcks).build();
         var flow = EmptyFlow.analyzer();

@@ -45,7 +45,7 @@ class OpenVpnBatchesTest {
         OpenVpnBatches.Builder builder = new OpenVpnBatches.Builder(VANTAGE, wire);
         List<OpenVpnBatch> batches = new ArrayList<>();
         try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file(capture)));
-                CaptureReader reader = CaptureReader.open(in, e -> { })) {
+                CaptureReader reader = CaptureReader.open(in, e -> {})) {
             CaptureRecord rec = new CaptureRecord();
             DecodedPacket p = new DecodedPacket();
             OpenVpnHeader h = new OpenVpnHeader();

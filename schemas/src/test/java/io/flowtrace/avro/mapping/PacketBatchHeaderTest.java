@@ -80,20 +80,29 @@ class PacketBatchHeaderTest {
     @Test
     void namesTheReasonForAbsurdHeaders() throws Exception {
         PacketBatch good = randomBatch(new Random(5));
-        assertThat(header(good).invalidReason(NOW_NS, PacketBatches.MAX_PACKETS)).isNull();
+        assertThat(header(good).invalidReason(NOW_NS, PacketBatches.MAX_PACKETS))
+                .isNull();
 
         assertThat(header(PacketBatch.newBuilder(good).setIpVersion(5).build()).invalidReason(NOW_NS, 100))
                 .isEqualTo("ip_version 5 is neither 4 nor 6");
-        assertThat(header(PacketBatch.newBuilder(good).setLowAddr(good.getHighAddr()).setHighAddr(good.getLowAddr())
-                .setLowPort(good.getHighPort()).setHighPort(good.getLowPort()).build()).invalidReason(NOW_NS, 100))
+        assertThat(header(PacketBatch.newBuilder(good)
+                                .setLowAddr(good.getHighAddr())
+                                .setHighAddr(good.getLowAddr())
+                                .setLowPort(good.getHighPort())
+                                .setHighPort(good.getLowPort())
+                                .build())
+                        .invalidReason(NOW_NS, 100))
                 .startsWith("endpoints not in canonical order");
         assertThat(header(PacketBatch.newBuilder(good).setBaseTimeNs(5).build()).invalidReason(NOW_NS, 100))
                 .isEqualTo("base capture time 5 ns is not between 2000 and 2100");
-        assertThat(header(PacketBatch.newBuilder(good).setVantage(new Vantage("", "eth0")).build()).invalidReason(NOW_NS, 100))
+        assertThat(header(PacketBatch.newBuilder(good)
+                                .setVantage(new Vantage("", "eth0"))
+                                .build())
+                        .invalidReason(NOW_NS, 100))
                 .isEqualTo("vantage without agent_id");
         assertThat(header(good).invalidReason(NOW_NS, good.getPackets().size() - 1))
-                .isEqualTo("a batch of " + good.getPackets().size() + " packets (1 to " + (good.getPackets().size() - 1)
-                        + " accepted)");
+                .isEqualTo("a batch of " + good.getPackets().size() + " packets (1 to "
+                        + (good.getPackets().size() - 1) + " accepted)");
     }
 
     private static PacketBatchHeader header(PacketBatch b) throws Exception {
@@ -114,8 +123,14 @@ class PacketBatchHeaderTest {
         List<BatchedPacket> packets = new ArrayList<>();
         int n = 1 + r.nextInt(40);
         for (int i = 0; i < n; i++) {
-            packets.add(BatchedPacket.newBuilder().setTimeOffsetNs(r.nextInt(100_000_000)).setFromHigh(r.nextBoolean())
-                    .setSeqOffset(r.nextInt()).setAckOffset(r.nextInt()).setTtl(64).setTcpFlags(0x10).build());
+            packets.add(BatchedPacket.newBuilder()
+                    .setTimeOffsetNs(r.nextInt(100_000_000))
+                    .setFromHigh(r.nextBoolean())
+                    .setSeqOffset(r.nextInt())
+                    .setAckOffset(r.nextInt())
+                    .setTtl(64)
+                    .setTcpFlags(0x10)
+                    .build());
         }
         return PacketBatch.newBuilder()
                 .setVantage(new Vantage("host-" + r.nextInt(1000), r.nextBoolean() ? "eth0" : "ens192"))

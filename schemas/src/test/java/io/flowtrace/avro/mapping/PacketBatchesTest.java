@@ -30,8 +30,16 @@ class PacketBatchesTest {
     private static final Vantage VANTAGE = new Vantage("host-a", "eth0");
 
     @ParameterizedTest
-    @ValueSource(strings = {"decoding/tcp4-sack.pcap", "decoding/tcp6-sack.pcap", "decoding/tcp4-snap64.pcap",
-        "decoding/vlan-qinq.pcap", "decoding/tcp4-sll2.pcap", "join/client.pcap", "tcp/cubic-loss.sender.pcap.gz"})
+    @ValueSource(
+            strings = {
+                "decoding/tcp4-sack.pcap",
+                "decoding/tcp6-sack.pcap",
+                "decoding/tcp4-snap64.pcap",
+                "decoding/vlan-qinq.pcap",
+                "decoding/tcp4-sll2.pcap",
+                "join/client.pcap",
+                "tcp/cubic-loss.sender.pcap.gz"
+            })
     void batchesOfEverySizeStandForExactlyThePacketEventsOfTheirFlow(String capture) throws Exception {
         // The reference is the PacketEvent path (tested field by field against the decoder in
         // PacketEventsTest): a batch must expand to the very events the agent would have sent.
@@ -47,14 +55,20 @@ class PacketBatchesTest {
                 List<PacketEvent> viaEvents = new ArrayList<>();
                 for (int from = 0; from < packets.size(); from += size) {
                     int to = Math.min(packets.size(), from + size);
-                    PacketBatch batch = PacketBatch.getDecoder().decode(
-                            PacketBatches.toAvro(VANTAGE, packets.subList(from, to)).toByteBuffer());
+                    PacketBatch batch = PacketBatch.getDecoder()
+                            .decode(PacketBatches.toAvro(VANTAGE, packets.subList(from, to))
+                                    .toByteBuffer());
                     assertThat(PacketBatches.flowKey(batch)).isEqualTo(flow.getKey());
                     expanded.addAll(PacketBatches.toEvents(batch));
-                    viaEvents.addAll(PacketBatches.toEvents(PacketBatches.fromEvents(flow.getValue().subList(from, to))));
+                    viaEvents.addAll(PacketBatches.toEvents(
+                            PacketBatches.fromEvents(flow.getValue().subList(from, to))));
                 }
-                assertThat(expanded).as("%s, batches of %d", flow.getKey(), size).isEqualTo(flow.getValue());
-                assertThat(viaEvents).as("%s, batches of %d from events", flow.getKey(), size).isEqualTo(flow.getValue());
+                assertThat(expanded)
+                        .as("%s, batches of %d", flow.getKey(), size)
+                        .isEqualTo(flow.getValue());
+                assertThat(viaEvents)
+                        .as("%s, batches of %d from events", flow.getKey(), size)
+                        .isEqualTo(flow.getValue());
             }
         }
     }
@@ -62,12 +76,33 @@ class PacketBatchesTest {
     @Test
     void codesTimeDirectionAndSequenceNumbersRelativeToTheHeaderAcrossTheWrap() {
         // Hand-built flow 10.0.0.2:443 <-> 10.0.0.1:50000, the server's sequence space wrapping.
-        DecodedPacket syn = packet(new byte[] {10, 0, 0, 1}, 50000, new byte[] {10, 0, 0, 2}, 443,
-                1_700_000_000_000_000_000L, 1000L, 0L, DecodedPacket.SYN);
-        DecodedPacket synAck = packet(new byte[] {10, 0, 0, 2}, 443, new byte[] {10, 0, 0, 1}, 50000,
-                1_700_000_000_000_250_000L, 0xffff_fff0L, 1001L, DecodedPacket.SYN | DecodedPacket.ACK);
-        DecodedPacket ack = packet(new byte[] {10, 0, 0, 1}, 50000, new byte[] {10, 0, 0, 2}, 443,
-                1_700_000_000_000_100_000L, 1001L, 0x0000_0010L, DecodedPacket.ACK);
+        DecodedPacket syn = packet(
+                new byte[] {10, 0, 0, 1},
+                50000,
+                new byte[] {10, 0, 0, 2},
+                443,
+                1_700_000_000_000_000_000L,
+                1000L,
+                0L,
+                DecodedPacket.SYN);
+        DecodedPacket synAck = packet(
+                new byte[] {10, 0, 0, 2},
+                443,
+                new byte[] {10, 0, 0, 1},
+                50000,
+                1_700_000_000_000_250_000L,
+                0xffff_fff0L,
+                1001L,
+                DecodedPacket.SYN | DecodedPacket.ACK);
+        DecodedPacket ack = packet(
+                new byte[] {10, 0, 0, 1},
+                50000,
+                new byte[] {10, 0, 0, 2},
+                443,
+                1_700_000_000_000_100_000L,
+                1001L,
+                0x0000_0010L,
+                DecodedPacket.ACK);
         ack.sackCount = 1;
         ack.sackLeft[0] = 0x0000_0100L;
         ack.sackRight[0] = 0xffff_ffffL;
@@ -86,7 +121,8 @@ class PacketBatchesTest {
         assertThat(p).extracting(BatchedPacket::getTimeOffsetNs).containsExactly(0L, 250_000L, 100_000L);
         assertThat(p.get(1).getSeqOffset()).isZero();
         assertThat(p.get(1).getAckOffset()).isEqualTo(1);
-        // 0x10 - 0xfffffff0 = 0x20 mod 2^32; SACK edges in the server's space: 0x100 - 0xfffffff0 = 0x110, 0xffffffff - 0xfffffff0 = 15
+        // 0x10 - 0xfffffff0 = 0x20 mod 2^32; SACK edges in the server's space: 0x100 - 0xfffffff0 = 0x110, 0xffffffff -
+        // 0xfffffff0 = 15
         assertThat(p.get(2).getAckOffset()).isEqualTo(0x20);
         assertThat(p.get(2).getSackBlocks().get(0).getLeftOffset()).isEqualTo(0x110);
         assertThat(p.get(2).getSackBlocks().get(0).getRightOffset()).isEqualTo(15);
@@ -108,14 +144,15 @@ class PacketBatchesTest {
         builder.add(a);
 
         assertThat(builder.accepts(other)).isFalse();
-        assertThatThrownBy(() -> builder.add(other)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> builder.add(other))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not of this batch's flow");
     }
 
     @Test
     void theSingleObjectHeaderTellsABatchFromAnEventOnOneTopic() throws Exception {
-        DecodedPacket a = packet(new byte[] {10, 0, 0, 1}, 50000, new byte[] {10, 0, 0, 2}, 443,
-                1_700_000_000_000_000_000L, 1L, 0L, 0);
+        DecodedPacket a = packet(
+                new byte[] {10, 0, 0, 1}, 50000, new byte[] {10, 0, 0, 2}, 443, 1_700_000_000_000_000_000L, 1L, 0L, 0);
         byte[] batch = bytes(PacketBatches.toAvro(VANTAGE, List.of(a)).toByteBuffer());
         byte[] event = bytes(PacketEvents.toAvro(a, VANTAGE).toByteBuffer());
 
@@ -125,8 +162,8 @@ class PacketBatchesTest {
         assertThat(PacketBatches.fingerprintOf(new byte[] {1, 2, 3})).isZero();
     }
 
-    private static DecodedPacket packet(byte[] src, int srcPort, byte[] dst, int dstPort, long timeNs, long seq,
-            long ack, int flags) {
+    private static DecodedPacket packet(
+            byte[] src, int srcPort, byte[] dst, int dstPort, long timeNs, long seq, long ack, int flags) {
         DecodedPacket p = new DecodedPacket();
         p.status = DecodeStatus.TCP;
         p.linkType = 1;
@@ -155,8 +192,9 @@ class PacketBatchesTest {
         return a;
     }
 
-    private static void readFlows(String capture, Map<String, List<PacketEvent>> events,
-            Map<String, List<DecodedPacket>> packets) throws Exception {
+    private static void readFlows(
+            String capture, Map<String, List<PacketEvent>> events, Map<String, List<DecodedPacket>> packets)
+            throws Exception {
         VantagePoint vantage = PacketEvents.vantagePoint(VANTAGE);
         InputStream file = Files.newInputStream(TestData.file(capture));
         try (InputStream in = capture.endsWith(".gz") ? new GZIPInputStream(file) : file;

@@ -23,11 +23,17 @@ class PacketEventsTest {
     private static final Vantage VANTAGE = new Vantage("host-a", "eth0");
 
     @ParameterizedTest
-    @ValueSource(strings = {"decoding/tcp4-sack.pcap", "decoding/tcp6-sack.pcap", "decoding/tcp4-snap64.pcap",
-        "decoding/vlan-qinq.pcap"})
+    @ValueSource(
+            strings = {
+                "decoding/tcp4-sack.pcap",
+                "decoding/tcp6-sack.pcap",
+                "decoding/tcp4-snap64.pcap",
+                "decoding/vlan-qinq.pcap"
+            })
     void carriesEveryAnalysedFieldThroughSingleObjectEncoding(String capture) throws Exception {
         int n = 0;
-        try (InputStream in = Files.newInputStream(TestData.file(capture)); CaptureReader r = CaptureReader.open(in)) {
+        try (InputStream in = Files.newInputStream(TestData.file(capture));
+                CaptureReader r = CaptureReader.open(in)) {
             CaptureRecord rec = new CaptureRecord();
             DecodedPacket original = new DecodedPacket();
             DecodedPacket back = new DecodedPacket();
@@ -40,9 +46,17 @@ class PacketEventsTest {
                 PacketEvent decoded = PacketEvent.getDecoder().decode(wire);
                 assertThat(PacketEvents.invalidReason(decoded)).isNull();
                 PacketEvents.fromAvro(decoded, back);
-                assertThat(back).usingRecursiveComparison()
-                        .ignoringFields("interfaceId", "vlanOuter", "vlanInner", "fragmented", "tcpHeaderLength",
-                                "badOptions", "truncation", "reason")
+                assertThat(back)
+                        .usingRecursiveComparison()
+                        .ignoringFields(
+                                "interfaceId",
+                                "vlanOuter",
+                                "vlanInner",
+                                "fragmented",
+                                "tcpHeaderLength",
+                                "badOptions",
+                                "truncation",
+                                "reason")
                         .isEqualTo(original);
                 assertThat(back.truncation != 0).isEqualTo(original.truncation != 0);
                 n++;
@@ -53,23 +67,40 @@ class PacketEventsTest {
 
     @Test
     void namesTheReasonForAbsurdValues() {
-        PacketEvent good = PacketEvent.newBuilder().setCaptureTimeNs(1_700_000_000_000_000_000L).setVantage(VANTAGE)
-                .setSrcAddr(ByteBuffer.wrap(new byte[4])).setDstAddr(ByteBuffer.wrap(new byte[4])).build();
+        PacketEvent good = PacketEvent.newBuilder()
+                .setCaptureTimeNs(1_700_000_000_000_000_000L)
+                .setVantage(VANTAGE)
+                .setSrcAddr(ByteBuffer.wrap(new byte[4]))
+                .setDstAddr(ByteBuffer.wrap(new byte[4]))
+                .build();
         assertThat(PacketEvents.invalidReason(good)).isNull();
-        assertThat(PacketEvents.invalidReason(PacketEvent.newBuilder(good).setPayloadLength(-5).build()))
+        assertThat(PacketEvents.invalidReason(
+                        PacketEvent.newBuilder(good).setPayloadLength(-5).build()))
                 .contains("payload length -5");
-        assertThat(PacketEvents.invalidReason(PacketEvent.newBuilder(good).setPayloadLength((int) 0xffffffffL).build()))
+        assertThat(PacketEvents.invalidReason(PacketEvent.newBuilder(good)
+                        .setPayloadLength((int) 0xffffffffL)
+                        .build()))
                 .contains("payload length");
         assertThat(PacketEvents.invalidReason(PacketEvent.newBuilder(good)
-                .setSackBlocks(java.util.Collections.nCopies(100, new SackBlock(1L, 2L))).build()))
+                        .setSackBlocks(java.util.Collections.nCopies(100, new SackBlock(1L, 2L)))
+                        .build()))
                 .contains("100 SACK blocks");
         long fiftyYearsAgo = 1_700_000_000_000_000_000L - 50L * 365 * 86_400 * 1_000_000_000L;
-        assertThat(PacketEvents.invalidReason(PacketEvent.newBuilder(good).setCaptureTimeNs(fiftyYearsAgo).build()))
+        assertThat(PacketEvents.invalidReason(PacketEvent.newBuilder(good)
+                        .setCaptureTimeNs(fiftyYearsAgo)
+                        .build()))
                 .contains("capture time");
-        assertThat(PacketEvents.invalidReason(PacketEvent.newBuilder(good).setSrcAddr(ByteBuffer.wrap(new byte[16])).build()))
+        assertThat(PacketEvents.invalidReason(PacketEvent.newBuilder(good)
+                        .setSrcAddr(ByteBuffer.wrap(new byte[16]))
+                        .build()))
                 .contains("address lengths 16/4");
-        assertThat(PacketEvents.invalidReason(PacketEvent.newBuilder(good).setSeq(1L << 33).build())).contains("32 bits");
-        assertThat(PacketEvents.invalidReason(PacketEvent.newBuilder(good).setSackBlocks(List.of()).setIpVersion(5).build()))
+        assertThat(PacketEvents.invalidReason(
+                        PacketEvent.newBuilder(good).setSeq(1L << 33).build()))
+                .contains("32 bits");
+        assertThat(PacketEvents.invalidReason(PacketEvent.newBuilder(good)
+                        .setSackBlocks(List.of())
+                        .setIpVersion(5)
+                        .build()))
                 .contains("ip_version 5");
     }
 }

@@ -70,7 +70,8 @@ public final class FlinkCluster implements AutoCloseable {
     private final Path home;
     private final Path conf;
     private final int restPort;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private JavaProcess jobManager;
     private final Map<String, JavaProcess> taskManagers = new LinkedHashMap<>();
     private int started;
@@ -80,7 +81,8 @@ public final class FlinkCluster implements AutoCloseable {
      * A cluster in {@code home} (conf/, log/, checkpoints/, savepoints/); {@code config} entries are
      * added to or replace the defaults of config.yaml written there.
      */
-    public FlinkCluster(FlinkDistribution flink, Path home, int slotsPerTaskManager, Map<String, String> config) throws IOException {
+    public FlinkCluster(FlinkDistribution flink, Path home, int slotsPerTaskManager, Map<String, String> config)
+            throws IOException {
         this.flink = flink;
         this.home = home.toAbsolutePath();
         this.conf = this.home.resolve("conf");
@@ -104,8 +106,12 @@ public final class FlinkCluster implements AutoCloseable {
         // A dead TaskManager is noticed within seconds, not the default 50 s heartbeat timeout.
         c.put("heartbeat.interval", "2000");
         c.put("heartbeat.timeout", "10000");
-        c.put("execution.checkpointing.dir", this.home.resolve("checkpoints").toUri().toString());
-        c.put("execution.checkpointing.savepoint-dir", this.home.resolve("savepoints").toUri().toString());
+        c.put(
+                "execution.checkpointing.dir",
+                this.home.resolve("checkpoints").toUri().toString());
+        c.put(
+                "execution.checkpointing.savepoint-dir",
+                this.home.resolve("savepoints").toUri().toString());
         c.put("env.java.opts.all", String.join(" ", JAVA_17_OPTIONS));
         c.putAll(config);
         StringBuilder yaml = new StringBuilder("# written by io.flowtrace.testkit.cluster.FlinkCluster\n");
@@ -137,7 +143,9 @@ public final class FlinkCluster implements AutoCloseable {
         Map<String, String> c = new LinkedHashMap<>();
         c.put("high-availability.type", "zookeeper");
         c.put("high-availability.zookeeper.quorum", quorum);
-        c.put("high-availability.storageDir", storageDir.toAbsolutePath().toUri().toString());
+        c.put(
+                "high-availability.storageDir",
+                storageDir.toAbsolutePath().toUri().toString());
         c.put("high-availability.cluster-id", "/flowtrace");
         c.put("high-availability.zookeeper.client.session-timeout", "10000");
         c.put("high-availability.zookeeper.client.connection-timeout", "5000");
@@ -181,8 +189,13 @@ public final class FlinkCluster implements AutoCloseable {
         List<String> args = new ArrayList<>(List.of("--configDir", conf.toString()));
         args.addAll(params[1]);
         String name = "jobmanager-" + (++started);
-        jobManager = JavaProcess.start(name, jvm, flink.classpath(),
-                "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint", args, Map.of(),
+        jobManager = JavaProcess.start(
+                name,
+                jvm,
+                flink.classpath(),
+                "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
+                args,
+                Map.of(),
                 home.resolve("log/" + name + ".log"));
     }
 
@@ -196,8 +209,16 @@ public final class FlinkCluster implements AutoCloseable {
         List<String> args = new ArrayList<>(List.of("--configDir", conf.toString()));
         args.addAll(params[1]);
         String name = "taskmanager-" + (++started);
-        taskManagers.put(name, JavaProcess.start(name, jvm, flink.classpath(),
-                "org.apache.flink.runtime.taskexecutor.TaskManagerRunner", args, Map.of(), home.resolve("log/" + name + ".log")));
+        taskManagers.put(
+                name,
+                JavaProcess.start(
+                        name,
+                        jvm,
+                        flink.classpath(),
+                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                        args,
+                        Map.of(),
+                        home.resolve("log/" + name + ".log")));
         return name;
     }
 
@@ -226,8 +247,14 @@ public final class FlinkCluster implements AutoCloseable {
     private List<String>[] computeResourceParams(String command) throws IOException, InterruptedException {
         Path log = home.resolve("log/bash-java-utils-" + command + ".log");
         Files.deleteIfExists(log);
-        List<String> cmd = List.of(JavaProcess.javaBinary(), "-cp", flink.classpath(),
-                "org.apache.flink.runtime.util.bash.BashJavaUtils", command, "--configDir", conf.toString());
+        List<String> cmd = List.of(
+                JavaProcess.javaBinary(),
+                "-cp",
+                flink.classpath(),
+                "org.apache.flink.runtime.util.bash.BashJavaUtils",
+                command,
+                "--configDir",
+                conf.toString());
         int exit = JavaProcess.run("BashJavaUtils " + command, cmd, Map.of(), log, Duration.ofMinutes(1));
         List<String> results = Files.readAllLines(log).stream()
                 .filter(l -> l.startsWith("BASH_JAVA_UTILS_EXEC_RESULT:"))
@@ -237,7 +264,8 @@ public final class FlinkCluster implements AutoCloseable {
             throw new IllegalStateException("BashJavaUtils " + command + " failed (exit " + exit + "); see " + log);
         }
         @SuppressWarnings("unchecked")
-        List<String>[] out = new List[] {split(results.get(results.size() - 2)), split(results.get(results.size() - 1))};
+        List<String>[] out =
+                new List[] {split(results.get(results.size() - 2)), split(results.get(results.size() - 1))};
         return out;
     }
 
@@ -272,7 +300,8 @@ public final class FlinkCluster implements AutoCloseable {
         if (drain) {
             args.add("--drain");
         }
-        args.addAll(List.of("--savepointPath", home.resolve("savepoints").toUri().toString(), jobId));
+        args.addAll(
+                List.of("--savepointPath", home.resolve("savepoints").toUri().toString(), jobId));
         String out = cli("flink-stop", args);
         Matcher m = Pattern.compile("Savepoint completed\\. Path: (\\S+)").matcher(out);
         if (!m.find()) {
@@ -299,7 +328,10 @@ public final class FlinkCluster implements AutoCloseable {
 
     /** GET on the REST API, as JSON. */
     public JsonNode rest(String path) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(restUrl() + path)).timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(restUrl() + path))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IOException("GET " + path + ": HTTP " + r.statusCode() + " " + r.body());
@@ -332,7 +364,10 @@ public final class FlinkCluster implements AutoCloseable {
 
     /** Completed checkpoints of the job so far. */
     public long completedCheckpoints(String jobId) throws IOException, InterruptedException {
-        return rest("/jobs/" + jobId + "/checkpoints").get("counts").get("completed").asLong();
+        return rest("/jobs/" + jobId + "/checkpoints")
+                .get("counts")
+                .get("completed")
+                .asLong();
     }
 
     /** True when every task of the job is RUNNING (not only the job: its tasks may still be deploying). */
@@ -372,7 +407,10 @@ public final class FlinkCluster implements AutoCloseable {
     }
 
     public void awaitTaskManagers(int count, Duration timeout) throws InterruptedException {
-        await(count + " registered TaskManagers", timeout, () -> rest("/overview").get("taskmanagers").asInt() == count);
+        await(
+                count + " registered TaskManagers",
+                timeout,
+                () -> rest("/overview").get("taskmanagers").asInt() == count);
     }
 
     private void awaitRest(Duration timeout) throws InterruptedException {

@@ -16,12 +16,15 @@ public record FlinkDistribution(Path lib, Path jobJar) {
         Path lib = Path.of(required("flowtrace.flinkLib"));
         Path jar = Path.of(required("flowtrace.jobJar"));
         if (!Files.isDirectory(lib)) {
-            throw new IllegalStateException(lib + " is missing: build the cluster module first (mvn -pl cluster package)");
+            throw new IllegalStateException(
+                    lib + " is missing: build the cluster module first (mvn -pl cluster package)");
         }
         if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(jar + " is missing: build the jobs module first (mvn -pl jobs -am package)");
+            throw new IllegalStateException(
+                    jar + " is missing: build the jobs module first (mvn -pl jobs -am package)");
         }
-        return new FlinkDistribution(lib.toAbsolutePath().normalize(), jar.toAbsolutePath().normalize());
+        return new FlinkDistribution(
+                lib.toAbsolutePath().normalize(), jar.toAbsolutePath().normalize());
     }
 
     /** lib/* as a classpath, as Flink's bin/ scripts build it. */

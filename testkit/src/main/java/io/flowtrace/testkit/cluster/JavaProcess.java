@@ -39,8 +39,15 @@ public final class JavaProcess implements AutoCloseable {
      * Starts {@code java jvmArgs -cp classpath mainClass args}, stdout and stderr appended to {@code log}.
      * {@code env} entries are added to this process's environment.
      */
-    public static JavaProcess start(String name, List<String> jvmArgs, String classpath, String mainClass, List<String> args,
-            Map<String, String> env, Path log) throws IOException {
+    public static JavaProcess start(
+            String name,
+            List<String> jvmArgs,
+            String classpath,
+            String mainClass,
+            List<String> args,
+            Map<String, String> env,
+            Path log)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(javaBinary());
         command.addAll(jvmArgs);
@@ -52,9 +59,11 @@ public final class JavaProcess implements AutoCloseable {
     }
 
     /** Starts any command, stdout and stderr appended to {@code log}. */
-    public static JavaProcess start(String name, List<String> command, Map<String, String> env, Path log) throws IOException {
+    public static JavaProcess start(String name, List<String> command, Map<String, String> env, Path log)
+            throws IOException {
         Files.createDirectories(log.toAbsolutePath().getParent());
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(env);
         Process p = pb.start();

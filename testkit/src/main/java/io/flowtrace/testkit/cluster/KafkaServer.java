@@ -22,8 +22,8 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * A Kafka KRaft broker (combined broker and controller, one node) as its own process, from the
@@ -46,26 +46,29 @@ public final class KafkaServer implements AutoCloseable {
         this.port = Ports.free();
         this.controllerPort = Ports.free();
         Files.createDirectories(this.home);
-        Files.writeString(this.home.resolve("server.properties"), String.join("\n",
-                "process.roles=broker,controller",
-                "node.id=1",
-                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-                "controller.listener.names=CONTROLLER",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "inter.broker.listener.name=PLAINTEXT",
-                "log.dirs=" + this.home.resolve("data"),
-                // One broker: every internal topic with one replica, or offset commits and
-                // transactions fail (docs/build.md).
-                "offsets.topic.replication.factor=1",
-                "offsets.topic.num.partitions=1",
-                "transaction.state.log.replication.factor=1",
-                "transaction.state.log.min.isr=1",
-                "transaction.state.log.num.partitions=1",
-                "group.initial.rebalance.delay.ms=0",
-                "auto.create.topics.enable=false",
-                "") );
+        Files.writeString(
+                this.home.resolve("server.properties"),
+                String.join(
+                        "\n",
+                        "process.roles=broker,controller",
+                        "node.id=1",
+                        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "controller.listener.names=CONTROLLER",
+                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                        "inter.broker.listener.name=PLAINTEXT",
+                        "log.dirs=" + this.home.resolve("data"),
+                        // One broker: every internal topic with one replica, or offset commits and
+                        // transactions fail (docs/build.md).
+                        "offsets.topic.replication.factor=1",
+                        "offsets.topic.num.partitions=1",
+                        "transaction.state.log.replication.factor=1",
+                        "transaction.state.log.min.isr=1",
+                        "transaction.state.log.num.partitions=1",
+                        "group.initial.rebalance.delay.ms=0",
+                        "auto.create.topics.enable=false",
+                        ""));
     }
 
     public String bootstrapServers() {
@@ -75,19 +78,34 @@ public final class KafkaServer implements AutoCloseable {
     /** Formats the log directory on the first start, then starts the broker; returns when it answers. */
     public void start() throws IOException, InterruptedException {
         Path config = home.resolve("server.properties");
-        List<String> jvm = List.of("-Xmx512m", "-Dlog4j2.configurationFile=" + writeLog4j().toUri());
+        List<String> jvm =
+                List.of("-Xmx512m", "-Dlog4j2.configurationFile=" + writeLog4j().toUri());
         if (!Files.exists(home.resolve("data/meta.properties"))) {
             List<String> format = new ArrayList<>(List.of(JavaProcess.javaBinary()));
             format.addAll(jvm);
-            format.addAll(List.of("-cp", classpath, "kafka.tools.StorageTool", "format", "-t", UUID.randomUUID().toString()
-                    .replace("-", "").substring(0, 22), "-c", config.toString()));
+            format.addAll(List.of(
+                    "-cp",
+                    classpath,
+                    "kafka.tools.StorageTool",
+                    "format",
+                    "-t",
+                    UUID.randomUUID().toString().replace("-", "").substring(0, 22),
+                    "-c",
+                    config.toString()));
             // A cluster id is 16 bytes in URL-safe base64 (22 characters); any such string works.
-            int exit = JavaProcess.run("kafka-storage format", format, Map.of(), home.resolve("format.log"), Duration.ofMinutes(2));
+            int exit = JavaProcess.run(
+                    "kafka-storage format", format, Map.of(), home.resolve("format.log"), Duration.ofMinutes(2));
             if (exit != 0) {
                 throw new IllegalStateException("kafka-storage format failed; see " + home.resolve("format.log"));
             }
         }
-        process = JavaProcess.start("kafka-broker", jvm, classpath, "kafka.Kafka", List.of(config.toString()), Map.of(),
+        process = JavaProcess.start(
+                "kafka-broker",
+                jvm,
+                classpath,
+                "kafka.Kafka",
+                List.of(config.toString()),
+                Map.of(),
                 home.resolve("broker-" + (++starts) + ".log"));
         FlinkCluster.await("the Kafka broker at " + bootstrapServers(), Duration.ofMinutes(5), () -> {
             if (!process.isAlive()) {
@@ -151,9 +169,11 @@ public final class KafkaServer implements AutoCloseable {
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
-            consumer.partitionsFor(topic, Duration.ofSeconds(30)).forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+            consumer.partitionsFor(topic, Duration.ofSeconds(30))
+                    .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
             partitions.sort(Comparator.comparingInt(TopicPartition::partition));
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
@@ -175,15 +195,21 @@ public final class KafkaServer implements AutoCloseable {
     /** True when the consumer group has committed the end offset of every partition of {@code topic}. */
     public boolean consumedToEnd(String group, String topic) throws Exception {
         try (Admin admin = admin()) {
-            Map<TopicPartition, OffsetAndMetadata> committed =
-                    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS);
             Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
-            admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions()
+            admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions()
                     .forEach(i -> latest.put(new TopicPartition(topic, i.partition()), OffsetSpec.latest()));
             var ends = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS);
             for (var e : ends.entrySet()) {
                 OffsetAndMetadata c = committed.get(e.getKey());
-                if (e.getValue().offset() > 0 && (c == null || c.offset() < e.getValue().offset())) {
+                if (e.getValue().offset() > 0
+                        && (c == null || c.offset() < e.getValue().offset())) {
                     return false;
                 }
             }

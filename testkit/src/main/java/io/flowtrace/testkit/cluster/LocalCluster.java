@@ -25,8 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code flowtrace.jobJar}; the broker runs on this JVM's classpath.
  */
 public final class LocalCluster {
-    private LocalCluster() {
-    }
+    private LocalCluster() {}
 
     public static void main(String[] args) throws Exception {
         Path home = Path.of(args[0]).toAbsolutePath();
@@ -36,30 +35,45 @@ public final class LocalCluster {
         Files.createDirectories(home);
         KafkaServer kafka = new KafkaServer(home.resolve("kafka"), System.getProperty("java.class.path"));
         Postgres postgres = new Postgres();
-        ZooKeeperServer zooKeeper = ha ? new ZooKeeperServer(FlinkDistribution.fromSystemProperties(), home.resolve("zookeeper")) : null;
-        FlinkCluster flink = new FlinkCluster(FlinkDistribution.fromSystemProperties(), home.resolve("flink"), slots,
+        ZooKeeperServer zooKeeper =
+                ha ? new ZooKeeperServer(FlinkDistribution.fromSystemProperties(), home.resolve("zookeeper")) : null;
+        FlinkCluster flink = new FlinkCluster(
+                FlinkDistribution.fromSystemProperties(),
+                home.resolve("flink"),
+                slots,
                 ha ? FlinkCluster.zooKeeperHa(zooKeeper.quorum(), home.resolve("flink/ha")) : Map.of());
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicBoolean stopping = new AtomicBoolean();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            stopping.set(true);
-            try {
-                flink.close();
-                if (zooKeeper != null) {
-                    zooKeeper.close();
-                }
-                kafka.close();
-                postgres.close();
-            } catch (Exception e) {
-                System.err.println("cluster: stopping failed: " + e);
-            } finally {
-                stopped.countDown();
-            }
-        }, "local-cluster-stop"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            stopping.set(true);
+                            try {
+                                flink.close();
+                                if (zooKeeper != null) {
+                                    zooKeeper.close();
+                                }
+                                kafka.close();
+                                postgres.close();
+                            } catch (Exception e) {
+                                System.err.println("cluster: stopping failed: " + e);
+                            } finally {
+                                stopped.countDown();
+                            }
+                        },
+                        "local-cluster-stop"));
         kafka.start();
         // The job's default topics (docs/job.md), two partitions each: the broker does not auto-create.
-        kafka.createTopics(2, "flowtrace.packets", "flowtrace.conntrack", "flowtrace.flows", "flowtrace.tcp-events",
-                "flowtrace.service-windows", "flowtrace.vantage-windows", "flowtrace.conntrack-budgets", "flowtrace.dead-letters");
+        kafka.createTopics(
+                2,
+                "flowtrace.packets",
+                "flowtrace.conntrack",
+                "flowtrace.flows",
+                "flowtrace.tcp-events",
+                "flowtrace.service-windows",
+                "flowtrace.vantage-windows",
+                "flowtrace.conntrack-budgets",
+                "flowtrace.dead-letters");
         postgres.start();
         if (zooKeeper != null) {
             zooKeeper.start();
@@ -73,37 +87,53 @@ public final class LocalCluster {
     }
 
     /** Starts a new JobManager whenever the current one has died (HA: it takes over the running jobs). */
-    private static void superviseJobManager(Path home, KafkaServer kafka, Postgres postgres, ZooKeeperServer zooKeeper,
-            FlinkCluster flink, AtomicBoolean stopping) {
-        Thread watchdog = new Thread(() -> {
-            try {
-                while (!stopping.get()) {
-                    flink.jobManager().waitFor();
-                    if (stopping.get()) {
-                        return;
+    private static void superviseJobManager(
+            Path home,
+            KafkaServer kafka,
+            Postgres postgres,
+            ZooKeeperServer zooKeeper,
+            FlinkCluster flink,
+            AtomicBoolean stopping) {
+        Thread watchdog = new Thread(
+                () -> {
+                    try {
+                        while (!stopping.get()) {
+                            flink.jobManager().waitFor();
+                            if (stopping.get()) {
+                                return;
+                            }
+                            System.out.println("cluster: JobManager pid "
+                                    + flink.jobManager().pid() + " died; starting a new one");
+                            flink.startJobManager();
+                            writeEnv(home, kafka, postgres, zooKeeper, flink);
+                        }
+                    } catch (Exception e) {
+                        System.err.println("cluster: restarting the JobManager failed: " + e);
                     }
-                    System.out.println("cluster: JobManager pid " + flink.jobManager().pid() + " died; starting a new one");
-                    flink.startJobManager();
-                    writeEnv(home, kafka, postgres, zooKeeper, flink);
-                }
-            } catch (Exception e) {
-                System.err.println("cluster: restarting the JobManager failed: " + e);
-            }
-        }, "jobmanager-supervisor");
+                },
+                "jobmanager-supervisor");
         watchdog.setDaemon(true);
         watchdog.start();
     }
 
-    private static void writeEnv(Path home, KafkaServer kafka, Postgres postgres, ZooKeeperServer zooKeeper, FlinkCluster flink)
+    private static void writeEnv(
+            Path home, KafkaServer kafka, Postgres postgres, ZooKeeperServer zooKeeper, FlinkCluster flink)
             throws java.io.IOException {
         StringBuilder env = new StringBuilder();
         env.append("KAFKA_BOOTSTRAP=").append(kafka.bootstrapServers()).append('\n');
-        env.append("JDBC_URL=").append("jdbc:postgresql://localhost:").append(postgres.port()).append("/postgres\n");
+        env.append("JDBC_URL=")
+                .append("jdbc:postgresql://localhost:")
+                .append(postgres.port())
+                .append("/postgres\n");
         env.append("JDBC_USER=").append(Postgres.USER).append('\n');
         env.append("FLINK_REST=").append(flink.restUrl()).append('\n');
         env.append("FLINK_CONF_DIR=").append(flink.confDir()).append('\n');
-        env.append("FLINK_JAVA_OPTS=\"").append(String.join(" ", FlinkCluster.JAVA_17_OPTIONS)).append("\"\n");
-        env.append("FLINK_LIB=").append(FlinkDistribution.fromSystemProperties().lib()).append('\n');
+        env.append("FLINK_JAVA_OPTS=\"")
+                .append(String.join(" ", FlinkCluster.JAVA_17_OPTIONS))
+                .append("\"\n");
+        env.append("FLINK_LIB=")
+                .append(FlinkDistribution.fromSystemProperties().lib())
+                .append('\n');
         env.append("KAFKA_PID=").append(kafka.process().pid()).append('\n');
         if (zooKeeper != null) {
             env.append("ZOOKEEPER_QUORUM=").append(zooKeeper.quorum()).append('\n');
@@ -111,7 +141,9 @@ public final class LocalCluster {
         }
         env.append("JOBMANAGER_PID=").append(flink.jobManager().pid()).append('\n');
         StringBuilder tms = new StringBuilder();
-        flink.taskManagers().values().forEach(p -> tms.append(tms.length() == 0 ? "" : " ").append(p.pid()));
+        flink.taskManagers()
+                .values()
+                .forEach(p -> tms.append(tms.length() == 0 ? "" : " ").append(p.pid()));
         env.append("TASKMANAGER_PIDS=\"").append(tms).append("\"\n");
         env.append("SUPERVISOR_PID=").append(ProcessHandle.current().pid()).append('\n');
         Path file = home.resolve("cluster.env");

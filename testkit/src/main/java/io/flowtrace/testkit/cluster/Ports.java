@@ -7,8 +7,7 @@ import java.net.ServerSocket;
 
 /** A free TCP port on 127.0.0.1 (free when asked: the caller binds it soon after). */
 final class Ports {
-    private Ports() {
-    }
+    private Ports() {}
 
     static int free() {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

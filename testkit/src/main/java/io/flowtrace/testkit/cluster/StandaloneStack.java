@@ -47,7 +47,8 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
         this(taskManagers, slotsPerTaskManager, flinkConfig, false);
     }
 
-    private StandaloneStack(int taskManagers, int slotsPerTaskManager, Map<String, String> flinkConfig, boolean zooKeeperHa) {
+    private StandaloneStack(
+            int taskManagers, int slotsPerTaskManager, Map<String, String> flinkConfig, boolean zooKeeperHa) {
         this.taskManagers = taskManagers;
         this.slotsPerTaskManager = slotsPerTaskManager;
         this.flinkConfig = flinkConfig;
@@ -73,7 +74,8 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
             config.putAll(FlinkCluster.zooKeeperHa(zooKeeper.quorum(), home.resolve("flink/ha")));
         }
         config.putAll(flinkConfig);
-        flink = new FlinkCluster(FlinkDistribution.fromSystemProperties(), home.resolve("flink"), slotsPerTaskManager, config);
+        flink = new FlinkCluster(
+                FlinkDistribution.fromSystemProperties(), home.resolve("flink"), slotsPerTaskManager, config);
         // They start at once (each waits for itself): on a loaded 2-core machine that halves the wait.
         CompletableFuture<Void> broker = CompletableFuture.runAsync(() -> unchecked(kafka::start));
         CompletableFuture<Void> database = CompletableFuture.runAsync(() -> unchecked(postgres::start));
@@ -83,9 +85,15 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
         flink.start(taskManagers);
         broker.join();
         database.join();
-        LOG.info("standalone stack up in {} ms: Kafka {}, PostgreSQL port {}, Flink {} ({} TaskManagers{}), home {}",
-                (System.nanoTime() - started) / 1_000_000, kafka.bootstrapServers(), postgres.port(), flink.restUrl(),
-                taskManagers, zooKeeper == null ? "" : ", ZooKeeper HA at " + zooKeeper.quorum(), home);
+        LOG.info(
+                "standalone stack up in {} ms: Kafka {}, PostgreSQL port {}, Flink {} ({} TaskManagers{}), home {}",
+                (System.nanoTime() - started) / 1_000_000,
+                kafka.bootstrapServers(),
+                postgres.port(),
+                flink.restUrl(),
+                taskManagers,
+                zooKeeper == null ? "" : ", ZooKeeper HA at " + zooKeeper.quorum(),
+                home);
     }
 
     @Override
@@ -170,8 +178,10 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
         Path target = Path.of(dir).toAbsolutePath().normalize();
         try (var files = Files.list(target)) {
             Path jar = files.filter(p -> p.getFileName().toString().matches("flowtrace-agent-.*\\.jar")
-                    && !p.getFileName().toString().endsWith("-tests.jar")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("no agent jar in " + target + ": build the agent module"));
+                            && !p.getFileName().toString().endsWith("-tests.jar"))
+                    .findFirst()
+                    .orElseThrow(
+                            () -> new IllegalStateException("no agent jar in " + target + ": build the agent module"));
             return jar + File.pathSeparator + target.resolve("lib") + File.separator + "*";
         } catch (IOException e) {
             throw new IllegalStateException("cannot list " + target, e);

@@ -33,17 +33,20 @@ public final class ZooKeeperServer implements AutoCloseable {
         this.port = Ports.free();
         Files.createDirectories(this.home.resolve("data"));
         // zoo.cfg as a distribution's conf/zoo.cfg, bound to loopback (clientPortAddress).
-        Files.writeString(this.home.resolve("zoo.cfg"), String.join("\n",
-                "tickTime=2000",
-                "initLimit=10",
-                "syncLimit=5",
-                "dataDir=" + this.home.resolve("data"),
-                "clientPort=" + port,
-                "clientPortAddress=127.0.0.1",
-                "admin.enableServer=false",
-                "maxClientCnxns=0",
-                "4lw.commands.whitelist=ruok",
-                ""));
+        Files.writeString(
+                this.home.resolve("zoo.cfg"),
+                String.join(
+                        "\n",
+                        "tickTime=2000",
+                        "initLimit=10",
+                        "syncLimit=5",
+                        "dataDir=" + this.home.resolve("data"),
+                        "clientPort=" + port,
+                        "clientPortAddress=127.0.0.1",
+                        "admin.enableServer=false",
+                        "maxClientCnxns=0",
+                        "4lw.commands.whitelist=ruok",
+                        ""));
         Files.writeString(this.home.resolve("log4j.properties"), """
                 rootLogger.level = INFO
                 rootLogger.appenderRef.console.ref = console
@@ -61,10 +64,16 @@ public final class ZooKeeperServer implements AutoCloseable {
 
     /** Starts the server (peer id 1, as bin/zookeeper.sh for a one-line quorum); returns when it answers {@code ruok}. */
     public void start() throws IOException, InterruptedException {
-        process = JavaProcess.start("zookeeper", List.of("-Xmx128m",
-                "-Dlog4j.configurationFile=" + home.resolve("log4j.properties").toUri()), flink.classpath(),
+        process = JavaProcess.start(
+                "zookeeper",
+                List.of(
+                        "-Xmx128m",
+                        "-Dlog4j.configurationFile="
+                                + home.resolve("log4j.properties").toUri()),
+                flink.classpath(),
                 "org.apache.flink.runtime.zookeeper.FlinkZooKeeperQuorumPeer",
-                List.of("--zkConfigFile", home.resolve("zoo.cfg").toString(), "--peerId", "1"), Map.of(),
+                List.of("--zkConfigFile", home.resolve("zoo.cfg").toString(), "--peerId", "1"),
+                Map.of(),
                 home.resolve("zookeeper-" + (++starts) + ".log"));
         FlinkCluster.await("ZooKeeper at " + quorum(), Duration.ofMinutes(5), () -> {
             if (!process.isAlive()) {
