@@ -31,7 +31,9 @@ import org.apache.flink.util.OutputTag;
  * <p>Time: one event-time timer per key at a time, at the earlier of the expiry deadline and the
  * next periodic update. A deadline that moves later (every packet moves it) does not re-register
  * the timer; the timer re-checks {@link FlowInstances#expired} when it fires and re-arms. On expiry
- * all state of the key is cleared.
+ * all state of the key is cleared. Expiry is measured from the flow's clock ({@code
+ * FlowState.clockNanos}): its latest capture time, or the watermark at a late packet's arrival, so
+ * a flow that lags the job's event time is not cut between two of its own packets.
  *
  * <p>Input: one {@link FlowBatch} per Kafka record, a PacketBatch of many packets or a PacketEvent,
  * decoded once ({@link FlowBatchDecoder}); the flow's state is read and written once per record. Every packet keeps its
@@ -129,11 +131,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             } else if (s == null) {
                 s = startInstance(FlowInstances.instanceId(packet.timestampNanos), records.vantage());
             }
-            if (packetMs < watermark) {
-                s.latePackets++;
-                latePackets.inc();
-            }
-            s.lastSeenNanos = Math.max(s.lastSeenNanos, packet.timestampNanos);
+            advanceTime(s, packetMs, watermark);
             s.flow.onPacket(packet, events.bind(ctx, s));
             if (s.flow.closed() && !s.closeReported) {
                 // Dashboards see the FIN/RST now; the final version follows after the linger.
@@ -150,6 +148,21 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             schedule(s, ctx.timerService(), wake);
             state.update(s);
         }
+    }
+
+    /**
+     * The current packet's time in the flow's bookkeeping: last seen, the late count, and the expiry
+     * clock, which a late packet moves to the watermark at its arrival.
+     */
+    private void advanceTime(FlowState s, long packetMs, long watermark) {
+        long clockNanos = packet.timestampNanos;
+        if (packetMs < watermark) {
+            s.latePackets++;
+            latePackets.inc();
+            clockNanos = Math.max(clockNanos, watermark * NANOS_PER_MS); // a late packet's ms is a sane epoch
+        }
+        s.lastSeenNanos = Math.max(s.lastSeenNanos, packet.timestampNanos);
+        s.clockNanos = Math.max(s.clockNanos, clockNanos);
     }
 
     /** One dead letter for the packets of a batch that failed validation; the others were analysed. */
@@ -191,7 +204,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             endFlow(s, timestampMs, out);
             return;
         }
-        if (FlowInstances.expired(s.flow, s.lastSeenNanos, timestampMs * NANOS_PER_MS, config)) {
+        if (FlowInstances.expired(s.flow, s.clockNanos, timestampMs * NANOS_PER_MS, config)) {
             if (!s.flow.closed()) {
                 s.flow.expire();
             }
@@ -211,6 +224,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         FlowState s = new FlowState(
                 new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config), vantage, instance);
         s.lastSeenNanos = packet.timestampNanos;
+        s.clockNanos = packet.timestampNanos;
         s.nextUpdateMs = Math.floorDiv(packet.timestampNanos, NANOS_PER_MS) + updateIntervalMs;
         flowsStarted.inc();
         return s;
@@ -250,7 +264,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
 
     /** When {@link FlowInstances#expired} first holds for this flow; re-checked when the timer fires. */
     private long expiryDeadlineNanos(FlowState s) {
-        return FlowInstances.deadlineNanos(s.flow, s.lastSeenNanos, config);
+        return FlowInstances.deadlineNanos(s.flow, s.clockNanos, config);
     }
 
     /**

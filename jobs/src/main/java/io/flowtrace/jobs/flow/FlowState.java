@@ -26,6 +26,15 @@ public final class FlowState {
     long instance;
     /** Latest capture time of the instance, nanoseconds. */
     long lastSeenNanos;
+    /**
+     * The flow's clock for expiry (ns): the latest of its packets' capture times and, for a packet
+     * that arrived behind the watermark, the watermark at its arrival. Equal to {@link #lastSeenNanos}
+     * while no packet is late. A flow whose packets all lag the job's event time (an agent replaying
+     * its spool after an outage, a partition read behind the others) then gets its full timeout of
+     * event time after each packet instead of expiring between two of them (docs/job.md, "Per-flow
+     * state and time").
+     */
+    long clockNanos;
     /** The one event-time timer registered for this key (ms), or {@link #NO_TIMER}. */
     long timerMs = NO_TIMER;
     /** Event time (ms) of the next periodic upsert. */

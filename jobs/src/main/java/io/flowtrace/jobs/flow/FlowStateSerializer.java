@@ -23,9 +23,11 @@ public final class FlowStateSerializer extends TypeSerializer<FlowState> {
     private static final long serialVersionUID = 1L;
     /**
      * Layout of the operator fields; FlowStateCodec versions the analyser separately. Layout 2 adds
-     * the vantage point after layout 1's fields; layout 1 still reads (vantage null).
+     * the vantage point after layout 1's fields; layout 1 still reads (vantage null). Layout 3 adds
+     * the expiry clock after the vantage; layouts 1 and 2 read it as the last seen time (what
+     * their expiry was measured from).
      */
-    static final int LAYOUT_VERSION = 2;
+    static final int LAYOUT_VERSION = 3;
 
     private final AnalyzerSettings settings;
     private transient AnalyzerConfig config;
@@ -97,6 +99,7 @@ public final class FlowStateSerializer extends TypeSerializer<FlowState> {
             out.writeUTF(s.vantage.agentId()); // at most 255 characters each (PacketEvents.MAX_VANTAGE_CHARS)
             out.writeUTF(s.vantage.interfaceName());
         }
+        out.writeLong(s.clockNanos);
         FlowStateCodec.write(s.flow, out);
     }
 
@@ -118,6 +121,7 @@ public final class FlowStateSerializer extends TypeSerializer<FlowState> {
         if (layout >= 2 && in.readBoolean()) {
             s.vantage = new VantagePoint(in.readUTF(), in.readUTF());
         }
+        s.clockNanos = layout >= 3 ? in.readLong() : s.lastSeenNanos;
         s.flow = FlowStateCodec.read(in, config());
         return s;
     }

@@ -133,6 +133,59 @@ class FlowAnalysisFunctionTest {
         }
     }
 
+    /**
+     * A flow whose packets all lag the job's event time by far more than its timeouts (a partition
+     * read behind the others, an agent replaying its spool): the watermark moves on a little between
+     * two of its packets, as the periodic watermark does under load. Measured from capture time, the
+     * SYN's half-open deadline (30 s) is already 70 s behind the watermark, and the flow was cut after
+     * its SYN: a second instance started at the SYN-ACK (NoGenericTypesITCase saw 253 final rows
+     * instead of 252). Measured from the watermark at the late packet's arrival, it is one flow.
+     */
+    @Test
+    void aFlowBehindTheWatermarkIsNotCutBetweenItsOwnPackets() throws Exception {
+        long aheadMs = T0_NS / 1_000_000 + 100_000; // 100 s of event time ahead of the flow
+        try (var harness = harness(null)) {
+            harness.processWatermark(aheadMs);
+            harness.processElement(event(T0_NS, true, 40_003, DecodedPacket.SYN, 1000, 0), T0_NS / 1_000_000);
+            harness.processWatermark(aheadMs + 1);
+            harness.processElement(
+                    event(T0_NS + 1_000_000, false, 40_003, DecodedPacket.SYN | DecodedPacket.ACK, 5000, 1001),
+                    (T0_NS + 1_000_000) / 1_000_000);
+            harness.processWatermark(aheadMs + 2);
+            harness.processElement(
+                    event(T0_NS + 2_000_000, true, 40_003, DecodedPacket.ACK | DecodedPacket.PSH, 1001, 5001, 100),
+                    (T0_NS + 2_000_000) / 1_000_000);
+            harness.processWatermark(Long.MAX_VALUE);
+            List<FlowSummary> finals = finals(harness);
+            assertThat(finals).singleElement().satisfies(f -> {
+                assertThat(f.record.getFlow().getInstance()).isEqualTo(T0_NS / 1000);
+                assertThat(f.latePackets).isEqualTo(3);
+                assertThat(f.record.getC2s().getDataBytes()).isEqualTo(100);
+                assertThat(f.record.getSetup().getHandshakeRttUs()).isEqualTo(2_000L); // SYN to ACK, 2 ms
+            });
+            assertThat(harness.numKeyedStateEntries()).isZero();
+        }
+    }
+
+    /** A late flow that really goes quiet expires one idle timeout after the watermark it arrived at. */
+    @Test
+    void aLateFlowExpiresOneTimeoutAfterTheWatermarkItArrivedAt() throws Exception {
+        long aheadMs = T0_NS / 1_000_000 + 100_000;
+        long idleMs = AnalyzerConfig.DEFAULTS.idleTimeoutNanos() / 1_000_000;
+        try (var harness = harness(null)) {
+            harness.processWatermark(aheadMs);
+            handshake(harness, 40_004, 1000, T0_NS);
+            harness.processWatermark(aheadMs + idleMs - 1);
+            assertThat(finals(harness)).isEmpty();
+            harness.processWatermark(aheadMs + idleMs + 1);
+            assertThat(finals(harness))
+                    .singleElement()
+                    .satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.IDLE));
+            assertThat(harness.numKeyedStateEntries()).isZero();
+            assertThat(harness.numEventTimeTimers()).isZero();
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"hashmap", "rocksdb"})
     void restoresMidFlowFromASnapshotAndGivesTheSameFinalRecord(String backend) throws Exception {

@@ -31,6 +31,7 @@ class FlowStateSerializerTest {
         assertThat(back.latePackets).isEqualTo(3);
         assertThat(back.events).isEqualTo(7);
         assertThat(back.closeReported).isTrue();
+        assertThat(back.clockNanos).isEqualTo(1_796_000_090_000_000_000L);
         assertThat(back.flow.client()).isEqualTo(CLIENT);
         assertThat(back.flow.server()).isEqualTo(SERVER);
     }
@@ -65,6 +66,33 @@ class FlowStateSerializerTest {
         assertThat(rewritten.nextUpdateMs).isEqualTo(1_796_000_010_000L);
     }
 
+    /**
+     * Layout 2 (vantage kept, no expiry clock) as the previous FlowStateSerializer wrote it: its
+     * expiry was measured from the last seen time, so that is the clock it reads back with.
+     */
+    @Test
+    void readsStateWrittenBeforeTheExpiryClockWasKept() throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        out.writeByte(2);
+        out.writeLong(1_796_000_000_000_000L);
+        out.writeLong(1_796_000_000_005_000_000L);
+        out.writeLong(FlowState.NO_TIMER);
+        out.writeLong(1_796_000_010_000L);
+        out.writeLong(0);
+        out.writeLong(2);
+        out.writeBoolean(false);
+        out.writeBoolean(true);
+        out.writeUTF("rack/host");
+        out.writeUTF("eth0");
+        FlowStateCodec.write(analyzer(), out);
+
+        FlowState old = SERIALIZER.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        assertThat(old.vantage).isEqualTo(new VantagePoint("rack/host", "eth0"));
+        assertThat(old.lastSeenNanos).isEqualTo(1_796_000_000_005_000_000L);
+        assertThat(old.clockNanos).isEqualTo(1_796_000_000_005_000_000L);
+        assertThat(old.flow.server()).isEqualTo(SERVER);
+    }
+
     @Test
     void refusesALayoutFromTheFuture() {
         byte[] bytes = {(byte) (FlowStateSerializer.LAYOUT_VERSION + 1)};
@@ -82,6 +110,7 @@ class FlowStateSerializerTest {
     private static FlowState state(VantagePoint vantage) {
         FlowState s = new FlowState(analyzer(), vantage, 1_796_000_000_000_000L);
         s.lastSeenNanos = 1_796_000_000_005_000_000L;
+        s.clockNanos = 1_796_000_090_000_000_000L; // late packets: the watermark at their arrival
         s.timerMs = 1_796_000_010_000L;
         s.nextUpdateMs = 1_796_000_010_000L;
         s.latePackets = 3;
