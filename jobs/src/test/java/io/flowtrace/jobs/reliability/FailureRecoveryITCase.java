@@ -49,9 +49,16 @@ class FailureRecoveryITCase {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** A PostgreSQL outage of 20 s in CI; 60 s (the figure) with -Preliability-heavy. */
     static final int PG_OUTAGE_SECONDS = Integer.getInteger("flowtrace.reliability.pgOutageSeconds", 20);
-    /** Manual checkpoints only: the test decides where the checkpoints are. */
-    private static final Map<String, String> MANUAL_CHECKPOINTS =
-            Map.of("checkpoint-interval-ms", "3600000", "restart-attempts", "5", "restart-delay-ms", "500");
+    /**
+     * Manual checkpoints only: the test decides where the checkpoints are. The periodic interval is a
+     * year, not an hour: Flink's CheckpointCoordinator starts the periodic schedule after a random
+     * delay between the minimum pause (0) and the interval, and with an hour that delay once fell
+     * inside a run in CI (33 checkpoints completed where the test had taken 32).
+     */
+    private static final String NO_PERIODIC_CHECKPOINTS_MS = String.valueOf(365L * 24 * 3600 * 1000);
+
+    private static final Map<String, String> MANUAL_CHECKPOINTS = Map.of(
+            "checkpoint-interval-ms", NO_PERIODIC_CHECKPOINTS_MS, "restart-attempts", "5", "restart-delay-ms", "500");
 
     @RegisterExtension
     static final PipelineServices SERVICES = PipelineServices.withTaskManagers(2, 1);
@@ -333,7 +340,8 @@ class FailureRecoveryITCase {
     void newJobResumesAtTheCommittedOffsetsWithoutGapsOrRepeats(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         Scenario s = scenario("resume");
-        JobConfig config = s.config(Map.of("start-offsets", "committed", "checkpoint-interval-ms", "3600000"));
+        JobConfig config =
+                s.config(Map.of("start-offsets", "committed", "checkpoint-interval-ms", NO_PERIODIC_CHECKPOINTS_MS));
         s.publishFirstHalf();
         JobClient first = control.submit(config, s.job(config, List.of()), s.name + "-1", Map.of());
         control.checkpointUntilCommitted(first.getJobID(), "rel-" + s.name, s.firstHalfEndOffsets());
