@@ -202,7 +202,7 @@ run_zero_window() {
 }
 
 run_cubic_clean() {
-    # no loss, paced below the bottleneck (LAB-NOTES: unpaced bursts overflow the per-CPU backlog):
+    # no loss, paced below the bottleneck (unpaced bursts overflow the per-CPU netdev backlog of the veth pair and drop outside the tbf):
     # throughput against iperf3's own receiver figure
     case_begin cubic-clean 5212 --rate 20mbit --burst 16k --limit 100k --loss 0
     iperf_server 5212

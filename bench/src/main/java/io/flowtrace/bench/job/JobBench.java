@@ -305,7 +305,7 @@ public final class JobBench {
         return producer(1);
     }
 
-    /** Idempotent; one request in flight for brand-new topics (BUILD-NOTES), more once leaders are settled. */
+    /** Idempotent; one request in flight for brand-new topics (their leaders are still moving), more once leaders are settled. */
     private KafkaProducer<byte[], byte[]> producer(int inFlight) {
         Properties props = kafka.clientProperties();
         props.put("acks", "all");

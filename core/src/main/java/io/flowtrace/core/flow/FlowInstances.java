@@ -7,7 +7,7 @@ import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.util.Arrays;
 
 /**
- * The rules that cut one 5-tuple's packets into flow instances (DESIGN §4), shared by the offline
+ * The rules that cut one 5-tuple's packets into flow instances (docs/design.md, "Flow identity"), shared by the offline
  * tracker and the Flink operator so both produce the same flows.
  */
 public final class FlowInstances {
