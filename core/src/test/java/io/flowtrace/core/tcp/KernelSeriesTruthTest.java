@@ -171,7 +171,6 @@ class KernelSeriesTruthTest {
                 "cubic-clean",
                 "cwnd-locked",
                 "bbr-clean",
-                "rwnd-limited",
                 "zero-window"
             })
     void rttFollowsTheKernelsSmoothedRtt(String c) throws Exception {
