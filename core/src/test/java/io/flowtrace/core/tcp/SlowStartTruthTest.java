@@ -99,8 +99,8 @@ class SlowStartTruthTest {
      * not after the kernel's exit and at most three smoothed RTTs (the kernel's srtt at its exit) before
      * it; the exit cwnd within 10 % of the kernel's cwnd at the moment flowtrace reports (tcp_probe
      * series, a step function); and the reason not a loss when the kernel left STARTUP outside
-     * Recovery/Loss (BBR does not end STARTUP on loss: in bbr-loss the first fast retransmission
-     * comes 2 ms after the window stopped growing and 35 ms before the kernel's exit).
+     * Recovery/Loss (BBR does not end STARTUP on loss: in bbr-loss the kernel's first fast
+     * retransmission comes 35 ms before its exit, tcp_retransmit_skb vs tcp_probe).
      */
     @ParameterizedTest
     @ValueSource(strings = {"bbr-clean", "bbr-loss"})
