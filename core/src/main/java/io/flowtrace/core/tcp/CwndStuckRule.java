@@ -7,7 +7,8 @@ package io.flowtrace.core.tcp;
  * empty), no retransmission, not the receive window; the flight is 2–6 segments and not below the
  * largest round since the last loss less one segment (cwnd only shrinks on loss; a tail-loss probe
  * may put one new segment beyond it, tcp_send_loss_probe); and the same plateau holds for
- * {@link #RUN} rounds. Slow start can be stuck too: a window pinned by a route metric never leaves
+ * {@link #RUN} rounds; once it has, a later round filling the same plateau counts at once, until a
+ * loss or a larger round shows cwnd moved. Slow start can be stuck too: a window pinned by a route metric never leaves
  * it (testdata/tcp/cwnd-locked). Small rounds failing the test are counted by their limit: the
  * receive window, or the application / send buffer. A sender limited by its own CPU looks the same
  * as a stuck window from the wire; docs/metrics.md says so.
@@ -22,10 +23,16 @@ final class CwndStuckRule {
     private static final int MIN_SEGMENTS = 2;
     /** Rounds at one plateau before they count as stuck: one or two equal rounds happen by chance. */
     private static final int RUN = 3;
+    /** plateauRun between runs after a confirmed plateau (state of older builds never holds it). */
+    private static final int CONFIRMED = -1;
 
     /** Largest round flight since the last loss retransmission: cwnd did not shrink below it since. */
     private long referenceFlight;
-    /** Consecutive cwnd-limited small rounds at one plateau, and that plateau's flight. */
+    /**
+     * Consecutive cwnd-limited small rounds at one plateau, and that plateau's flight; {@link #CONFIRMED}
+     * between runs when the last plateau had been confirmed by a full run and nothing since has shown
+     * cwnd moving off it.
+     */
     private int plateauRun;
 
     private long plateauFlight;
@@ -50,8 +57,16 @@ final class CwndStuckRule {
         boolean windowFull = 2 * flightAtEnd + mss >= 2 * maxFlight;
         boolean cwndLimited =
                 windowFull && dataWaiting && !rwndLimited && !retransmitted && maxFlight + mss >= referenceFlight;
+        boolean atPlateau = 2 * Math.abs(maxFlight - plateauFlight) <= mss;
         if (small && cwndLimited) {
-            if (plateauRun > 0 && 2 * Math.abs(maxFlight - plateauFlight) <= mss) {
+            if (plateauRun == CONFIRMED && atPlateau) {
+                // the confirmed window is full again after a pause of the application (a round that
+                // did not fill it): cwnd only moves on loss or growth, both of which end the
+                // confirmation, so this round is stuck at once (testdata/tcp/cwnd-locked: runs of one
+                // or two rounds between such pauses)
+                plateauRun = RUN;
+            }
+            if (plateauRun > 0 && atPlateau) {
                 plateauRun++;
             } else {
                 plateauRun = 1;
@@ -63,7 +78,12 @@ final class CwndStuckRule {
                 stats.cwndStuckRounds++;
             }
         } else {
-            plateauRun = 0;
+            // a retransmission (cwnd may shrink) or a round beyond the plateau (cwnd grew; a tail-loss
+            // probe's one segment beyond cwnd does not count) ends the confirmation
+            boolean confirmed = (plateauRun >= RUN || plateauRun == CONFIRMED)
+                    && !retransmitted
+                    && maxFlight <= plateauFlight + mss;
+            plateauRun = confirmed ? CONFIRMED : 0;
             if (small && rwndLimited) {
                 stats.rwndLimitedSmallRounds++;
             } else if (small && !retransmitted) {

@@ -1,5 +1,6 @@
 package io.flowtrace.core.tcp;
 
+import io.flowtrace.core.net.Endpoint;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInput;
@@ -27,7 +28,30 @@ public final class FlowStateCodec {
 
     public static void write(TcpFlowAnalyzer flow, DataOutput out) throws IOException {
         out.writeByte(VERSION);
-        flow.write(out);
+        writeEndpoint(flow.client, out);
+        writeEndpoint(flow.server, out);
+        out.writeBoolean(flow.clientGuessed);
+        flow.fromClient.write(out);
+        flow.fromServer.write(out);
+        flow.setup.write(out);
+        flow.handshake.write(out);
+        Varints.write(out, flow.firstSeenNanos);
+        Varints.write(out, flow.lastSeenNanos);
+        out.writeByte(flow.flowEnd.ordinal());
+        out.writeByte((flow.finFromClient ? 1 : 0) | (flow.finFromServer ? 2 : 0));
+        writeVersion2Fields(flow, out);
+    }
+
+    /** The fields after version 1's (version 2's, then version 3's): an older state is a prefix and still reads. */
+    static void writeVersion2Fields(TcpFlowAnalyzer flow, DataOutput out) throws IOException {
+        flow.fromClient.writeV2(out);
+        flow.fromServer.writeV2(out);
+        writeVersion3Fields(flow, out);
+    }
+
+    static void writeVersion3Fields(TcpFlowAnalyzer flow, DataOutput out) throws IOException {
+        flow.fromClient.writeV3(out);
+        flow.fromServer.writeV3(out);
     }
 
     public static TcpFlowAnalyzer read(DataInput in, AnalyzerConfig config) throws IOException {
@@ -36,7 +60,44 @@ public final class FlowStateCodec {
             throw new IOException("unknown flow state version " + version + " (this build reads " + OLDEST_READABLE
                     + " to " + VERSION + ")");
         }
-        return TcpFlowAnalyzer.read(in, config, version);
+        Endpoint client = readEndpoint(in);
+        Endpoint server = readEndpoint(in);
+        TcpFlowAnalyzer f = new TcpFlowAnalyzer(client, server, in.readBoolean(), config);
+        f.fromClient.read(in);
+        f.fromServer.read(in);
+        f.setup.read(in);
+        f.handshake.read(in);
+        f.firstSeenNanos = Varints.read(in);
+        f.lastSeenNanos = Varints.read(in);
+        f.flowEnd = TcpFlowEnd.values()[in.readByte()];
+        int fins = in.readByte();
+        f.finFromClient = (fins & 1) != 0;
+        f.finFromServer = (fins & 2) != 0;
+        if (version >= 2) {
+            f.fromClient.readV2(in);
+            f.fromServer.readV2(in);
+        }
+        if (version >= 3) {
+            f.fromClient.readV3(in);
+            f.fromServer.readV3(in);
+        }
+        return f;
+    }
+
+    private static void writeEndpoint(Endpoint e, DataOutput out) throws IOException {
+        out.writeByte(e.address().length);
+        out.write(e.address());
+        out.writeShort(e.port());
+    }
+
+    private static Endpoint readEndpoint(DataInput in) throws IOException {
+        int len = in.readByte();
+        if (len != 4 && len != 16) {
+            throw new IOException("corrupt flow state: address length " + len);
+        }
+        byte[] a = new byte[len];
+        in.readFully(a);
+        return new Endpoint(a, in.readUnsignedShort());
     }
 
     public static byte[] toBytes(TcpFlowAnalyzer flow) {

@@ -240,6 +240,14 @@ final class RetransmissionClassifier {
             }
             return s.recovery == SenderState.Recovery.LOSS ? RetransmissionClass.RTO : RetransmissionClass.FAST;
         }
+        if (s.recovery == SenderState.Recovery.RECOVERY && !rtoLike) {
+            // Still in Recovery, resending data at or beyond the episode's end: the sender marked it
+            // lost by send time (RACK, RFC 8985 §6.2: a later retransmission was delivered) without
+            // a fresh dup ACK or SACK; Linux reaches high_seq and re-enters Recovery on the same ACK
+            // (tcp_fastretrans_alert). testdata/tcp/bbr-loss: 48 such retransmissions in a row.
+            enter(s, SenderState.Recovery.RECOVERY);
+            return RetransmissionClass.FAST;
+        }
         boolean lossSignal = s.peerDupAcks > 0 || s.peerSacking;
         if (lossSignal && !rtoLike) {
             enter(s, SenderState.Recovery.RECOVERY);

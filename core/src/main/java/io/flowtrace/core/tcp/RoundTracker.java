@@ -14,12 +14,6 @@ final class RoundTracker {
      * segment; measured rounds are bursty (delayed ACKs, TSO), so growth below ×1.25 counts as stopped.
      */
     private static final double SLOW_START_GROWTH = 1.25;
-    /**
-     * A new segment leaving this soon after an advancing ACK was clocked out by it: the sender had data
-     * waiting. At the sender's tap a window-limited Linux sender answers an ACK 20–60 µs later
-     * (testdata/tcp/cwnd-locked: median 25 µs, 90th percentile 58 µs).
-     */
-    private static final long ACK_CLOCK_NANOS = 100_000L;
     /** Per-round RTT statistics (the round event's min RTT) use the first 8 samples, as HyStart does. */
     private static final int ROUND_RTT_SAMPLES = 8;
     /** RFC 6928's largest initial window, in segments (Linux TCP_INIT_CWND). */
@@ -53,24 +47,16 @@ final class RoundTracker {
     private long initialBurstFlight;
 
     private static final long UNKNOWN = Long.MAX_VALUE / 4;
-    /** The last advancing ACK has not been answered by a new segment yet. */
-    private boolean ackAwaitingSend;
-    /** The pipe sat empty for longer than {@link #ACK_CLOCK_NANOS} in this round: nothing waited to be sent. */
-    private boolean roundIdle;
 
+    private final AckClock clock = new AckClock();
     private final CwndStuckRule stuck = new CwndStuckRule();
     private boolean roundRetransmitted;
     private boolean roundRwndLimited;
     private boolean roundAppLimited;
     private boolean drained;
-    /** Advancing ACKs in this round, and how many a new segment followed within {@link #ACK_CLOCK_NANOS}. */
-    private int roundAcks;
-
-    private int roundAnsweredAcks;
     private long drainedAtNanos;
     private int roundRttSamples;
     private long roundMinRtt = Long.MAX_VALUE;
-    private long lastAckNanos = -1;
     /**
      * HyStart fired and nothing has contradicted it yet: its reason, time and cwnd then. It becomes
      * the exit when growth stops, when a loss retransmission follows, or when the flow ends; growth of
@@ -108,13 +94,13 @@ final class RoundTracker {
         }
         if (!retransmission && inSlowStart()) {
             slowStartMaxFlight = Math.max(slowStartMaxFlight, flight);
-            if (candidate != null && flight > SLOW_START_GROWTH * candidateCwnd + 2 * mss(s)) {
+            if (candidate != null && flight > SLOW_START_GROWTH * candidateCwnd + 2 * s.segmentSize()) {
                 // the window kept growing after the signal (a Reno sender doubles within the round):
                 // HyStart did not set ssthresh there
                 candidate = null;
             }
         }
-        if (s.peerWindowBytes > 0 && flight + mss(s) > s.peerWindowBytes) {
+        if (s.peerWindowBytes > 0 && flight + s.segmentSize() > s.peerWindowBytes) {
             roundRwndLimited = true;
         }
         if (drained && !retransmission) {
@@ -122,16 +108,11 @@ final class RoundTracker {
             if (stats.minRttNanos > 0 && idle >= stats.minRttNanos) {
                 roundAppLimited = true; // the pipe emptied and nothing was sent for an RTT: nothing to send
             }
-            if (idle > ACK_CLOCK_NANOS) {
-                roundIdle = true;
-            }
+            clock.onPipeIdle(idle);
             drained = false;
         }
-        if (!retransmission && ackAwaitingSend) {
-            ackAwaitingSend = false;
-            if (nanos - lastAckNanos <= ACK_CLOCK_NANOS) {
-                roundAnsweredAcks++;
-            }
+        if (!retransmission) {
+            clock.onNewSegment(nanos);
         }
         if (retransmission) {
             roundRetransmitted = true;
@@ -186,14 +167,13 @@ final class RoundTracker {
             // round's largest flight if that was larger
             long cwnd = Math.max(Math.max(0, s.nextSeq - previous - s.sackedOutBytes()), roundMaxFlight);
             long srtt = s.srttNanos > 0 ? s.srttNanos : stats.minRttNanos;
-            SlowStartExitCause fired =
-                    hyStart.onSampledAck(nanos, ack, s.nextSeq, pendingRtt, cwnd, mss(s), stats.minRttNanos, srtt);
+            SlowStartExitCause fired = hyStart.onSampledAck(
+                    nanos, ack, s.nextSeq, pendingRtt, cwnd, s.segmentSize(), stats.minRttNanos, srtt);
             if (fired != null) {
                 setCandidate(fired, nanos, cwnd);
             }
         }
         pendingRtt = -1;
-        lastAckNanos = nanos;
         if (roundEndSeq < 0) {
             startRound(s, nanos);
         } else if (ack >= roundEndSeq) {
@@ -206,8 +186,7 @@ final class RoundTracker {
                     fromClient);
             startRound(s, nanos);
         }
-        roundAcks++;
-        ackAwaitingSend = true;
+        clock.onAdvancingAck(nanos);
     }
 
     /**
@@ -223,7 +202,7 @@ final class RoundTracker {
         if (!s.synSeen || initialBurstFlight >= UNKNOWN) {
             return Long.MAX_VALUE;
         }
-        return Math.max(INITIAL_WINDOW_SEGMENTS * mss(s), initialBurstFlight) + Math.max(0, s.ackedUpTo - 1);
+        return Math.max(INITIAL_WINDOW_SEGMENTS * s.segmentSize(), initialBurstFlight) + Math.max(0, s.ackedUpTo - 1);
     }
 
     private void startRound(SenderState s, long nanos) {
@@ -237,9 +216,7 @@ final class RoundTracker {
         roundAppLimited = false;
         roundRttSamples = 0;
         roundMinRtt = Long.MAX_VALUE;
-        roundAcks = 0;
-        roundAnsweredAcks = 0;
-        roundIdle = false;
+        clock.startRound();
     }
 
     /** @param flightAtEnd the flight just before the ACK that ended the round */
@@ -255,9 +232,9 @@ final class RoundTracker {
         if (!inSlowStart()) {
             stats.maxCwndAfterExitBytes = Math.max(stats.maxCwndAfterExitBytes, roundMaxFlight);
         }
-        long mss = mss(s);
-        boolean dataWaiting = roundAcks > 0 && roundAnsweredAcks == roundAcks && !roundIdle;
-        stuck.onRoundEnd(stats, mss, roundMaxFlight, flightAtEnd, dataWaiting, roundRwndLimited, roundRetransmitted);
+        long mss = s.segmentSize();
+        stuck.onRoundEnd(
+                stats, mss, roundMaxFlight, flightAtEnd, clock.dataWaiting(), roundRwndLimited, roundRetransmitted);
         if (events != TcpEventSink.NONE) { // no allocation per round when nobody listens
             events.accept(new TcpFlowEvent.Round(
                     nanos,
@@ -325,16 +302,6 @@ final class RoundTracker {
                 nanos, fromClient, reason, cwnd, firstSynNanos >= 0 ? nanos - firstSynNanos : -1));
     }
 
-    /** The sender's segment size: the peer's announced MSS less 12 bytes of timestamps, or the largest seen. */
-    static long mss(SenderState s) {
-        long largest = s.stats.maxSegmentBytes;
-        if (s.peerMss > 0) {
-            long m = s.peerMss - (s.usesTimestamps ? 12 : 0);
-            return largest > 0 ? Math.min(m, largest) : m;
-        }
-        return largest;
-    }
-
     void write(java.io.DataOutput out) throws java.io.IOException {
         stats.write(out);
         long[] v = {
@@ -346,12 +313,12 @@ final class RoundTracker {
             drainedAtNanos,
             roundRttSamples,
             roundMinRtt,
-            lastAckNanos,
+            clock.lastAckNanos,
             candidateNanos,
             candidateCwnd,
             candidateAge,
-            roundAcks,
-            roundAnsweredAcks
+            clock.acks,
+            clock.answeredAcks
         };
         for (long x : v) {
             Varints.write(out, x);
@@ -374,12 +341,12 @@ final class RoundTracker {
         drainedAtNanos = Varints.read(in);
         roundRttSamples = (int) Varints.read(in);
         roundMinRtt = Varints.read(in);
-        lastAckNanos = Varints.read(in);
+        clock.lastAckNanos = Varints.read(in);
         candidateNanos = Varints.read(in);
         candidateCwnd = Varints.read(in);
         candidateAge = (int) Varints.read(in);
-        roundAcks = (int) Varints.read(in);
-        roundAnsweredAcks = (int) Varints.read(in);
+        clock.acks = (int) Varints.read(in);
+        clock.answeredAcks = (int) Varints.read(in);
         initialBurstFlight = UNKNOWN; // version 1 and 2 state: no growth bound for this flow
         int c = in.readByte();
         candidate = c < 0 ? null : SlowStartExitCause.values()[c];
@@ -405,7 +372,7 @@ final class RoundTracker {
     void writeV3(java.io.DataOutput out) throws java.io.IOException {
         Varints.write(out, initialBurstFlight);
         stuck.write(out);
-        out.writeByte((ackAwaitingSend ? 1 : 0) | (roundIdle ? 2 : 0));
+        out.writeByte((clock.awaitingSend ? 1 : 0) | (clock.idle ? 2 : 0));
         stats.writeV3(out);
     }
 
@@ -413,8 +380,8 @@ final class RoundTracker {
         initialBurstFlight = Varints.read(in);
         stuck.read(in);
         int bits = in.readByte();
-        ackAwaitingSend = (bits & 1) != 0;
-        roundIdle = (bits & 2) != 0;
+        clock.awaitingSend = (bits & 1) != 0;
+        clock.idle = (bits & 2) != 0;
         stats.readV3(in);
     }
 }

@@ -193,6 +193,16 @@ final class SenderState {
         return recovery == Recovery.OPEN && sackBacklogged ? 0 : unacked.sackedBytes();
     }
 
+    /** The segment size: the peer's announced MSS less 12 bytes of timestamps, or the largest seen. */
+    long segmentSize() {
+        long largest = stats.maxSegmentBytes;
+        if (peerMss > 0) {
+            long m = peerMss - (usesTimestamps ? 12 : 0);
+            return largest > 0 ? Math.min(m, largest) : m;
+        }
+        return largest;
+    }
+
     /** A new data segment left at {@code nanos}. */
     void onNewDataSent(long nanos) {
         if (recovery == Recovery.OPEN && lastNewSackNanos >= 0 && nanos - lastNewSackNanos < SACK_REACTION_NANOS) {

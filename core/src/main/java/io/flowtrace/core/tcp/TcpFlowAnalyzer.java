@@ -15,20 +15,21 @@ import java.util.Arrays;
  */
 public final class TcpFlowAnalyzer {
     private final AnalyzerConfig config;
-    private final Endpoint client;
-    private final Endpoint server;
-    private final boolean clientGuessed;
-    private final SenderState fromClient = new SenderState();
-    private final SenderState fromServer = new SenderState();
-    private final SetupStats setup = new SetupStats();
-    private final HandshakeTracker handshake = new HandshakeTracker(setup);
+    // package-private: FlowStateCodec writes and reads them
+    final Endpoint client;
+    final Endpoint server;
+    final boolean clientGuessed;
+    final SenderState fromClient = new SenderState();
+    final SenderState fromServer = new SenderState();
+    final SetupStats setup = new SetupStats();
+    final HandshakeTracker handshake = new HandshakeTracker(setup);
     private final AckProcessor acks = new AckProcessor();
     private final RetransmissionClassifier retransmissions;
-    private long firstSeenNanos = -1;
-    private long lastSeenNanos = -1;
-    private TcpFlowEnd flowEnd = TcpFlowEnd.OPEN;
-    private boolean finFromClient;
-    private boolean finFromServer;
+    long firstSeenNanos = -1;
+    long lastSeenNanos = -1;
+    TcpFlowEnd flowEnd = TcpFlowEnd.OPEN;
+    boolean finFromClient;
+    boolean finFromServer;
 
     /**
      * @param client the side that sent the first SYN (or the guess, see {@code clientGuessed})
@@ -218,7 +219,7 @@ public final class TcpFlowAnalyzer {
     }
 
     private static void countSegmentSize(SenderState s, int len) {
-        long mss = RoundTracker.mss(s);
+        long mss = s.segmentSize();
         int bucket;
         if (s.peerMss > 0 && len > s.peerMss) {
             bucket = 4; // larger than any wire segment: TSO/GSO/GRO super-segment at the capture point
@@ -288,7 +289,7 @@ public final class TcpFlowAnalyzer {
 
     /** The sender's segment size estimate (peer MSS less timestamp option), for cwnd in segments. */
     public long senderMss(boolean ofClient) {
-        return RoundTracker.mss(ofClient ? fromClient : fromServer);
+        return (ofClient ? fromClient : fromServer).segmentSize();
     }
 
     /** The window-scale shift this side announced in its SYN (RFC 7323 §2.2), -1 without the option or SYN. */
@@ -343,76 +344,5 @@ public final class TcpFlowAnalyzer {
     /** The client's ISN from its last SYN, or -1 (used to tell a retried SYN from port reuse). */
     public long clientIsn() {
         return handshake.clientIsn();
-    }
-
-    void write(java.io.DataOutput out) throws java.io.IOException {
-        writeEndpoint(client, out);
-        writeEndpoint(server, out);
-        out.writeBoolean(clientGuessed);
-        fromClient.write(out);
-        fromServer.write(out);
-        setup.write(out);
-        handshake.write(out);
-        Varints.write(out, firstSeenNanos);
-        Varints.write(out, lastSeenNanos);
-        out.writeByte(flowEnd.ordinal());
-        out.writeByte((finFromClient ? 1 : 0) | (finFromServer ? 2 : 0));
-        writeVersion2Fields(out);
-    }
-
-    /**
-     * The fields after version 1's (version 2's, then version 3's): an older state is a prefix and
-     * still reads (FlowStateCodec).
-     */
-    void writeVersion2Fields(java.io.DataOutput out) throws java.io.IOException {
-        fromClient.writeV2(out);
-        fromServer.writeV2(out);
-        writeVersion3Fields(out);
-    }
-
-    void writeVersion3Fields(java.io.DataOutput out) throws java.io.IOException {
-        fromClient.writeV3(out);
-        fromServer.writeV3(out);
-    }
-
-    static TcpFlowAnalyzer read(java.io.DataInput in, AnalyzerConfig config, int version) throws java.io.IOException {
-        Endpoint client = readEndpoint(in);
-        Endpoint server = readEndpoint(in);
-        TcpFlowAnalyzer f = new TcpFlowAnalyzer(client, server, in.readBoolean(), config);
-        f.fromClient.read(in);
-        f.fromServer.read(in);
-        f.setup.read(in);
-        f.handshake.read(in);
-        f.firstSeenNanos = Varints.read(in);
-        f.lastSeenNanos = Varints.read(in);
-        f.flowEnd = TcpFlowEnd.values()[in.readByte()];
-        int fins = in.readByte();
-        f.finFromClient = (fins & 1) != 0;
-        f.finFromServer = (fins & 2) != 0;
-        if (version >= 2) {
-            f.fromClient.readV2(in);
-            f.fromServer.readV2(in);
-        }
-        if (version >= 3) {
-            f.fromClient.readV3(in);
-            f.fromServer.readV3(in);
-        }
-        return f;
-    }
-
-    private static void writeEndpoint(Endpoint e, java.io.DataOutput out) throws java.io.IOException {
-        out.writeByte(e.address().length);
-        out.write(e.address());
-        out.writeShort(e.port());
-    }
-
-    private static Endpoint readEndpoint(java.io.DataInput in) throws java.io.IOException {
-        int len = in.readByte();
-        if (len != 4 && len != 16) {
-            throw new java.io.IOException("corrupt flow state: address length " + len);
-        }
-        byte[] a = new byte[len];
-        in.readFully(a);
-        return new Endpoint(a, in.readUnsignedShort());
     }
 }

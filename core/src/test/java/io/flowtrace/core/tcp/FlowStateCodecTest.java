@@ -54,7 +54,7 @@ class FlowStateCodecTest {
         run("decoding/tcp4-sack.pcap", Integer.MAX_VALUE, flows);
         TcpFlowAnalyzer f = flows.get(0);
         // a version-1 writer wrote exactly the later layout without the appended fields
-        TcpFlowAnalyzer restored = restoredAs(f, 1, f::writeVersion2Fields);
+        TcpFlowAnalyzer restored = restoredAs(f, 1, out -> FlowStateCodec.writeVersion2Fields(f, out));
         assertThat(restored.clientToServer().packets).isEqualTo(f.clientToServer().packets);
         assertThat(restored.serverToClient().dataBytes).isEqualTo(f.serverToClient().dataBytes);
         assertThat(restored.slowStart(true).exitReason).isEqualTo(f.slowStart(true).exitReason);
@@ -65,7 +65,7 @@ class FlowStateCodecTest {
         List<TcpFlowAnalyzer> flows = new ArrayList<>();
         run("decoding/tcp4-sack.pcap", Integer.MAX_VALUE, flows);
         TcpFlowAnalyzer f = flows.get(0);
-        TcpFlowAnalyzer restored = restoredAs(f, 2, f::writeVersion3Fields);
+        TcpFlowAnalyzer restored = restoredAs(f, 2, out -> FlowStateCodec.writeVersion3Fields(f, out));
         assertThat(restored.clientToServer().packets).isEqualTo(f.clientToServer().packets);
         assertThat(restored.slowStart(true).exitReason).isEqualTo(f.slowStart(true).exitReason);
         assertThat(restored.slowStart(true).cwndStuckRounds).isEqualTo(f.slowStart(true).cwndStuckRounds);

@@ -46,10 +46,13 @@ class KernelSeriesTruthTest {
      * outstanding before a loss exit: SACKed packets stay outstanding on the wire (snd_nxt − snd_una
      * has no SACK state either) while the kernel's tcp_packets_in_flight no longer counts them, so
      * the sender sends beyond cwnd in outstanding terms; the cwnd bound is then the kernel's cwnd.
+     * <p>
+     * app-limited (iperf3 -b 2M) is the bulk flow whose kernel cwnd (24 packets at its HyStart exit)
+     * is above anything it had out (18): the fair truth there is the flight, not the kernel's cwnd.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"short-http", "short-lowrtt"})
-    void leavesSlowStartWithTheKernelsReasonAndFairCwndOnShortFlows(String c) throws Exception {
+    @ValueSource(strings = {"short-http", "short-lowrtt", "app-limited"})
+    void leavesSlowStartWithTheKernelsReasonAndTheFairCwnd(String c) throws Exception {
         JsonNode truth = kernel(c);
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
         Map<String, WireFlow> wire = WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"));
@@ -97,7 +100,7 @@ class KernelSeriesTruthTest {
                 wrong.add(client + " kernel " + expected + " fair cwnd " + fair + ", flowtrace " + reason + " " + cwnd);
             }
         }
-        assertThat(exits).as("kernel exits in %s", c).isGreaterThanOrEqualTo(50);
+        assertThat(exits).as("kernel exits in %s", c).isGreaterThanOrEqualTo(c.startsWith("short-") ? 50 : 1);
         SoftAssertions soft = new SoftAssertions();
         soft.assertThat(reasonRight * 10)
                 .as("%s: reason right in %d of %d exits; %s", c, reasonRight, exits, wrong)
@@ -116,7 +119,16 @@ class KernelSeriesTruthTest {
      * flows that never left the Open state compare), within one MSS.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"cubic-clean", "app-limited", "short-http", "short-lowrtt", "cwnd-locked", "zero-window"})
+    @ValueSource(
+            strings = {
+                "cubic-clean",
+                "app-limited",
+                "short-http",
+                "short-lowrtt",
+                "cwnd-locked",
+                "zero-window",
+                "bbr-clean"
+            })
     void peakFlightIsTheKernelsInFlightWithinOneMss(String c) throws Exception {
         JsonNode truth = kernel(c);
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
@@ -144,11 +156,23 @@ class KernelSeriesTruthTest {
     /**
      * rtt_us against the kernel's smoothed RTT: the mean within 25 % of the srtt mean when RTTs are
      * ≥ 1 ms (srtt lags and includes the stack's own latency), and our minimum never above the
-     * kernel's smallest srtt + 5 µs.
+     * kernel's smallest srtt + 5 µs. The srtt mean is over every tcp_probe sample ({@code srtt_mean_us})
+     * where the capture recorded it, else over the recorded cwnd change points, which only the cases
+     * listed first spread over the whole flow (testdata/tcp/README.md). Sender vantage only: at the
+     * receiver's, rtt_us is the receiver's ACK delay.
      */
     @ParameterizedTest
     @ValueSource(
-            strings = {"cubic-loss", "cubic-deepqueue", "reno-taildrop", "ipv6-loss", "cubic-clean", "cwnd-locked"})
+            strings = {
+                "cubic-loss",
+                "cubic-deepqueue",
+                "reno-taildrop",
+                "ipv6-loss",
+                "cubic-clean",
+                "cwnd-locked",
+                "bbr-clean",
+                "zero-window"
+            })
     void rttFollowsTheKernelsSmoothedRtt(String c) throws Exception {
         JsonNode truth = kernel(c);
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
@@ -166,7 +190,8 @@ class KernelSeriesTruthTest {
                 sum += p.get(3).asDouble();
                 n++;
             }
-            double kernelMean = sum / n;
+            double kernelMean =
+                    probe.has("srtt_mean_us") ? probe.get("srtt_mean_us").asDouble() : sum / n;
             double avg = ((Number) ours.get("c2s.rtt_us.avg")).doubleValue();
             double min = ((Number) ours.get("c2s.rtt_us.min")).doubleValue();
             soft.assertThat(min)
@@ -288,7 +313,7 @@ class KernelSeriesTruthTest {
      * the kernel's cwnd is 10–25), rwnd-limited (a 16 KB receive buffer read at 1 MB/s: 19 zero
      * windows, the kernel's cwnd 10–26) and cubic-clean have no stuck round; app-limited's small rounds
      * are said to be limited by the application, rwnd-limited's by the receive window. flowtrace may miss rounds (it needs three at one
-     * plateau with every ACK answered at once) but never count one the kernel contradicts; at least
+     * plateau with every ACK answered at once before it remembers the plateau) but never count one the kernel contradicts; at least
      * 80 % of the kernel's.
      */
     @ParameterizedTest
