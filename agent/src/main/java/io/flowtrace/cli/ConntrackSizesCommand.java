@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -62,33 +63,8 @@ final class ConntrackSizesCommand implements Callable<Integer> {
             description = "one JSON object per event per line: kind, id, exact_bytes, estimated_bytes, truesize_bytes")
     boolean json;
 
-    @Option(names = "--no-acct", description = "nf_conntrack_acct=0 (no counters on DESTROY, none reserved)")
-    boolean noAcct;
-
-    @Option(names = "--no-timestamp", description = "nf_conntrack_timestamp=0 (no start/stop, no event timestamp)")
-    boolean noTimestamp;
-
-    @Option(names = "--labels", description = "entries carry conntrack labels (nft ct label)")
-    boolean labels;
-
-    @Option(
-            names = "--secctx-length",
-            paramLabel = "N",
-            defaultValue = "0",
-            description = "LSM security context length incl. NUL (0: no SELinux/Smack)")
-    int secctxLength;
-
-    @Option(names = "--no-nat", description = "kernel built without CONFIG_NF_NAT")
-    boolean noNat;
-
-    @Option(names = "--no-mark", description = "kernel built without CONFIG_NF_CONNTRACK_MARK")
-    boolean noMark;
-
-    @Option(names = "--no-zones", description = "kernel built without CONFIG_NF_CONNTRACK_ZONES")
-    boolean noZones;
-
-    @Option(names = "--no-event-timestamp", description = "kernel older than CTA_TIMESTAMP_EVENT (type 27, 6.x)")
-    boolean noEventTimestamp;
+    @Mixin
+    KernelFeatureOptions kernel;
 
     @Option(
             names = "--rcvbuf",
@@ -104,18 +80,14 @@ final class ConntrackSizesCommand implements Callable<Integer> {
             description = "the listener's worst stall between reads (default: ${DEFAULT-VALUE})")
     long drainLatencyMs;
 
-    KernelFeatures features() {
-        return new KernelFeatures(
-                !noAcct, !noTimestamp, labels, secctxLength, !noNat, !noMark, !noZones, !noEventTimestamp);
-    }
-
     private void validate() {
         if (rcvbuf <= 0) {
             throw new ParameterException(
                     spec.commandLine(), "--rcvbuf must be a positive number of bytes, not " + rcvbuf);
         }
-        if (secctxLength < 0) {
-            throw new ParameterException(spec.commandLine(), "--secctx-length must be 0 or more, not " + secctxLength);
+        if (kernel.secctxLength < 0) {
+            throw new ParameterException(
+                    spec.commandLine(), "--secctx-length must be 0 or more, not " + kernel.secctxLength);
         }
         if (drainLatencyMs < 0) {
             throw new ParameterException(
@@ -126,7 +98,7 @@ final class ConntrackSizesCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         validate();
-        KernelFeatures features = features();
+        KernelFeatures features = kernel.features();
         NetlinkSizer sizer = new NetlinkSizer();
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         BufferedReader opened;
