@@ -38,6 +38,7 @@ import picocli.CommandLine.Spec;
         description = {
             "Exact ctnetlink message size, kernel estimate and truesize of each conntrack -E event.",
             "  conntrack -E -o timestamp,extended,id,ktimestamp | flowtrace conntrack sizes -",
+            "  flowtrace conntrack sizes --json events.txt.gz      (JSON Lines, the budget on the last line)",
             ""
         },
         exitCodeListHeading = "%nExit codes:%n",

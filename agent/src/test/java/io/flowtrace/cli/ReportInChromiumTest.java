@@ -110,6 +110,9 @@ class ReportInChromiumTest {
                     return [l ? l.textContent : "", v ? v.textContent : ""];
                   });
                   var cx = u.root.querySelector(".u-cursor-x"), cy = u.root.querySelector(".u-cursor-y");
+                  r.strokes = u.series.slice(1).map(function (s) {
+                    return [s.label, typeof s.stroke === "function" ? s.stroke(u, 1) : s.stroke];
+                  });
                   r.crosshair = !!cx && !!cy && getComputedStyle(cx).display !== "none"
                     && getComputedStyle(cy).display !== "none";
                   r.legendBelowPlot = u.root.querySelector(".u-legend").getBoundingClientRect().top
@@ -163,6 +166,21 @@ class ReportInChromiumTest {
         assertThat(legend.get(1).get(0).asText()).isEqualTo("data (original)");
         assertThat(legend.get(1).get(1).asText())
                 .isEqualTo(Long.toString(p.get("seq").asLong()));
+        // retransmissions coloured by class: one colour per class, none shared with data, the ACK or the window line
+        java.util.Map<String, String> strokes = new java.util.LinkedHashMap<>();
+        p.get("strokes").forEach(s -> strokes.put(s.get(0).asText(), s.get(1).asText()));
+        assertThat(strokes.keySet())
+                .contains(
+                        "data (original)",
+                        "retransmission: rto",
+                        "retransmission: fast",
+                        "retransmission: tlp",
+                        "retransmission: spurious",
+                        "ACK",
+                        "receive window (ACK + rwnd)");
+        assertThat(new java.util.HashSet<>(strokes.values()))
+                .as("distinct colours")
+                .hasSize(strokes.size());
         assertThat(p.get("crosshair").asBoolean()).as("crosshair lines shown").isTrue();
         assertThat(p.get("legendBelowPlot").asBoolean())
                 .as("legend outside the plot")
