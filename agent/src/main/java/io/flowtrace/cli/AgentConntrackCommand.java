@@ -17,8 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -103,62 +101,47 @@ final class AgentConntrackCommand implements Callable<Integer> {
             System.err.println("flowtrace agent conntrack: " + e.getMessage());
             return 2;
         }
+        MetricsEndpoint endpoint = publish.startMetrics(topic, metrics, publisher);
+        AgentProgress progress = new AgentProgress(
+                "conntrack " + source.name().replace('_', '-'), metrics, publisher, publish.quiet, -1);
+        try (AgentShutdown shutdown = AgentShutdown.install(this::stopReading, publish.shutdownTimeoutSeconds)) {
+            try {
+                progress.start();
+                publishEvents(publisher, metrics);
+            } finally {
+                progress.stopDisplay();
+                publish.closeAndReport(publisher, progress, endpoint);
+            }
+        }
+        return metrics.dropped.sum() > 0 ? 3 : 0;
+    }
+
+    private void stopReading() {
+        stop = true;
+        Process p = conntrackTool;
+        if (p != null) {
+            p.toHandle().destroy(); // SIGTERM only: Process.destroy() would also close the pipe we read
+        }
+    }
+
+    /** Reads the chosen source until it ends or the agent is stopped, publishing every event. */
+    private void publishEvents(SpoolingPublisher publisher, AgentMetrics metrics)
+            throws IOException, InterruptedException {
         Vantage vantage = Vantage.newBuilder()
                 .setAgentId(publish.agentId())
                 .setInterfaceName(interfaceName)
                 .build();
-        MetricsEndpoint endpoint = publish.startMetrics(topic, metrics, publisher);
-        CountDownLatch done = new CountDownLatch(1);
-        Thread hook = new Thread(
-                () -> {
-                    stop = true;
-                    Process p = conntrackTool;
-                    if (p != null) {
-                        p.toHandle().destroy(); // SIGTERM only: Process.destroy() would also close the pipe we read
-                    }
-                    try {
-                        done.await(publish.shutdownTimeoutSeconds + 15, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                },
-                "flowtrace-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        AgentProgress progress = new AgentProgress(
-                "conntrack " + source.name().replace('_', '-'), metrics, publisher, publish.quiet, -1);
-        try {
-            progress.start();
-            if (source == SourceKind.netlink) {
-                try (CtnetlinkSource src = CtnetlinkSource.open(rcvbuf, CtnetlinkSource.GROUPS_NEW_UPDATE_DESTROY)) {
-                    ConntrackPublishingSink sink = new ConntrackPublishingSink(
-                            vantage, ConntrackSource.NETLINK, src.effectiveRcvbuf(), publisher, metrics);
-                    src.run(sink, () -> !stop);
-                }
-            } else {
-                ConntrackPublishingSink sink =
-                        new ConntrackPublishingSink(vantage, ConntrackSource.CONNTRACK_TOOL, null, publisher, metrics);
-                readText(sink);
+        if (source == SourceKind.netlink) {
+            try (CtnetlinkSource src = CtnetlinkSource.open(rcvbuf, CtnetlinkSource.GROUPS_NEW_UPDATE_DESTROY)) {
+                ConntrackPublishingSink sink = new ConntrackPublishingSink(
+                        vantage, ConntrackSource.NETLINK, src.effectiveRcvbuf(), publisher, metrics);
+                src.run(sink, () -> !stop);
             }
-        } finally {
-            progress.stopDisplay();
-            try {
-                publisher.close();
-            } finally {
-                if (!publish.quiet) {
-                    progress.printSummary(System.err);
-                }
-                if (endpoint != null) {
-                    endpoint.close();
-                }
-                done.countDown();
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException e) {
-                    // already shutting down
-                }
-            }
+        } else {
+            ConntrackPublishingSink sink =
+                    new ConntrackPublishingSink(vantage, ConntrackSource.CONNTRACK_TOOL, null, publisher, metrics);
+            readText(sink);
         }
-        return metrics.dropped.sum() > 0 ? 3 : 0;
     }
 
     private void readText(ConntrackPublishingSink sink) throws IOException, InterruptedException {

@@ -17,8 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -105,37 +103,24 @@ final class AgentPacketsCommand implements Callable<Integer> {
             System.err.println("flowtrace agent packets: give either FILE (or -) or --iface IF");
             return 2;
         }
-        CountDownLatch done = new CountDownLatch(1);
-        Thread hook = new Thread(
-                () -> {
-                    // SIGTERM/SIGINT: stop reading, then let call() flush the producer and the spool.
-                    stop = true;
-                    TcpdumpSupervisor t = supervisor;
-                    if (t != null) {
-                        t.stop();
-                    }
-                    try {
-                        done.await(publish.shutdownTimeoutSeconds + 15, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                },
-                "flowtrace-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            return run();
-        } catch (IOException | java.io.UncheckedIOException e) {
-            // Spool or capture I/O: the agent cannot keep its promise; say why, without a stack trace.
-            System.err.println("flowtrace agent packets: " + e.getMessage()
-                    + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""));
-            return 1;
-        } finally {
-            done.countDown();
+        // SIGTERM/SIGINT: stop reading, then let run() flush the producer and the spool.
+        try (AgentShutdown shutdown = AgentShutdown.install(this::stopReading, publish.shutdownTimeoutSeconds)) {
             try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // The JVM is already shutting down (SIGTERM): the hook is running and waits for us.
+                return run();
+            } catch (IOException | java.io.UncheckedIOException e) {
+                // Spool or capture I/O: the agent cannot keep its promise; say why, without a stack trace.
+                System.err.println("flowtrace agent packets: " + e.getMessage()
+                        + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""));
+                return 1;
             }
+        }
+    }
+
+    private void stopReading() {
+        stop = true;
+        TcpdumpSupervisor t = supervisor;
+        if (t != null) {
+            t.stop();
         }
     }
 
@@ -180,24 +165,10 @@ final class AgentPacketsCommand implements Callable<Integer> {
             try {
                 capture.close(); // open batches go out before the producer and the spool close
             } finally {
-                closeAndReport(publisher, progress, endpoint);
+                publish.closeAndReport(publisher, progress, endpoint);
             }
         }
         return status != 0 ? status : metrics.dropped.sum() > 0 ? 3 : 0;
-    }
-
-    private void closeAndReport(SpoolingPublisher publisher, AgentProgress progress, MetricsEndpoint endpoint)
-            throws IOException {
-        try {
-            publisher.close();
-        } finally {
-            if (!publish.quiet) {
-                progress.printSummary(System.err);
-            }
-            if (endpoint != null) {
-                endpoint.close();
-            }
-        }
     }
 
     private int replay(CapturePublisher capture, AgentProgress progress) throws IOException {

@@ -9,24 +9,17 @@ import io.flowtrace.core.conntrack.ConntrackTuple;
 import io.flowtrace.core.conntrack.EventSizeBudget;
 import io.flowtrace.core.conntrack.KernelFeatures;
 import io.flowtrace.core.conntrack.NetlinkSizer;
-import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -45,6 +38,7 @@ import picocli.CommandLine.Spec;
         description = {
             "Exact ctnetlink message size, kernel estimate and truesize of each conntrack -E event.",
             "  conntrack -E -o timestamp,extended,id,ktimestamp | flowtrace conntrack sizes -",
+            "  flowtrace conntrack sizes --json events.txt.gz      (JSON Lines, the budget on the last line)",
             ""
         },
         exitCodeListHeading = "%nExit codes:%n",
@@ -60,7 +54,9 @@ final class ConntrackSizesCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "FILE", description = "conntrack -E output (text or -o xml); - reads standard input")
+    @Parameters(
+            paramLabel = "FILE",
+            description = "conntrack -E output (text or -o xml, gzip-compressed or not); - reads standard input")
     String file;
 
     @Option(
@@ -68,33 +64,8 @@ final class ConntrackSizesCommand implements Callable<Integer> {
             description = "one JSON object per event per line: kind, id, exact_bytes, estimated_bytes, truesize_bytes")
     boolean json;
 
-    @Option(names = "--no-acct", description = "nf_conntrack_acct=0 (no counters on DESTROY, none reserved)")
-    boolean noAcct;
-
-    @Option(names = "--no-timestamp", description = "nf_conntrack_timestamp=0 (no start/stop, no event timestamp)")
-    boolean noTimestamp;
-
-    @Option(names = "--labels", description = "entries carry conntrack labels (nft ct label)")
-    boolean labels;
-
-    @Option(
-            names = "--secctx-length",
-            paramLabel = "N",
-            defaultValue = "0",
-            description = "LSM security context length incl. NUL (0: no SELinux/Smack)")
-    int secctxLength;
-
-    @Option(names = "--no-nat", description = "kernel built without CONFIG_NF_NAT")
-    boolean noNat;
-
-    @Option(names = "--no-mark", description = "kernel built without CONFIG_NF_CONNTRACK_MARK")
-    boolean noMark;
-
-    @Option(names = "--no-zones", description = "kernel built without CONFIG_NF_CONNTRACK_ZONES")
-    boolean noZones;
-
-    @Option(names = "--no-event-timestamp", description = "kernel older than CTA_TIMESTAMP_EVENT (type 27, 6.x)")
-    boolean noEventTimestamp;
+    @Mixin
+    KernelFeatureOptions kernel;
 
     @Option(
             names = "--rcvbuf",
@@ -110,18 +81,14 @@ final class ConntrackSizesCommand implements Callable<Integer> {
             description = "the listener's worst stall between reads (default: ${DEFAULT-VALUE})")
     long drainLatencyMs;
 
-    KernelFeatures features() {
-        return new KernelFeatures(
-                !noAcct, !noTimestamp, labels, secctxLength, !noNat, !noMark, !noZones, !noEventTimestamp);
-    }
-
     private void validate() {
         if (rcvbuf <= 0) {
             throw new ParameterException(
                     spec.commandLine(), "--rcvbuf must be a positive number of bytes, not " + rcvbuf);
         }
-        if (secctxLength < 0) {
-            throw new ParameterException(spec.commandLine(), "--secctx-length must be 0 or more, not " + secctxLength);
+        if (kernel.secctxLength < 0) {
+            throw new ParameterException(
+                    spec.commandLine(), "--secctx-length must be 0 or more, not " + kernel.secctxLength);
         }
         if (drainLatencyMs < 0) {
             throw new ParameterException(
@@ -132,72 +99,32 @@ final class ConntrackSizesCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         validate();
-        KernelFeatures features = features();
-        ConntrackLineParser parser = new ConntrackLineParser(features);
+        KernelFeatures features = kernel.features();
         NetlinkSizer sizer = new NetlinkSizer();
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-        List<ConntrackMessage> events = new ArrayList<>();
-        long errors = 0;
         BufferedReader opened;
         try {
-            opened = open(file);
-        } catch (NotTextException e) {
+            opened = ConntrackTextInput.open(file);
+        } catch (ConntrackTextInput.NotTextException e) {
             System.err.println(NAME + ": \"" + file + "\"" + e.getMessage());
             return 1;
         }
-        long n = 0;
+        Read read = new Read(features, sizer, out);
         try (BufferedReader in = opened) {
-
-            for (String line = in.readLine(); line != null; line = in.readLine()) {
-                n++;
-                ConntrackMessage e;
-                try {
-                    e = parser.parseLine(line, n);
-                } catch (ConntrackTextParseException ex) {
-                    if (++errors <= MAX_ERRORS_SHOWN) {
-                        System.err.println(NAME + ": \"" + file + "\": " + ex.getMessage());
-                    }
-                    continue;
-                }
-                if (e == null) {
-                    continue;
-                }
-                if (events.isEmpty() && !json) {
-                    out.printf(
-                            "%-8s %12s %12s %16s %15s  %s%n",
-                            "kind",
-                            "id",
-                            "exact_bytes",
-                            "estimated_bytes",
-                            "truesize_bytes",
-                            "tuple (original direction)");
-                }
-                events.add(e);
-                int exact = sizer.exactSize(e);
-                int estimate = sizer.estimatedSize(e, features);
-                int truesize = sizer.truesize(e, features);
-                String id = e.id() == ConntrackMessage.ABSENT ? (json ? "null" : "-") : Long.toString(e.id());
-                if (json) {
-                    out.printf(
-                            "{\"kind\":\"%s\",\"id\":%s,\"exact_bytes\":%d,\"estimated_bytes\":%d,\"truesize_bytes\":%d}%n",
-                            e.type(), id, exact, estimate, truesize);
-                } else {
-                    out.printf(
-                            "%-8s %12s %12d %16d %15d  %s%n", e.type(), id, exact, estimate, truesize, tuple(e.orig()));
-                }
-            }
+            read.all(in);
         } catch (CharacterCodingException e) {
             out.flush();
-            System.err.printf("%s: \"%s\": line %,d is not text: this is not conntrack -E output%n", NAME, file, n + 1);
+            System.err.printf(
+                    "%s: \"%s\": line %,d is not text: this is not conntrack -E output%n", NAME, file, read.lines + 1);
             return 1;
         }
-        if (errors > MAX_ERRORS_SHOWN) {
-            System.err.printf("%s: \"%s\": %,d more unreadable lines%n", NAME, file, errors - MAX_ERRORS_SHOWN);
+        if (read.errors > MAX_ERRORS_SHOWN) {
+            System.err.printf("%s: \"%s\": %,d more unreadable lines%n", NAME, file, read.errors - MAX_ERRORS_SHOWN);
         }
-        if (events.isEmpty() && errors > 0) {
-            System.err.printf("%s: \"%s\": none of its %,d lines is a conntrack -E event%n", NAME, file, n);
+        if (read.events.isEmpty() && read.errors > 0) {
+            System.err.printf("%s: \"%s\": none of its %,d lines is a conntrack -E event%n", NAME, file, read.lines);
         }
-        BudgetReport budget = budget(events, features, sizer);
+        BudgetReport budget = budget(read.events, features, sizer);
         if (json) {
             if (budget != null) {
                 out.println(budgetJson(budget));
@@ -206,7 +133,63 @@ final class ConntrackSizesCommand implements Callable<Integer> {
             printBudget(out, budget);
         }
         out.flush();
-        return errors > 0 ? 1 : 0;
+        return read.errors > 0 ? 1 : 0;
+    }
+
+    /** One pass over the input: each event's row as it is parsed, the events kept for the budget. */
+    private final class Read {
+        final List<ConntrackMessage> events = new ArrayList<>();
+        private final ConntrackLineParser parser;
+        private final KernelFeatures features;
+        private final NetlinkSizer sizer;
+        private final PrintStream out;
+        long lines;
+        long errors;
+
+        Read(KernelFeatures features, NetlinkSizer sizer, PrintStream out) {
+            this.parser = new ConntrackLineParser(features);
+            this.features = features;
+            this.sizer = sizer;
+            this.out = out;
+        }
+
+        void all(BufferedReader in) throws IOException {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                lines++;
+                ConntrackMessage e;
+                try {
+                    e = parser.parseLine(line, lines);
+                } catch (ConntrackTextParseException ex) {
+                    if (++errors <= MAX_ERRORS_SHOWN) {
+                        System.err.println(NAME + ": \"" + file + "\": " + ex.getMessage());
+                    }
+                    continue;
+                }
+                if (e != null) {
+                    row(e);
+                }
+            }
+        }
+
+        private void row(ConntrackMessage e) {
+            if (events.isEmpty() && !json) {
+                out.printf(
+                        "%-8s %12s %12s %16s %15s  %s%n",
+                        "kind", "id", "exact_bytes", "estimated_bytes", "truesize_bytes", "tuple (original direction)");
+            }
+            events.add(e);
+            int exact = sizer.exactSize(e);
+            int estimate = sizer.estimatedSize(e, features);
+            int truesize = sizer.truesize(e, features);
+            String id = e.id() == ConntrackMessage.ABSENT ? (json ? "null" : "-") : Long.toString(e.id());
+            if (json) {
+                out.printf(
+                        "{\"kind\":\"%s\",\"id\":%s,\"exact_bytes\":%d,\"estimated_bytes\":%d,\"truesize_bytes\":%d}%n",
+                        e.type(), id, exact, estimate, truesize);
+            } else {
+                out.printf("%-8s %12s %12d %16d %15d  %s%n", e.type(), id, exact, estimate, truesize, tuple(e.orig()));
+            }
+        }
     }
 
     /** "tcp 10.0.0.1:40000 > 10.0.0.2:443", as conntrack -L names a connection. */
@@ -319,79 +302,5 @@ final class ConntrackSizesCommand implements Callable<Integer> {
                 r.risk(),
                 r.predictedDrops(),
                 r.predictedEnobufs());
-    }
-
-    /** The input refused before reading: why, as the end of one line after the file name. */
-    static final class NotTextException extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        NotTextException(String message) {
-            super(message);
-        }
-    }
-
-    /**
-     * Opens the input as strict UTF-8 text (a malformed byte is an error, not a replacement
-     * character), after refusing what is plainly not conntrack -E output: a directory, a packet
-     * capture (pcap, pcapng, gzip), a missing file.
-     */
-    private static BufferedReader open(String file) throws NotTextException {
-        InputStream raw;
-        try {
-            if (file.equals("-")) {
-                raw = System.in;
-            } else {
-                Path p = Path.of(file);
-                if (Files.isDirectory(p)) {
-                    throw new NotTextException(" is a directory (folder), not a file");
-                }
-                raw = Files.newInputStream(p);
-            }
-            BufferedInputStream in = new BufferedInputStream(raw, 1 << 16);
-            in.mark(4);
-            byte[] magic = in.readNBytes(4);
-            in.reset();
-            String capture = captureKind(magic);
-            if ("gzip".equals(capture)) {
-                throw new NotTextException(" is gzip-compressed; conntrack -E text is read uncompressed: " + "zcat "
-                        + file + " | flowtrace conntrack sizes -");
-            }
-            if (capture != null) {
-                throw new NotTextException(" is a packet capture (" + capture + "), not conntrack -E output; "
-                        + "flowtrace analyze reads captures");
-            }
-            return new BufferedReader(new InputStreamReader(
-                    in,
-                    StandardCharsets.UTF_8
-                            .newDecoder()
-                            .onMalformedInput(CodingErrorAction.REPORT)
-                            .onUnmappableCharacter(CodingErrorAction.REPORT)));
-        } catch (NoSuchFileException e) {
-            throw new NotTextException(": no such file");
-        } catch (AccessDeniedException e) {
-            throw new NotTextException(": permission denied");
-        } catch (IOException e) {
-            throw new NotTextException(": cannot read: " + e.getMessage());
-        }
-    }
-
-    private static String captureKind(byte[] m) {
-        if (m.length >= 2 && (m[0] & 0xff) == 0x1f && (m[1] & 0xff) == 0x8b) {
-            return "gzip";
-        }
-        if (m.length < 4) {
-            return null;
-        }
-        long le = (m[0] & 0xffL) | (m[1] & 0xffL) << 8 | (m[2] & 0xffL) << 16 | (m[3] & 0xffL) << 24;
-        if (le == 0x0a0d0d0aL) {
-            return "pcapng";
-        }
-        long be = (m[3] & 0xffL) | (m[2] & 0xffL) << 8 | (m[1] & 0xffL) << 16 | (m[0] & 0xffL) << 24;
-        for (long magic : new long[] {0xa1b2c3d4L, 0xa1b23c4dL}) {
-            if (le == magic || be == magic) {
-                return "pcap";
-            }
-        }
-        return null;
     }
 }

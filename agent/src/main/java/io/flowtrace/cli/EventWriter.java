@@ -7,6 +7,7 @@ import io.flowtrace.core.tcp.TcpFlowEvent;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.util.Map;
 
 /** Writes TCP events as JSON Lines ({@code "event": kind}); docs/metrics.md lists the kinds. */
 final class EventWriter {
@@ -71,28 +72,18 @@ final class EventWriter {
         }
     }
 
+    /** The event's name in JSON (docs/metrics.md, events), one per event type. */
+    private static final Map<Class<? extends TcpFlowEvent>, String> KINDS = Map.of(
+            TcpFlowEvent.Retransmission.class, "retransmission",
+            TcpFlowEvent.Reordering.class, "reordering",
+            TcpFlowEvent.LostSegment.class, "lost_segment",
+            TcpFlowEvent.ZeroWindow.class, "zero_window",
+            TcpFlowEvent.Round.class, "round",
+            TcpFlowEvent.SlowStartExit.class, "slow_start_exit",
+            TcpFlowEvent.RtoBackoff.class, "rto_backoff",
+            TcpFlowEvent.SynRetransmission.class, "syn_retransmission");
+
     static String kind(TcpFlowEvent e) {
-        if (e instanceof TcpFlowEvent.Retransmission) {
-            return "retransmission";
-        }
-        if (e instanceof TcpFlowEvent.Reordering) {
-            return "reordering";
-        }
-        if (e instanceof TcpFlowEvent.LostSegment) {
-            return "lost_segment";
-        }
-        if (e instanceof TcpFlowEvent.ZeroWindow) {
-            return "zero_window";
-        }
-        if (e instanceof TcpFlowEvent.Round) {
-            return "round";
-        }
-        if (e instanceof TcpFlowEvent.SlowStartExit) {
-            return "slow_start_exit";
-        }
-        if (e instanceof TcpFlowEvent.RtoBackoff) {
-            return "rto_backoff";
-        }
-        return "syn_retransmission";
+        return KINDS.get(e.getClass());
     }
 }

@@ -8,17 +8,24 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
 
 /**
  * The OpenVPN part of {@code flowtrace analyze} (a picocli mixin): after the TCP pass over a file,
  * a second pass over the same file decodes UDP on the OpenVPN ports and reports each OpenVPN
  * session (text, or JSON Lines with {@code "protocol": "openvpn"}), or feeds the per-server setup
  * table of {@code --services}. Standard input cannot be read twice: OpenVPN is skipped there, said
- * once on stderr.
+ * once on stderr when an OpenVPN option was given.
  */
 final class OpenVpnAnalysis {
     @Mixin
     OpenVpnWireOptions wire;
+
+    /** The command this mixin is part of: whether the user named an OpenVPN option. */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
 
     private final OpenVpnServerTable servers = new OpenVpnServerTable();
 
@@ -40,7 +47,8 @@ final class OpenVpnAnalysis {
             return;
         }
         if (file.equals("-")) {
-            if (!quiet) {
+            // Said only to a user who asked for OpenVPN: UDP or ARP on a pipe is no reason for a line.
+            if (!quiet && askedForOpenVpn()) {
                 System.err.println("flowtrace analyze: -: OpenVPN sessions need a file (standard input is read once)");
             }
             return;
@@ -76,6 +84,14 @@ final class OpenVpnAnalysis {
                     summary.malformed,
                     firstReasons(summary));
         }
+    }
+
+    private boolean askedForOpenVpn() {
+        ParseResult parsed = command.commandLine().getParseResult();
+        return parsed != null
+                && (parsed.hasMatchedOption("--openvpn-port")
+                        || parsed.hasMatchedOption("--openvpn-tls-auth")
+                        || parsed.hasMatchedOption("--openvpn-tls-crypt"));
     }
 
     private static String firstReasons(OpenVpnCaptureAnalysis.Summary s) {

@@ -180,4 +180,19 @@ final class PublishOptions {
                 TimeUnit.MILLISECONDS.toNanos(blockMs),
                 Duration.ofSeconds(shutdownTimeoutSeconds));
     }
+
+    /** Flushes and closes the publisher, then prints the agent's summary (unless -q) and stops the endpoint. */
+    void closeAndReport(SpoolingPublisher publisher, AgentProgress progress, MetricsEndpoint endpoint)
+            throws IOException {
+        try {
+            publisher.close();
+        } finally {
+            if (!quiet) {
+                progress.printSummary(System.err);
+            }
+            if (endpoint != null) {
+                endpoint.close();
+            }
+        }
+    }
 }

@@ -14,31 +14,41 @@ final class ServiceTableWriter {
 
     static void write(List<ServiceSetupTable.Row> rows, boolean json, PrintStream out) {
         if (json) {
-            try {
-                for (ServiceSetupTable.Row r : rows) {
-                    JsonGenerator g = new JsonFactory().createGenerator(out);
-                    g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-                    g.writeStartObject();
-                    g.writeStringField("service", r.service());
-                    g.writeNumberField("flows", r.flows());
-                    g.writeNumberField("established", r.established());
-                    number(g, "setup_mean_us", r.meanUs());
-                    number(g, "setup_sd_us", r.sdUs());
-                    number(g, "setup_p50_us", r.p50Us());
-                    number(g, "setup_p90_us", r.p90Us());
-                    number(g, "setup_p99_us", r.p99Us());
-                    g.writeNumberField("syn_retransmits", r.synRetransmits());
-                    g.writeNumberField("flows_with_syn_retransmits", r.flowsWithSynRetransmits());
-                    g.writeNumberField("synchronised_retries", r.synchronisedRetries());
-                    g.writeEndObject();
-                    g.flush();
-                    out.println();
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return;
+            writeJson(rows, out);
+        } else {
+            writeTable(rows, out);
         }
+    }
+
+    /** One JSON object per service per line; times in µs, null where no flow was established. */
+    private static void writeJson(List<ServiceSetupTable.Row> rows, PrintStream out) {
+        try {
+            for (ServiceSetupTable.Row r : rows) {
+                JsonGenerator g = new JsonFactory().createGenerator(out);
+                g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+                g.writeStartObject();
+                g.writeStringField("service", r.service());
+                g.writeNumberField("flows", r.flows());
+                g.writeNumberField("established", r.established());
+                number(g, "setup_mean_us", r.meanUs());
+                number(g, "setup_sd_us", r.sdUs());
+                number(g, "setup_p50_us", r.p50Us());
+                number(g, "setup_p90_us", r.p90Us());
+                number(g, "setup_p99_us", r.p99Us());
+                g.writeNumberField("syn_retransmits", r.synRetransmits());
+                g.writeNumberField("flows_with_syn_retransmits", r.flowsWithSynRetransmits());
+                g.writeNumberField("synchronised_retries", r.synchronisedRetries());
+                g.writeEndObject();
+                g.flush();
+                out.println();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A header saying what each column is, a row per service with units, and the legend line. */
+    private static void writeTable(List<ServiceSetupTable.Row> rows, PrintStream out) {
         String[] header = {
             "service (server)",
             "flows",

@@ -42,17 +42,7 @@ final class TextEventWriter {
 
     static String describe(TcpFlowEvent e) {
         if (e instanceof TcpFlowEvent.Retransmission r) {
-            return String.format(
-                    Locale.ROOT,
-                    "retransmission %s (sent by %s) seq %d, %s, transmission %d%s",
-                    r.retransmissionClass().jsonName(),
-                    r.trigger().jsonName(),
-                    r.seq(),
-                    Units.bytes(r.bytes()),
-                    r.transmission(),
-                    r.sinceOriginalNanos() < 0
-                            ? ""
-                            : ", " + Units.nanos(r.sinceOriginalNanos()) + " after the original");
+            return retransmission(r);
         }
         if (e instanceof TcpFlowEvent.Reordering r) {
             return String.format(
@@ -73,6 +63,23 @@ final class TextEventWriter {
         if (e instanceof TcpFlowEvent.ZeroWindow) {
             return "zero window advertised";
         }
+        return timing(e);
+    }
+
+    private static String retransmission(TcpFlowEvent.Retransmission r) {
+        return String.format(
+                Locale.ROOT,
+                "retransmission %s (sent by %s) seq %d, %s, transmission %d%s",
+                r.retransmissionClass().jsonName(),
+                r.trigger().jsonName(),
+                r.seq(),
+                Units.bytes(r.bytes()),
+                r.transmission(),
+                r.sinceOriginalNanos() < 0 ? "" : ", " + Units.nanos(r.sinceOriginalNanos()) + " after the original");
+    }
+
+    /** The events about the sender's timing and rate: SYN and RTO backoff, rounds, the slow-start exit. */
+    private static String timing(TcpFlowEvent e) {
         if (e instanceof TcpFlowEvent.SynRetransmission s) {
             return String.format(
                     Locale.ROOT,

@@ -145,6 +145,72 @@ class CommandLineErrorsTest {
         assertThat(r.stderr()).contains("0 of 2 flows matched --port 80");
     }
 
+    @Test
+    void filterThatMatchesNothingOn240ConnectionsSaysZeroOf240() throws Exception {
+        FlowtraceProcess.Result r = FlowtraceProcess.run(
+                        "analyze",
+                        "--port",
+                        "80",
+                        TestData.file("tcp/short-conns.sender.pcap.gz").toString())
+                .assertNoStackTrace();
+        assertThat(r.exit()).isZero();
+        assertThat(r.stdout()).isEmpty();
+        // testdata/tcp/short-conns.sender.tcptrace.txt.gz: "240 TCP connections traced", all to port 5206
+        assertThat(r.stderr()).contains("; 0 of 240 flows matched --port 80;");
+    }
+
+    @Test
+    void standardInputGetsOnlyTheSummaryLineOnStderr() throws Exception {
+        // the capture has 4 non-TCP packets (IPv6 multicast): no reason to speak of OpenVPN on a pipe
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run(cleanGz, "analyze", "-").assertNoStackTrace();
+        assertThat(r.exit()).isZero();
+        assertThat(r.stderrLines()).hasSize(1);
+        assertThat(r.stderrLines().get(0)).startsWith("flowtrace analyze: -: pcap (");
+    }
+
+    @Test
+    void openVpnAskedForOnStandardInputSaysItNeedsAFile() throws Exception {
+        FlowtraceProcess.Result r = FlowtraceProcess.run(cleanGz, "analyze", "--openvpn-port", "1194", "-")
+                .assertNoStackTrace();
+        assertThat(r.exit()).isZero();
+        assertThat(r.stderrLines()).hasSize(2);
+        assertThat(r.stderrLines().get(0))
+                .isEqualTo("flowtrace analyze: -: OpenVPN sessions need a file (standard input is read once)");
+        assertThat(r.stderrLines().get(1)).startsWith("flowtrace analyze: -: pcap (");
+    }
+
+    @Test
+    void reportOfStandardInputIsRefusedAsABadCommandLine() throws Exception {
+        FlowtraceProcess.Result r = FlowtraceProcess.run(
+                        cleanGz, "analyze", "--report", dir.resolve("r.html").toString(), "-")
+                .assertNoStackTrace();
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.stderrLines().get(0))
+                .isEqualTo("flowtrace analyze: --report reads the capture again to draw it: give exactly one capture"
+                        + " file, not standard input");
+        assertThat(Files.exists(dir.resolve("r.html"))).isFalse();
+    }
+
+    @Test
+    void reportOfAFlowTheCaptureDoesNotHaveSaysSoAndWritesNothing() throws Exception {
+        Path page = dir.resolve("none.html");
+        FlowtraceProcess.Result r = FlowtraceProcess.run(
+                        "analyze",
+                        "-q",
+                        "--report",
+                        page.toString(),
+                        "--flow",
+                        "10.0.0.1:1-10.0.0.2:2",
+                        cleanGz.toString())
+                .assertNoStackTrace();
+        assertThat(r.exit()).isZero();
+        assertThat(r.stderrLines())
+                .containsExactly("flowtrace analyze: --report: no flow 10.0.0.1:1-10.0.0.2:2 in \"" + cleanGz
+                        + "\"; no report written");
+        assertThat(Files.exists(page)).isFalse();
+    }
+
     @ParameterizedTest
     @CsvSource({"FD77:0001:0000:0000:0000:0000:0000:0002", "fd77:1:0::2", "[fd77:1::2]", "fd77::/16", "fd77:2::/32"})
     void hostMatchesAnIpv6AddressInAnySpellingAndNetworks(String host) throws Exception {
@@ -183,6 +249,44 @@ class CommandLineErrorsTest {
         assertThat(r.stderrLines())
                 .containsExactly("flowtrace conntrack sizes: \"" + pcap
                         + "\" is a packet capture (pcap), not conntrack -E output; flowtrace analyze reads captures");
+        assertThat(r.stdout()).isEmpty();
+    }
+
+    @Test
+    void gzipCompressedPcapGivenToConntrackSizesIsRefusedInOneLine() throws Exception {
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run("conntrack", "sizes", cleanGz.toString()).assertNoStackTrace();
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.stderrLines())
+                .containsExactly("flowtrace conntrack sizes: \"" + cleanGz
+                        + "\" is a gzip-compressed packet capture (pcap), not conntrack -E output;"
+                        + " flowtrace analyze reads captures");
+    }
+
+    @Test
+    void gzipCompressedConntrackTextIsReadLikeThePlainText() throws Exception {
+        Path text = TestData.file("conntrack/v4_plain.events.txt");
+        Path gz = dir.resolve("v4_plain.events.txt.gz");
+        try (java.io.OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+            out.write(Files.readAllBytes(text));
+        }
+        FlowtraceProcess.Result plain = FlowtraceProcess.run("conntrack", "sizes", text.toString());
+        FlowtraceProcess.Result compressed =
+                FlowtraceProcess.run("conntrack", "sizes", gz.toString()).assertNoStackTrace();
+        assertThat(compressed.exit()).isZero();
+        assertThat(compressed.stdout()).isNotEmpty().isEqualTo(plain.stdout());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {"directory|' is a directory (folder), not a file'", "missing|': no such file'"})
+    void directoryOrMissingFileGivenToConntrackSizesIsOneLine(String kind, String why) throws Exception {
+        Path input = kind.equals("directory") ? dir : dir.resolve("no-such-events.txt");
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run("conntrack", "sizes", input.toString()).assertNoStackTrace();
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.stderrLines()).containsExactly("flowtrace conntrack sizes: \"" + input + "\"" + why);
         assertThat(r.stdout()).isEmpty();
     }
 

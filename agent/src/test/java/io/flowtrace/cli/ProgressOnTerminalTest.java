@@ -98,6 +98,56 @@ class ProgressOnTerminalTest {
         assertThat(stderr).doesNotContain("\r").doesNotContain("% [").contains("flowtrace analyze: " + big);
     }
 
+    @Test
+    void standardInputShowsARunningCountWithoutAPercentage() throws Exception {
+        String tty = underTerminal("analyze --json - < " + big + " > /dev/null");
+        // the size of a pipe is not known: MiB read so far and the speed, no percentage or ETA
+        assertThat(tty).containsPattern("\\d+/\\? MiB").doesNotContainPattern("\\d+% \\[");
+        List<String> segments = Arrays.asList(tty.split("[\r\n]+"));
+        int summary = -1;
+        for (int i = 0; i < segments.size(); i++) {
+            if (segments.get(i).startsWith("flowtrace analyze: -: pcap")) {
+                summary = i;
+            }
+        }
+        assertThat(summary).as("summary line in %s", segments).isPositive();
+        assertThat(segments.get(summary - 1)).as("the bar was cleared").isBlank();
+    }
+
+    @Test
+    void reportOnTheSameTerminalStartsOnALineOfItsOwnAfterTheBarIsCleared() throws Exception {
+        String tty = underTerminal("analyze " + big);
+        assertThat(tty).containsPattern("\\d+% \\[");
+        List<String> segments = Arrays.asList(tty.split("[\r\n]+"));
+        int header = -1;
+        for (int i = 0; i < segments.size() && header < 0; i++) {
+            if (segments.get(i).contains("client - server")) {
+                header = i;
+            }
+        }
+        assertThat(header).as("table header in %s", segments).isPositive();
+        assertThat(segments.get(header)).startsWith("  #  client - server");
+        assertThat(segments.get(header - 1))
+                .as("the bar was cleared before the report")
+                .isBlank();
+        // no bar is drawn once the report has started: every later segment is a report or summary line
+        for (String later : segments.subList(header, segments.size())) {
+            assertThat(later).doesNotContain("% [").doesNotContain("MiB/s");
+        }
+    }
+
+    @Test
+    void jsonStreamedToTheSameTerminalDrawsNoBar() throws Exception {
+        String tty = underTerminal("analyze --json " + big);
+        // JSON Lines are written while the capture is read: a bar would land inside them
+        assertThat(tty).doesNotContain("% [").doesNotContain("MiB/s");
+        long objects = tty.lines()
+                .filter(l -> l.startsWith("{") && l.contains("\"flow\":{"))
+                .count();
+        // testdata/tcp/cubic-loss.sender.tcptrace.txt: 2 connections, here 60 times
+        assertThat(objects).isEqualTo(120);
+    }
+
     private static String underTerminal(String args) throws Exception {
         return PseudoTerminal.run(dir, args, 180);
     }

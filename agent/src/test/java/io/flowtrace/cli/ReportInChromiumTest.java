@@ -61,9 +61,10 @@ class ReportInChromiumTest {
         JsonNode p = chromium.get().probe(report, tmp);
         assertThat(p).as("the probe ran").isNotNull();
         assertThat(p.get("errors")).as("errors in the page").isEmpty();
-        // two flows (testdata/tcp/cubic-loss.sender.tcptrace.txt), three charts each
-        assertThat(p.get("charts").asInt()).isEqualTo(6);
-        assertThat(p.get("drawn").asInt()).as("charts with ink on their canvas").isEqualTo(6);
+        // two flows (testdata/tcp/cubic-loss.sender.tcptrace.txt), four charts each: time-sequence, flight and
+        // cwnd, throughput, RTT
+        assertThat(p.get("charts").asInt()).isEqualTo(8);
+        assertThat(p.get("drawn").asInt()).as("charts with ink on their canvas").isEqualTo(8);
         double min0 = p.get("before").get(0).asDouble();
         double max0 = p.get("before").get(1).asDouble();
         double min1 = p.get("after").get(0).asDouble();
@@ -77,5 +78,120 @@ class ReportInChromiumTest {
                 .as("the flow's other charts follow")
                 .isEqualTo(min1);
         assertThat(p.get("otherAfter").get(1).asDouble()).isEqualTo(max1);
+    }
+
+    /**
+     * After load: hovers a data segment of the first flow's time-sequence graph (one whose time no other
+     * row shares), reads the legend and the crosshair, then zooms and double-clicks to reset.
+     */
+    private static final String HOVER_PROBE = """
+            <script>
+            window.addEventListener("load", function () {
+              var r = { errors: window.__errors };
+              function done() {
+                var pre = document.createElement("pre");
+                pre.id = "probe-result";
+                pre.textContent = JSON.stringify(r);
+                document.body.appendChild(pre);
+              }
+              try {
+                var u = window.flowtraceCharts[0], x = u.data[0], orig = u.data[1], idx = -1;
+                for (var i = Math.floor(orig.length / 2); i < orig.length - 1 && idx < 0; i++) {
+                  if (orig[i] != null && x[i - 1] !== x[i] && x[i + 1] !== x[i]) { idx = i; }
+                }
+                r.time = x[idx];
+                r.seq = orig[idx];
+                u.setCursor({ left: u.valToPos(x[idx], "x"), top: u.valToPos(orig[idx], "y") });
+                setTimeout(function () {
+                  r.cursorIdx = u.cursor.idx;
+                  r.idx = idx;
+                  r.legend = Array.prototype.map.call(u.root.querySelectorAll(".u-legend .u-series"), function (row) {
+                    var l = row.querySelector(".u-label"), v = row.querySelector(".u-value");
+                    return [l ? l.textContent : "", v ? v.textContent : ""];
+                  });
+                  var cx = u.root.querySelector(".u-cursor-x"), cy = u.root.querySelector(".u-cursor-y");
+                  r.strokes = u.series.slice(1).map(function (s) {
+                    return [s.label, typeof s.stroke === "function" ? s.stroke(u, 1) : s.stroke];
+                  });
+                  r.crosshair = !!cx && !!cy && getComputedStyle(cx).display !== "none"
+                    && getComputedStyle(cy).display !== "none";
+                  r.legendBelowPlot = u.root.querySelector(".u-legend").getBoundingClientRect().top
+                    >= u.over.getBoundingClientRect().bottom;
+                  r.full = [u.scales.x.min, u.scales.x.max];
+                  var w = r.full[1] - r.full[0];
+                  // uPlot commits a new scale in a microtask: read it after the next turn
+                  u.setScale("x", { min: r.full[0] + w * 0.4, max: r.full[0] + w * 0.5 });
+                  setTimeout(function () {
+                    r.zoomed = [u.scales.x.min, u.scales.x.max];
+                    u.over.dispatchEvent(new MouseEvent("dblclick", { bubbles: true, cancelable: true, view: window }));
+                    setTimeout(function () { r.reset = [u.scales.x.min, u.scales.x.max]; done(); }, 50);
+                  }, 50);
+                }, 50);
+              } catch (e) {
+                r.errors.push("probe: " + e);
+                done();
+              }
+            });
+            </script>
+            """;
+
+    @Test
+    void hoverShowsFlowTimeAndSequenceOnACrosshairWithTheLegendOutsideThePlotAndDoubleClickResets(@TempDir Path tmp)
+            throws Exception {
+        Optional<HeadlessChromium> chromium = HeadlessChromium.find();
+        Assumptions.assumeTrue(
+                chromium.isPresent(), "chromium is not installed (apt-get install chromium): browser check skipped");
+        Path report = tmp.resolve("report.html");
+        FlowtraceProcess.Result r = FlowtraceProcess.run(
+                "analyze",
+                "-q",
+                "--report",
+                report.toString(),
+                "--flow",
+                "10.77.1.2:35534-10.77.2.2:5201",
+                TestData.file("tcp/cubic-loss.sender.pcap.gz").toString());
+        assertThat(r.exit()).as(r.stderr()).isZero();
+
+        JsonNode p = chromium.get().probe(report, tmp, HOVER_PROBE);
+        assertThat(p).as("the probe ran").isNotNull();
+        assertThat(p.get("errors")).as("errors in the page").isEmpty();
+        assertThat(p.get("cursorIdx").asInt())
+                .as("the hovered row")
+                .isEqualTo(p.get("idx").asInt());
+        JsonNode legend = p.get("legend");
+        assertThat(legend.get(0).get(0).asText()).isEqualTo("flow 1, time");
+        assertThat(legend.get(0).get(1).asText())
+                .isEqualTo(String.format(
+                        java.util.Locale.ROOT, "%.6f s", p.get("time").asDouble()));
+        assertThat(legend.get(1).get(0).asText()).isEqualTo("data (original)");
+        assertThat(legend.get(1).get(1).asText())
+                .isEqualTo(Long.toString(p.get("seq").asLong()));
+        // retransmissions coloured by class: one colour per class, none shared with data, the ACK or the window line
+        java.util.Map<String, String> strokes = new java.util.LinkedHashMap<>();
+        p.get("strokes").forEach(s -> strokes.put(s.get(0).asText(), s.get(1).asText()));
+        assertThat(strokes.keySet())
+                .contains(
+                        "data (original)",
+                        "retransmission: rto",
+                        "retransmission: fast",
+                        "retransmission: tlp",
+                        "retransmission: spurious",
+                        "ACK",
+                        "receive window (ACK + rwnd)");
+        assertThat(new java.util.HashSet<>(strokes.values()))
+                .as("distinct colours")
+                .hasSize(strokes.size());
+        assertThat(p.get("crosshair").asBoolean()).as("crosshair lines shown").isTrue();
+        assertThat(p.get("legendBelowPlot").asBoolean())
+                .as("legend outside the plot")
+                .isTrue();
+        assertThat(p.get("zoomed").get(1).asDouble() - p.get("zoomed").get(0).asDouble())
+                .isLessThan(
+                        (p.get("full").get(1).asDouble() - p.get("full").get(0).asDouble()) * 0.2);
+        assertThat(p.get("reset").get(0).asDouble())
+                .as("double-click resets")
+                .isEqualTo(p.get("full").get(0).asDouble());
+        assertThat(p.get("reset").get(1).asDouble())
+                .isEqualTo(p.get("full").get(1).asDouble());
     }
 }

@@ -144,12 +144,21 @@ public final class HeadlessChromium {
      * 30-60 % of it, otherAfter: the second chart's x range after it), or null when it did not run.
      */
     public JsonNode probe(Path page, Path tmp) throws IOException, InterruptedException {
+        return probe(page, tmp, PROBE);
+    }
+
+    /**
+     * As {@link #probe(Path, Path)} with a probe script of the caller's: a {@code <script>} that, after
+     * load, appends {@code <pre id="probe-result">JSON</pre>} to the body ({@code window.__errors}
+     * holds the page's errors).
+     */
+    public JsonNode probe(Path page, Path tmp, String probeScript) throws IOException, InterruptedException {
         String html = Files.readString(page, StandardCharsets.UTF_8);
         Path probed = Files.createTempFile(tmp, "probed", ".html");
         Files.writeString(
                 probed,
                 html.replaceFirst("<head>", "<head>" + Matcher.quoteReplacement(ERROR_TRAP))
-                        .replace("</body>", PROBE + "</body>"),
+                        .replace("</body>", probeScript + "</body>"),
                 StandardCharsets.UTF_8);
         Run dom = run(
                 tmp,

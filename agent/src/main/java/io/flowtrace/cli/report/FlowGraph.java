@@ -147,6 +147,37 @@ public final class FlowGraph {
         return graphs;
     }
 
+    /** Intervals of the throughput graph: this many over the flow's ACKs, each at least 1 ms. */
+    static final int THROUGHPUT_INTERVALS = 100;
+
+    private static final long MIN_INTERVAL_NANOS = 1_000_000;
+
+    /**
+     * Throughput over time as the receiver acknowledged it (Wireshark's TCP Stream Graphs,
+     * "Throughput", counts segments; this counts what the cumulative ACK newly covers, so a
+     * retransmission is not counted twice): {@code ackedBytes[i]} is covered in the interval from
+     * {@code firstNanos + i * intervalNanos}. The intervals add up to the highest ACK minus the first.
+     */
+    public record Throughput(long firstNanos, long intervalNanos, long[] ackedBytes) {}
+
+    Throughput throughput() {
+        if (acks.isEmpty()) {
+            return new Throughput(originNanos, MIN_INTERVAL_NANOS, new long[0]);
+        }
+        long first = (long) acks.get(0)[0];
+        long span = (long) acks.get(acks.size() - 1)[0] - first;
+        long interval = Math.max(MIN_INTERVAL_NANOS, (span + THROUGHPUT_INTERVALS - 1) / THROUGHPUT_INTERVALS);
+        long[] bytes = new long[(int) (span / interval) + 1];
+        double highest = acks.get(0)[1];
+        for (double[] a : acks) {
+            if (a[1] > highest) {
+                bytes[(int) (((long) a[0] - first) / interval)] += (long) (a[1] - highest);
+                highest = a[1];
+            }
+        }
+        return new Throughput(first, interval, bytes);
+    }
+
     private void onEvent(TcpFlowEvent e) {
         if (e.fromClient() != flow.senderIsClient()) {
             return;

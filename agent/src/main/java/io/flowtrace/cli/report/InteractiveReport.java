@@ -129,7 +129,7 @@ public final class InteractiveReport {
         g.writeEndArray();
     }
 
-    /** The packet rows of a flow merged in time order: each row a segment or an ACK (uPlot wants one x array). */
+    /** One flow's graphs: the per-packet series on one time axis, SACK blocks, rounds, throughput, the exit. */
     private static void writeFlow(JsonGenerator g, FlowGraph f) throws IOException {
         g.writeStartObject();
         g.writeStringField("title", f.flow.title());
@@ -138,55 +138,68 @@ public final class InteractiveReport {
             g.writeString(c);
         }
         g.writeEndArray();
-        List<double[]> rows = new ArrayList<>(); // {t, kind 0 segment / 1 ack, index}
-        int si = 0;
-        int ai = 0;
-        while (si < f.segments.size() || ai < f.acks.size()) {
-            boolean seg =
-                    ai >= f.acks.size() || (si < f.segments.size() && f.segments.get(si)[0] <= f.acks.get(ai)[0]);
-            rows.add(seg ? new double[] {f.segments.get(si)[0], 0, si++} : new double[] {f.acks.get(ai)[0], 1, ai++});
+        writePacketSeries(g, f);
+        writeSacks(g, f);
+        writeRounds(g, f);
+        writeThroughput(g, f);
+        if (!Double.isNaN(f.slowStartExitSeconds)) {
+            g.writeNumberField("slow_start_exit", seconds(f, f.slowStartExitSeconds));
         }
+        g.writeEndObject();
+    }
+
+    private static final int ORIGINAL = 0;
+    private static final int ACK = 1 + CLASS_NAMES.length;
+    private static final int RWND = ACK + 1;
+    private static final int FLIGHT = ACK + 2;
+    private static final int CWND = ACK + 3;
+    /** The columns of the per-packet table: a segment's sequence number in its class's column, an ACK's in ack. */
+    private static final String[] COLUMNS = columnNames();
+
+    private static String[] columnNames() {
+        String[] names = new String[CWND + 1];
+        names[ORIGINAL] = "original";
+        System.arraycopy(CLASS_NAMES, 0, names, 1, CLASS_NAMES.length);
+        names[ACK] = "ack";
+        names[RWND] = "rwnd";
+        names[FLIGHT] = "flight";
+        names[CWND] = "cwnd";
+        return names;
+    }
+
+    /**
+     * The segments and ACKs of a flow merged in time order into one x array (uPlot wants one), each
+     * row a segment or an ACK, with the cwnd estimate of the round the row falls in.
+     */
+    private static void writePacketSeries(JsonGenerator g, FlowGraph f) throws IOException {
+        List<double[]> rows = mergedRows(f);
         int n = rows.size();
-        int classes = CLASS_NAMES.length;
-        Double[][] cols = new Double[4 + classes + 1][n]; // orig, classes..., ack, rwnd, flight, cwnd
-        double[] x = new double[n];
+        Double[][] cols = new Double[COLUMNS.length][n];
         int ri = 0;
         double cwnd = Double.NaN;
+        g.writeArrayFieldStart("x");
         for (int i = 0; i < n; i++) {
             double[] r = rows.get(i);
-            x[i] = seconds(f, r[0]);
+            g.writeNumber(Math.round(seconds(f, r[0]) * 1e6) / 1e6);
             while (ri < f.rounds.size() && f.rounds.get(ri)[0] <= r[0]) {
                 cwnd = f.rounds.get(ri++)[1];
             }
             if (r[1] == 0) {
                 double[] s = f.segments.get((int) r[2]);
                 int cls = (int) s[2];
-                cols[cls < 0 ? 0 : 1 + cls][i] = s[1];
-                cols[classes + 3][i] = s[3];
+                cols[cls < 0 ? ORIGINAL : 1 + cls][i] = s[1];
+                cols[FLIGHT][i] = s[3];
             } else {
                 double[] a = f.acks.get((int) r[2]);
-                cols[classes + 1][i] = a[1];
-                cols[classes + 2][i] = a[2];
+                cols[ACK][i] = a[1];
+                cols[RWND][i] = a[2];
             }
-            cols[classes + 4][i] = Double.isNaN(cwnd) ? null : cwnd;
-        }
-        g.writeArrayFieldStart("x");
-        for (double v : x) {
-            g.writeNumber(Math.round(v * 1e6) / 1e6);
+            cols[CWND][i] = Double.isNaN(cwnd) ? null : cwnd;
         }
         g.writeEndArray();
-        String[] names = new String[cols.length];
-        names[0] = "original";
-        for (int c = 0; c < classes; c++) {
-            names[1 + c] = CLASS_NAMES[c];
-        }
-        names[classes + 1] = "ack";
-        names[classes + 2] = "rwnd";
-        names[classes + 3] = "flight";
-        names[classes + 4] = "cwnd";
         g.writeObjectFieldStart("series");
         for (int c = 0; c < cols.length; c++) {
-            g.writeArrayFieldStart(names[c]);
+            g.writeArrayFieldStart(COLUMNS[c]);
             for (Double v : cols[c]) {
                 if (v == null) {
                     g.writeNull();
@@ -197,6 +210,22 @@ public final class InteractiveReport {
             g.writeEndArray();
         }
         g.writeEndObject();
+    }
+
+    /** {t, 0 segment / 1 ack, index} in time order (a segment first when both have the same time). */
+    private static List<double[]> mergedRows(FlowGraph f) {
+        List<double[]> rows = new ArrayList<>();
+        int si = 0;
+        int ai = 0;
+        while (si < f.segments.size() || ai < f.acks.size()) {
+            boolean seg =
+                    ai >= f.acks.size() || (si < f.segments.size() && f.segments.get(si)[0] <= f.acks.get(ai)[0]);
+            rows.add(seg ? new double[] {f.segments.get(si)[0], 0, si++} : new double[] {f.acks.get(ai)[0], 1, ai++});
+        }
+        return rows;
+    }
+
+    private static void writeSacks(JsonGenerator g, FlowGraph f) throws IOException {
         g.writeArrayFieldStart("sack");
         for (double[] s : f.sacks) {
             g.writeStartArray();
@@ -206,6 +235,9 @@ public final class InteractiveReport {
             g.writeEndArray();
         }
         g.writeEndArray();
+    }
+
+    private static void writeRounds(JsonGenerator g, FlowGraph f) throws IOException {
         g.writeObjectFieldStart("rounds");
         g.writeArrayFieldStart("x");
         for (double[] r : f.rounds) {
@@ -222,9 +254,23 @@ public final class InteractiveReport {
         }
         g.writeEndArray();
         g.writeEndObject();
-        if (!Double.isNaN(f.slowStartExitSeconds)) {
-            g.writeNumberField("slow_start_exit", seconds(f, f.slowStartExitSeconds));
+    }
+
+    /** Bytes newly ACKed per interval (the page shows them as Mbit/s over the interval). */
+    private static void writeThroughput(JsonGenerator g, FlowGraph f) throws IOException {
+        FlowGraph.Throughput t = f.throughput();
+        g.writeObjectFieldStart("throughput");
+        g.writeNumberField("interval_s", Math.round(t.intervalNanos() / 1e3) / 1e6);
+        g.writeArrayFieldStart("x");
+        for (int i = 0; i < t.ackedBytes().length; i++) {
+            g.writeNumber(Math.round(seconds(f, t.firstNanos() + i * (double) t.intervalNanos()) * 1e6) / 1e6);
         }
+        g.writeEndArray();
+        g.writeArrayFieldStart("bytes");
+        for (long b : t.ackedBytes()) {
+            g.writeNumber(b);
+        }
+        g.writeEndArray();
         g.writeEndObject();
     }
 
