@@ -3,11 +3,15 @@ package io.flowtrace.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.flowtrace.cli.report.Chart;
+import io.flowtrace.cli.report.InteractiveReport;
+import io.flowtrace.cli.report.Section;
 import io.flowtrace.core.testing.TestData;
 import io.flowtrace.testkit.HeadlessChromium;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -193,5 +197,70 @@ class ReportInChromiumTest {
                 .isEqualTo(p.get("full").get(0).asDouble());
         assertThat(p.get("reset").get(1).asDouble())
                 .isEqualTo(p.get("full").get(1).asDouble());
+    }
+
+    /** After load: puts the cursor on each point of the last chart's second series and reads that series' legend value. */
+    private static final String SCATTER_PROBE = """
+            <script>
+            window.addEventListener("load", function () {
+              var r = { errors: window.__errors, values: [] };
+              try {
+                var u = window.flowtraceCharts[window.flowtraceCharts.length - 1], pts = [[10, 1], [20, 2], [30, 3]];
+                (function next(k) {
+                  if (k === pts.length) {
+                    var pre = document.createElement("pre");
+                    pre.id = "probe-result";
+                    pre.textContent = JSON.stringify(r);
+                    document.body.appendChild(pre);
+                    return;
+                  }
+                  u.setCursor({ left: u.valToPos(pts[k][0], "x"), top: u.valToPos(pts[k][1], "y") });
+                  setTimeout(function () {
+                    var row = u.root.querySelectorAll(".u-legend .u-series")[1];
+                    r.values.push(row.querySelector(".u-value").textContent);
+                    next(k + 1);
+                  }, 50);
+                })(0);
+              } catch (e) {
+                r.errors.push("probe: " + e);
+                var pre = document.createElement("pre");
+                pre.id = "probe-result";
+                pre.textContent = JSON.stringify(r);
+                document.body.appendChild(pre);
+              }
+            });
+            </script>
+            """;
+
+    /** A scatter dot says which flow it is: hovering each point shows its value and its name, as text. */
+    @Test
+    void hoveringAScatterPointNamesItsFlow(@TempDir Path tmp) throws Exception {
+        Optional<HeadlessChromium> chromium = HeadlessChromium.find();
+        Assumptions.assumeTrue(
+                chromium.isPresent(), "chromium is not installed (apt-get install chromium): browser check skipped");
+        Chart scatter = Chart.xy(
+                "slow-start exits",
+                "BDP (bytes)",
+                "exit cwnd (bytes)",
+                List.of(Chart.Series.named(
+                        "exit",
+                        "#1f77b4",
+                        Chart.Style.POINTS,
+                        new double[] {30, 10, 20},
+                        new double[] {3, 1, 2},
+                        new String[] {"10.0.0.3:3 → 10.0.0.9:80 c2s", "10.0.0.1:1 → 10.0.0.9:80 c2s", "<b>x</b>"})));
+        Path page = InteractiveReport.write(
+                tmp.resolve("scatter.html"),
+                "scatter",
+                "",
+                List.of(new Section("exits", null, List.of(), List.of(scatter))));
+
+        JsonNode p = chromium.get().probe(page, tmp, SCATTER_PROBE);
+        assertThat(p).as("the probe ran").isNotNull();
+        assertThat(p.get("errors")).as("errors in the page").isEmpty();
+        assertThat(p.get("values"))
+                .extracting(JsonNode::asText)
+                .containsExactly(
+                        "1 (10.0.0.1:1 → 10.0.0.9:80 c2s)", "2 (<b>x</b>)", "3 (10.0.0.3:3 → 10.0.0.9:80 c2s)");
     }
 }

@@ -21,11 +21,16 @@ public record Chart(
     /**
      * One series; points are sorted by x (uPlot wants ascending x). {@code shown}, when not null,
      * holds the values the legend shows instead of y (a stacked bar's own count, not its stack's top).
+     * {@code names}, when not null, names each point (a scatter's flows): the legend shows the name of
+     * the point under the cursor next to its value.
      */
-    public record Series(String label, String colour, Style style, double[] x, double[] y, double[] shown) {
+    public record Series(
+            String label, String colour, Style style, double[] x, double[] y, double[] shown, String[] names) {
         public Series {
-            if (x.length != y.length || (shown != null && shown.length != x.length)) {
-                throw new IllegalArgumentException("series " + label + ": x, y (and shown) differ in length");
+            if (x.length != y.length
+                    || (shown != null && shown.length != x.length)
+                    || (names != null && names.length != x.length)) {
+                throw new IllegalArgumentException("series " + label + ": x, y (and shown, names) differ in length");
             }
             Integer[] order = new Integer[x.length];
             for (int i = 0; i < order.length; i++) {
@@ -36,20 +41,34 @@ public record Chart(
             double[] sx = new double[x.length];
             double[] sy = new double[x.length];
             double[] ss = shown == null ? null : new double[x.length];
+            String[] sn = names == null ? null : new String[x.length];
             for (int i = 0; i < order.length; i++) {
                 sx[i] = x[order[i]];
                 sy[i] = y[order[i]];
                 if (ss != null) {
                     ss[i] = shown[order[i]];
                 }
+                if (sn != null) {
+                    sn[i] = names[order[i]];
+                }
             }
             x = sx;
             y = sy;
             shown = ss;
+            names = sn;
         }
 
         public Series(String label, String colour, Style style, double[] x, double[] y) {
-            this(label, colour, style, x, y, null);
+            this(label, colour, style, x, y, null, null);
+        }
+
+        public Series(String label, String colour, Style style, double[] x, double[] y, double[] shown) {
+            this(label, colour, style, x, y, shown, null);
+        }
+
+        /** Points with a name each (e.g. the flow a scatter dot is), shown in the legend on hover. */
+        public static Series named(String label, String colour, Style style, double[] x, double[] y, String[] names) {
+            return new Series(label, colour, style, x, y, null, names);
         }
     }
 

@@ -109,6 +109,13 @@ public final class InteractiveReport {
             if (s.shown() != null) {
                 numbers(g, "shown", s.shown());
             }
+            if (s.names() != null) {
+                g.writeArrayFieldStart("names");
+                for (String name : s.names()) {
+                    g.writeString(name);
+                }
+                g.writeEndArray();
+            }
             g.writeEndObject();
         }
         g.writeEndArray();

@@ -31,6 +31,19 @@ class ChartTest {
     }
 
     @Test
+    void namedPointsKeepTheirNamesThroughTheSort() {
+        Chart.Series s = Chart.Series.named(
+                "exits", "#000", Chart.Style.POINTS, new double[] {30, 10, 20}, new double[] {3, 1, 2}, new String[] {
+                    "flow c", "flow a", "flow b"
+                });
+        assertThat(s.x()).containsExactly(10, 20, 30);
+        assertThat(s.names()).containsExactly("flow a", "flow b", "flow c");
+        assertThatThrownBy(() -> Chart.Series.named(
+                        "bad", "#000", Chart.Style.POINTS, new double[] {1}, new double[] {1}, new String[0]))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void seriesPointsAreSortedByXForUplotKeepingTheirPairs() {
         Chart.Series s = new Chart.Series(
                 "exits", "#000", Chart.Style.POINTS, new double[] {30, 10, 20}, new double[] {3, 1, 2}, new double[] {

@@ -228,18 +228,17 @@ public final class HtmlReport {
                         + " half a later round's flight) in red; the line is cwnd = BDP.";
         List<Map<String, Object>> rows =
                 db.query("SELECT * FROM (" + DemoSummary.SLOW_START_EXITS + ") x WHERE bdp_bytes > 0");
-        List<double[]> ok = new ArrayList<>();
-        List<double[]> premature = new ArrayList<>();
+        List<Map<String, Object>> ok = new ArrayList<>();
+        List<Map<String, Object>> premature = new ArrayList<>();
         double max = 1;
         for (Map<String, Object> r : rows) {
-            double[] p = {Db.l(r, "bdp_bytes"), Db.l(r, "cwnd_bytes")};
-            max = Math.max(max, Math.max(p[0], p[1]));
-            (Boolean.TRUE.equals(r.get("premature")) ? premature : ok).add(p);
+            max = Math.max(max, Math.max(Db.l(r, "bdp_bytes"), Db.l(r, "cwnd_bytes")));
+            (Boolean.TRUE.equals(r.get("premature")) ? premature : ok).add(r);
         }
         List<Series> s = new ArrayList<>();
         s.add(new Series("cwnd = BDP", "#bbbbbb", Style.LINE, new double[] {0, max}, new double[] {0, max}));
-        s.add(series("exit (" + ok.size() + ")", "#1f77b4", ok, Style.POINTS));
-        s.add(series("premature exit (" + premature.size() + ")", "#d62728", premature, Style.POINTS));
+        s.add(exits("exit (" + ok.size() + ")", "#1f77b4", ok));
+        s.add(exits("premature exit (" + premature.size() + ")", "#d62728", premature));
         add(
                 "Slow-start exit cwnd vs BDP",
                 note,
@@ -311,14 +310,19 @@ public final class HtmlReport {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 
-    private static Series series(String name, String color, List<double[]> points, Style style) {
-        double[] x = new double[points.size()];
-        double[] y = new double[points.size()];
+    /** Slow-start exits as points (BDP, exit cwnd), each named by its flow and direction for the hover legend. */
+    private static Series exits(String label, String colour, List<Map<String, Object>> rows) {
+        double[] x = new double[rows.size()];
+        double[] y = new double[rows.size()];
+        String[] names = new String[rows.size()];
         for (int i = 0; i < x.length; i++) {
-            x[i] = points.get(i)[0];
-            y[i] = points.get(i)[1];
+            Map<String, Object> r = rows.get(i);
+            x[i] = Db.l(r, "bdp_bytes");
+            y[i] = Db.l(r, "cwnd_bytes");
+            names[i] =
+                    Db.s(r, "client") + " → " + Db.s(r, "server") + " " + Db.s(r, "dir") + " at " + Db.s(r, "vantage");
         }
-        return new Series(name, color, style, x, y);
+        return Series.named(label, colour, Style.POINTS, x, y, names);
     }
 
     private static List<String> lower(String[] names) {
