@@ -159,7 +159,27 @@ final class DirectionFields {
                                 "ACKs this side sent carrying a D-SACK (RFC 2883): data received twice",
                                 count(x -> x.dsacks))
                         .orNull()
-                        .withColumn("dsacks", BIGINT, PER_DIRECTION));
+                        .withColumn("dsacks", BIGINT, PER_DIRECTION),
+                side(
+                                "window.min_bytes",
+                                "bytes",
+                                "smallest receive window this side advertised, scaled (unscaled when window.scale is null)",
+                                count(x -> x.windowMinBytes))
+                        .orNull()
+                        .withColumn("window_min_bytes", BIGINT, PER_DIRECTION),
+                side(
+                                "window.max_bytes",
+                                "bytes",
+                                "largest receive window this side advertised, scaled (unscaled when window.scale is null)",
+                                count(x -> x.windowMaxBytes))
+                        .orNull()
+                        .withColumn("window_max_bytes", BIGINT, PER_DIRECTION),
+                side(
+                                "window.scale",
+                                "",
+                                "window scale shift applied to this side's windows (RFC 7323); 0 if not agreed, null without both SYNs",
+                                integer(FlowSubject::windowScale))
+                        .orNull());
     }
 
     /** Flight, segment sizes and rate. */
