@@ -57,6 +57,8 @@ final class ReportLabels {
             Map.entry("slow_start.premature", "slow start exit premature"),
             Map.entry("rounds", "rounds (RTTs with data)"),
             Map.entry("cwnd_stuck_rounds", "rounds with cwnd not growing"),
+            Map.entry("rwnd_limited_rounds", "small rounds held by the receive window"),
+            Map.entry("app_limited_rounds", "small rounds held by the application"),
             Map.entry("rto_backoff.max_retries", "most RTO retries of one segment"),
             Map.entry("rto_backoff.gaps_us", "RTO backoff gaps"),
             Map.entry("rto_backoff.growth_ratio", "RTO backoff growth ratio"),

@@ -4,14 +4,13 @@ import static io.flowtrace.core.report.FlowField.Columns.PER_DIRECTION;
 import static io.flowtrace.core.report.FlowField.Columns.SUM_OF_DIRECTIONS;
 import static io.flowtrace.core.report.FlowField.SqlType.BIGINT;
 import static io.flowtrace.core.report.FlowField.SqlType.DOUBLE_PRECISION;
+import static io.flowtrace.core.report.FlowField.SqlType.INTEGER;
 import static io.flowtrace.core.report.FlowSubject.micros;
 
-import io.flowtrace.core.report.FlowField.BoolValue;
 import io.flowtrace.core.report.FlowField.DecimalValue;
 import io.flowtrace.core.report.FlowField.LongValue;
 import io.flowtrace.core.report.FlowField.LongsValue;
 import io.flowtrace.core.report.FlowField.Scope;
-import io.flowtrace.core.report.FlowField.TextValue;
 import io.flowtrace.core.report.FlowField.Value;
 import io.flowtrace.core.tcp.RetransmissionClass;
 import io.flowtrace.core.tcp.RunningStats;
@@ -75,23 +74,6 @@ final class DirectionFields {
                     "unique bytes x 8 / (last packet - this direction's first data packet)",
                     new DecimalValue(DirectionFields::throughput))
             .withColumn("throughput_bps", DOUBLE_PRECISION, PER_DIRECTION);
-    static final FlowField EXIT_CWND_SEGMENTS = slowStart(
-                    "exit_cwnd_segments",
-                    "segments",
-                    "exit_cwnd_bytes in sender MSS",
-                    integer(s -> exited(s) && s.senderMss() > 0
-                            ? Math.round((double) s.slowStart().exitCwndBytes / s.senderMss())
-                            : -1))
-            .orNull()
-            .sampled("exitCwndSegments");
-    static final FlowField PREMATURE = slowStart(
-                    "premature",
-                    "",
-                    "exit cwnd below half the later max flight or half the BDP",
-                    new BoolValue(s -> exited(s) && s.slowStart().premature()))
-            .orNull()
-            .summed("prematureExits");
-
     /** Every direction field in report order. */
     static final List<FlowField> ALL = all();
 
@@ -101,7 +83,7 @@ final class DirectionFields {
         d.addAll(rttFields("rtt_us", true));
         d.addAll(rttFields("ts_rtt_us", false));
         d.addAll(flight());
-        d.addAll(slowStartFields());
+        d.addAll(SlowStartFields.ALL);
         d.addAll(rounds());
         d.addAll(rtoBackoff());
         d.addAll(segmentSizes());
@@ -222,7 +204,21 @@ final class DirectionFields {
                         "cwnd_stuck_rounds",
                         "rounds",
                         "rounds after slow start with flight of a few segments while the sender had data",
-                        integer(s -> s.slowStart().cwndStuckRounds)));
+                        integer(s -> s.slowStart().cwndStuckRounds)),
+                side(
+                                "rwnd_limited_rounds",
+                                "rounds",
+                                "rounds of 2-6 segments, not cwnd-stuck, held by the peer's receive window",
+                                integer(s -> s.slowStart().rwndLimitedSmallRounds))
+                        .orNull()
+                        .withColumn("rwnd_limited_rounds", INTEGER, PER_DIRECTION),
+                side(
+                                "app_limited_rounds",
+                                "rounds",
+                                "rounds of 2-6 segments, not cwnd-stuck, held by the application or send buffer",
+                                integer(s -> s.slowStart().appLimitedSmallRounds))
+                        .orNull()
+                        .withColumn("app_limited_rounds", INTEGER, PER_DIRECTION));
     }
 
     private static List<FlowField> rtoBackoff() {
@@ -257,56 +253,6 @@ final class DirectionFields {
                     .orNull());
         }
         return d;
-    }
-
-    private static List<FlowField> slowStartFields() {
-        return List.of(
-                slowStart(
-                        "exit",
-                        "",
-                        "why slow start ended: loss, ack_train, delay, app_limited; rwnd_limited, app_limited or none without exit",
-                        new TextValue(s -> s.slowStart().exitReason.jsonName())),
-                slowStart(
-                                "exit_us",
-                                "µs",
-                                "exit time after the first SYN (or first packet)",
-                                new DecimalValue(s ->
-                                        exited(s) ? (s.slowStart().exitNanos - s.originNanos()) / 1000.0 : Double.NaN))
-                        .orNull(),
-                slowStart(
-                                "exit_cwnd_bytes",
-                                "bytes",
-                                "cwnd estimate at the exit",
-                                integer(s -> exited(s) ? s.slowStart().exitCwndBytes : -1))
-                        .orNull(),
-                EXIT_CWND_SEGMENTS,
-                slowStart(
-                                "min_rtt_us",
-                                "µs",
-                                "the smallest data-to-ACK sample",
-                                new DecimalValue(s -> s.slowStart().minRttNanos > 0
-                                        ? s.slowStart().minRttNanos / 1000.0
-                                        : Double.NaN))
-                        .orNull(),
-                slowStart(
-                                "max_delivery_rate_bps",
-                                "bit/s",
-                                "largest per-round delivery rate",
-                                new DecimalValue(s -> s.slowStart().maxDeliveryRateBytesPerSecond * 8))
-                        .orNull(),
-                slowStart(
-                                "bdp_bytes",
-                                "bytes",
-                                "max delivery rate x min RTT",
-                                integer(s -> s.slowStart().bdpBytes()))
-                        .orNull(),
-                slowStart(
-                                "max_cwnd_bytes",
-                                "bytes",
-                                "largest per-round flight over the flow",
-                                integer(s -> s.slowStart().maxCwndBytes))
-                        .orNull(),
-                PREMATURE);
     }
 
     private static List<FlowField> rttFields(String object, boolean withStdev) {
@@ -366,19 +312,11 @@ final class DirectionFields {
         return durationNanos > 0 ? d.uniqueBytes * 8e9 / durationNanos : 0.0;
     }
 
-    private static boolean exited(FlowSubject s) {
-        return s.slowStart().exitNanos >= 0;
-    }
-
-    private static FlowField side(String path, String unit, String definition, Value value) {
+    static FlowField side(String path, String unit, String definition, Value value) {
         return new FlowField(path, Scope.DIRECTION, unit, false, definition, null, null, FlowField.Window.NONE, value);
     }
 
-    private static FlowField slowStart(String name, String unit, String definition, Value value) {
-        return side("slow_start." + name, unit, definition, value);
-    }
-
-    private static Value integer(ToLongFunction<FlowSubject> of) {
+    static Value integer(ToLongFunction<FlowSubject> of) {
         return new LongValue(of);
     }
 

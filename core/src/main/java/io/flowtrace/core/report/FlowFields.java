@@ -32,7 +32,8 @@ import java.util.function.ToLongFunction;
  * the columns declared here, and the windows take their per-flow inputs and derived values from
  * here. A new metric is its detector plus one entry (plus an Avro field and a migration when it is
  * a column); docs/metrics.md defines every field in full and a test keeps the two in step. The
- * flow fields are declared here, the per-direction ones in {@link DirectionFields}.
+ * flow fields are declared here, the per-direction ones in {@link DirectionFields} and
+ * {@link SlowStartFields}.
  */
 public final class FlowFields {
     private FlowFields() {}
@@ -134,8 +135,8 @@ public final class FlowFields {
 
     public static final FlowField RTT_AVG_US = DirectionFields.RTT_AVG_US;
     public static final FlowField THROUGHPUT_BPS = DirectionFields.THROUGHPUT_BPS;
-    public static final FlowField EXIT_CWND_SEGMENTS = DirectionFields.EXIT_CWND_SEGMENTS;
-    public static final FlowField PREMATURE = DirectionFields.PREMATURE;
+    public static final FlowField EXIT_CWND_SEGMENTS = SlowStartFields.EXIT_CWND_SEGMENTS;
+    public static final FlowField PREMATURE = SlowStartFields.PREMATURE;
 
     public static final List<FlowField> FLOW = List.of(
             CLIENT,

@@ -46,6 +46,14 @@ class FlowFieldsTest {
         assertThat(FlowFields.byJsonPath("s2c.window.scale").nullable()).isTrue();
     }
 
+    @Test
+    void theCatalogueDeclaresTheSmallRoundsByLimitPerDirection() {
+        assertThat(columnOf("c2s.rwnd_limited_rounds"))
+                .containsExactly("c2s_rwnd_limited_rounds", "s2c_rwnd_limited_rounds");
+        assertThat(columnOf("s2c.app_limited_rounds"))
+                .containsExactly("c2s_app_limited_rounds", "s2c_app_limited_rounds");
+    }
+
     private static List<String> columnOf(String path) {
         FlowField f = FlowFields.byJsonPath(path);
         assertThat(f).as("%s in the catalogue", path).isNotNull();
