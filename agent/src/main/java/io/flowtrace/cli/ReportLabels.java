@@ -29,6 +29,9 @@ final class ReportLabels {
             Map.entry("dup_acks", "duplicate ACKs sent"),
             Map.entry("zero_windows", "zero windows advertised"),
             Map.entry("dsacks", "DSACKs sent"),
+            Map.entry("window.min_bytes", "smallest window advertised"),
+            Map.entry("window.max_bytes", "largest window advertised"),
+            Map.entry("window.scale", "window scale applied (shift)"),
             Map.entry("rtt_us.samples", "RTT samples (data to ACK)"),
             Map.entry("rtt_us.min", "RTT min"),
             Map.entry("rtt_us.avg", "RTT average"),
@@ -54,6 +57,8 @@ final class ReportLabels {
             Map.entry("slow_start.premature", "slow start exit premature"),
             Map.entry("rounds", "rounds (RTTs with data)"),
             Map.entry("cwnd_stuck_rounds", "rounds with cwnd not growing"),
+            Map.entry("rwnd_limited_rounds", "small rounds held by the receive window"),
+            Map.entry("app_limited_rounds", "small rounds held by the application"),
             Map.entry("rto_backoff.max_retries", "most RTO retries of one segment"),
             Map.entry("rto_backoff.gaps_us", "RTO backoff gaps"),
             Map.entry("rto_backoff.growth_ratio", "RTO backoff growth ratio"),
@@ -64,6 +69,11 @@ final class ReportLabels {
             Map.entry("segment_sizes.above_mss", "segments above MSS (TSO/GRO)"));
 
     private ReportLabels() {}
+
+    /** Whether a field path inside a direction has a plain label (ReportLabelsTest: every catalogue field has). */
+    static boolean labelled(String key) {
+        return LABELS.containsKey(key);
+    }
 
     /** The plain label of a field path inside a direction ("rtt_us.min"), its JSON name when it has none. */
     static String label(String key) {

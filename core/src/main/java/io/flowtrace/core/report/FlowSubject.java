@@ -1,6 +1,7 @@
 package io.flowtrace.core.report;
 
 import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.tcp.AdvertisedWindow;
 import io.flowtrace.core.tcp.SlowStartStats;
 import io.flowtrace.core.tcp.TcpDirectionStats;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
@@ -53,6 +54,11 @@ public final class FlowSubject {
     /** The walked direction's slow start. */
     public SlowStartStats slowStart() {
         return flow.slowStart(ofClient);
+    }
+
+    /** The window scale shift of the walked side's advertised windows, -1 when unknown (AdvertisedWindow). */
+    public int windowScale() {
+        return AdvertisedWindow.scale(flow, ofClient);
     }
 
     /** The walked direction's sender MSS (for segments of a cwnd). */

@@ -20,6 +20,7 @@ final class AckProcessor {
         boolean synFinRst = (flags & (DecodedPacket.SYN | DecodedPacket.FIN | DecodedPacket.RST)) != 0;
         boolean ack = (flags & DecodedPacket.ACK) != 0;
         boolean zeroWindow = countLikeTshark(p, acker, sender, synFinRst, ack, nanos);
+        long window = AdvertisedWindow.observe(p, acker);
         if (!ack || !sender.seq.started()) {
             return zeroWindow;
         }
@@ -43,10 +44,6 @@ final class AckProcessor {
         readSack(p, acker, sender, ackRel, nanos);
         if (sender.peerSacking && sender.firstLossSignalNanos < 0) {
             sender.firstLossSignalNanos = nanos;
-        }
-        long window = p.window;
-        if ((flags & DecodedPacket.SYN) == 0 && acker.scalingAgreed && acker.windowScale > 0) {
-            window <<= Math.min(acker.windowScale, 14); // RFC 7323 §2.3: shifts above 14 are treated as 14
         }
         sender.peerWindowBytes = window;
         return zeroWindow;

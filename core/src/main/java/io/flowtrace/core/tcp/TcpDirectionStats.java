@@ -27,6 +27,13 @@ public final class TcpDirectionStats {
     public long zeroWindows;
     /** ACKs carrying a D-SACK (RFC 2883): the receiver got a segment twice. Counted on the side that sent them. */
     public long dsacks;
+    /**
+     * Smallest and largest receive window this side advertised, in bytes (AdvertisedWindow: scaled as
+     * the handshake agreed, unscaled without it; resets excluded); -1 before its first packet.
+     */
+    public long windowMinBytes = -1;
+
+    public long windowMaxBytes = -1;
 
     public final RunningStats rtt = new RunningStats();
     public final RunningStats tsRtt = new RunningStats();
@@ -92,7 +99,9 @@ public final class TcpDirectionStats {
             maxInFlightBytes,
             firstDataNanos,
             lastDataNanos,
-            stateOverflows
+            stateOverflows,
+            windowMinBytes,
+            windowMaxBytes
         };
         out.writeByte(scalars.length);
         for (long v : scalars) {
@@ -141,7 +150,10 @@ public final class TcpDirectionStats {
         maxInFlightBytes = v[k++];
         firstDataNanos = v[k++];
         lastDataNanos = v[k++];
-        stateOverflows = v[k];
+        stateOverflows = v[k++];
+        // the window figures came later: a state written before them has 19 scalars (none seen yet)
+        windowMinBytes = v.length > k ? v[k++] : -1;
+        windowMaxBytes = v.length > k ? v[k] : -1;
         int classes = in.readByte();
         for (int i = 0; i < classes; i++) {
             long c = Varints.read(in);

@@ -34,6 +34,37 @@ class FlowFieldsTest {
         }
     }
 
+    /**
+     * The fields added through the catalogue after its first release, with their columns: removing an
+     * entry (or its column) must fail here, not only in the outputs that happen to be tested.
+     */
+    @Test
+    void theCatalogueDeclaresTheAdvertisedWindowPerDirection() {
+        assertThat(columnOf("c2s.window.min_bytes")).containsExactly("c2s_window_min_bytes", "s2c_window_min_bytes");
+        assertThat(columnOf("s2c.window.max_bytes")).containsExactly("c2s_window_max_bytes", "s2c_window_max_bytes");
+        assertThat(FlowFields.byJsonPath("s2c.window.scale")).isNotNull();
+        assertThat(FlowFields.byJsonPath("s2c.window.scale").nullable()).isTrue();
+    }
+
+    @Test
+    void theCatalogueDeclaresTheSmallRoundsByLimitPerDirection() {
+        assertThat(columnOf("c2s.rwnd_limited_rounds"))
+                .containsExactly("c2s_rwnd_limited_rounds", "s2c_rwnd_limited_rounds");
+        assertThat(columnOf("s2c.app_limited_rounds"))
+                .containsExactly("c2s_app_limited_rounds", "s2c_app_limited_rounds");
+    }
+
+    private static List<String> columnOf(String path) {
+        FlowField f = FlowFields.byJsonPath(path);
+        assertThat(f).as("%s in the catalogue", path).isNotNull();
+        assertThat(f.nullable())
+                .as("%s: added after the first release, so nullable", path)
+                .isTrue();
+        assertThat(f.inAvro()).as("%s in the Avro contract", path).isTrue();
+        assertThat(f.column()).as("%s has a flow_summary column", path).isNotNull();
+        return f.column().names();
+    }
+
     @Test
     void everyFieldHasADefinitionAUnitAndAValidWindowStatistic() {
         for (FlowField f : FlowFields.all()) {

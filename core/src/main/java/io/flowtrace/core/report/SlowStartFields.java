@@ -1,0 +1,93 @@
+package io.flowtrace.core.report;
+
+import static io.flowtrace.core.report.DirectionFields.integer;
+import static io.flowtrace.core.report.DirectionFields.side;
+
+import io.flowtrace.core.report.FlowField.BoolValue;
+import io.flowtrace.core.report.FlowField.DecimalValue;
+import io.flowtrace.core.report.FlowField.TextValue;
+import io.flowtrace.core.report.FlowField.Value;
+import java.util.List;
+
+/** The {@code slow_start.*} fields of each direction, in report order: part of {@link DirectionFields}. */
+final class SlowStartFields {
+    private SlowStartFields() {}
+
+    static final FlowField EXIT_CWND_SEGMENTS = slowStart(
+                    "exit_cwnd_segments",
+                    "segments",
+                    "exit_cwnd_bytes in sender MSS",
+                    integer(s -> exited(s) && s.senderMss() > 0
+                            ? Math.round((double) s.slowStart().exitCwndBytes / s.senderMss())
+                            : -1))
+            .orNull()
+            .sampled("exitCwndSegments");
+    static final FlowField PREMATURE = slowStart(
+                    "premature",
+                    "",
+                    "exit cwnd below half the later max flight or half the BDP",
+                    new BoolValue(s -> exited(s) && s.slowStart().premature()))
+            .orNull()
+            .summed("prematureExits");
+
+    /** Every slow_start field in report order. */
+    static final List<FlowField> ALL = all();
+
+    private static List<FlowField> all() {
+        return List.of(
+                slowStart(
+                        "exit",
+                        "",
+                        "why slow start ended: loss, ack_train, delay, app_limited; rwnd_limited, app_limited or none without exit",
+                        new TextValue(s -> s.slowStart().exitReason.jsonName())),
+                slowStart(
+                                "exit_us",
+                                "µs",
+                                "exit time after the first SYN (or first packet)",
+                                new DecimalValue(s ->
+                                        exited(s) ? (s.slowStart().exitNanos - s.originNanos()) / 1000.0 : Double.NaN))
+                        .orNull(),
+                slowStart(
+                                "exit_cwnd_bytes",
+                                "bytes",
+                                "cwnd estimate at the exit",
+                                integer(s -> exited(s) ? s.slowStart().exitCwndBytes : -1))
+                        .orNull(),
+                EXIT_CWND_SEGMENTS,
+                slowStart(
+                                "min_rtt_us",
+                                "µs",
+                                "the smallest data-to-ACK sample",
+                                new DecimalValue(s -> s.slowStart().minRttNanos > 0
+                                        ? s.slowStart().minRttNanos / 1000.0
+                                        : Double.NaN))
+                        .orNull(),
+                slowStart(
+                                "max_delivery_rate_bps",
+                                "bit/s",
+                                "largest per-round delivery rate",
+                                new DecimalValue(s -> s.slowStart().maxDeliveryRateBytesPerSecond * 8))
+                        .orNull(),
+                slowStart(
+                                "bdp_bytes",
+                                "bytes",
+                                "max delivery rate x min RTT",
+                                integer(s -> s.slowStart().bdpBytes()))
+                        .orNull(),
+                slowStart(
+                                "max_cwnd_bytes",
+                                "bytes",
+                                "largest per-round flight over the flow",
+                                integer(s -> s.slowStart().maxCwndBytes))
+                        .orNull(),
+                PREMATURE);
+    }
+
+    private static boolean exited(FlowSubject s) {
+        return s.slowStart().exitNanos >= 0;
+    }
+
+    private static FlowField slowStart(String name, String unit, String definition, Value value) {
+        return side("slow_start." + name, unit, definition, value);
+    }
+}
