@@ -6,8 +6,6 @@ import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.core.net.Endpoint;
-import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.nio.ByteBuffer;
@@ -39,11 +37,7 @@ public final class PacketBatches {
 
     /** The canonical flow key of a batch, exactly {@link PacketEvents#flowKey} of any of its packets. */
     public static String flowKey(PacketBatch b) {
-        return FlowKey.of(
-                        PacketEvents.vantagePoint(b.getVantage()),
-                        new Endpoint(bytes(b.getLowAddr()), b.getLowPort()),
-                        new Endpoint(bytes(b.getHighAddr()), b.getHighPort()))
-                .canonical();
+        return BatchFields.flowKey(b.getVantage(), b.getLowAddr(), b.getLowPort(), b.getHighAddr(), b.getHighPort());
     }
 
     /**
@@ -118,13 +112,7 @@ public final class PacketBatches {
         if (segment != null) {
             return segment;
         }
-        long base = b.getBaseTimeNs();
-        long offset = p.getTimeOffsetNs();
-        long time = base + offset;
-        if (((base ^ time) & (offset ^ time)) < 0) {
-            return "time offset " + offset + " ns overflows the base time " + base + " ns";
-        }
-        return PacketEvents.captureTimeProblem(time, nowNanos);
+        return BatchFields.packetTimeProblem(b.getBaseTimeNs(), p.getTimeOffsetNs(), nowNanos);
     }
 
     /**
@@ -180,12 +168,6 @@ public final class PacketBatches {
 
     static long unsigned32(long v) {
         return v & 0xffffffffL;
-    }
-
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] a = new byte[b.remaining()];
-        b.duplicate().get(a);
-        return a;
     }
 
     /**
