@@ -1,15 +1,11 @@
 package io.flowtrace.testkit;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.server.common.MetadataVersion;
@@ -21,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * KafkaClusterTestKit. Register it with {@code @RegisterExtension static final KafkaBroker KAFKA = new KafkaBroker();}
  * and create every topic, sink topics included, before a job uses it.
  */
-public final class KafkaBroker implements ClassScopedService {
+public final class KafkaBroker implements ClassScopedService, KafkaClientSide {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
 
@@ -72,45 +68,23 @@ public final class KafkaBroker implements ClassScopedService {
         }
     }
 
+    @Override
     public String bootstrapServers() {
         requireStarted();
         return cluster.bootstrapServers();
     }
 
-    /** Creates topics with the given partition count and replication factor 1; waits until they exist. */
+    @Override
     public void createTopics(int partitions, String... names) {
         requireStarted();
         KafkaTopics.createTopics(admin, partitions, names);
     }
 
-    public void createTopic(String name, int partitions) {
-        createTopics(partitions, name);
-    }
-
-    /** Client properties with bootstrap.servers set; add your own on top. */
+    @Override
     public Properties clientProperties() {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         return props;
-    }
-
-    /** An idempotent byte[] producer (acks=all); the caller closes it. */
-    public KafkaProducer<byte[], byte[]> newProducer() {
-        return KafkaTopics.newProducer(clientProperties());
-    }
-
-    /**
-     * Every committed record of the topic, read with isolation.level=read_committed from the
-     * beginning up to the last stable offset of each partition, in partition then offset order.
-     * Records of aborted or still-open transactions are not returned.
-     */
-    public List<ConsumerRecord<byte[], byte[]>> readCommitted(String topic) {
-        return KafkaTopics.readAll(clientProperties(), topic, IsolationLevel.READ_COMMITTED);
-    }
-
-    /** Every record up to the high watermark, aborted transactional records included. */
-    public List<ConsumerRecord<byte[], byte[]>> readUncommitted(String topic) {
-        return KafkaTopics.readAll(clientProperties(), topic, IsolationLevel.READ_UNCOMMITTED);
     }
 
     private void requireStarted() {
@@ -127,7 +101,7 @@ public final class KafkaBroker implements ClassScopedService {
      * and one SCRAM user. Register with
      * {@code @RegisterExtension static final KafkaBroker.Secured KAFKA = new KafkaBroker.Secured();}.
      */
-    public static final class Secured implements ClassScopedService {
+    public static final class Secured implements ClassScopedService, KafkaClientSide {
         public static final String USER = "flowtrace-client";
         public static final String MECHANISM = "SCRAM-SHA-512";
 
@@ -158,6 +132,7 @@ public final class KafkaBroker implements ClassScopedService {
         }
 
         /** The SASL_SSL listener: the only one clients get. */
+        @Override
         public String bootstrapServers() {
             return "localhost:" + started().clientPort();
         }
@@ -184,26 +159,16 @@ public final class KafkaBroker implements ClassScopedService {
         }
 
         /** bootstrap.servers plus the right credentials. */
+        @Override
         public Properties clientProperties() {
             return clientProperties(started().clientPort(), truststore());
         }
 
+        @Override
         public void createTopics(int partitions, String... names) {
             try (Admin admin = Admin.create(clientProperties())) {
                 KafkaTopics.createTopics(admin, partitions, names);
             }
-        }
-
-        public KafkaProducer<byte[], byte[]> newProducer() {
-            return KafkaTopics.newProducer(clientProperties());
-        }
-
-        public List<ConsumerRecord<byte[], byte[]>> readCommitted(String topic) {
-            return KafkaTopics.readAll(clientProperties(), topic, IsolationLevel.READ_COMMITTED);
-        }
-
-        public List<ConsumerRecord<byte[], byte[]>> readUncommitted(String topic) {
-            return KafkaTopics.readAll(clientProperties(), topic, IsolationLevel.READ_UNCOMMITTED);
         }
 
         private Properties clientProperties(int port, java.nio.file.Path truststore) {
