@@ -3,11 +3,13 @@ package io.flowtrace.avro.mapping;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.pcap.DecodedPacket;
 import java.nio.ByteBuffer;
 
 /**
  * What the two batch records (PacketBatch.avsc, OpenVpnBatch.avsc) share: one flow's endpoint pair
- * in canonical order, and a base capture time to which each packet adds its offset.
+ * in canonical order (each packet says which end sent it), and a base capture time to which each
+ * packet adds its offset.
  */
 final class BatchFields {
     private BatchFields() {}
@@ -28,6 +30,18 @@ final class BatchFields {
             return "time offset " + offset + " ns overflows the base time " + base + " ns";
         }
         return PacketEvents.captureTimeProblem(time, nowNanos);
+    }
+
+    /** A batched packet's addresses and ports, from the batch's endpoint pair and the packet's direction. */
+    static void fillEndpoints(
+            DecodedPacket out, boolean fromHigh, ByteBuffer lowAddr, int lowPort, ByteBuffer highAddr, int highPort) {
+        ByteBuffer src = fromHigh ? highAddr : lowAddr;
+        ByteBuffer dst = fromHigh ? lowAddr : highAddr;
+        out.addrLength = src.remaining();
+        src.duplicate().get(out.srcAddr, 0, out.addrLength);
+        dst.duplicate().get(out.dstAddr, 0, out.addrLength);
+        out.srcPort = fromHigh ? highPort : lowPort;
+        out.dstPort = fromHigh ? lowPort : highPort;
     }
 
     /** The remaining bytes of {@code b}, copied; {@code b}'s position is left alone. */

@@ -138,13 +138,7 @@ public final class OpenVpnBatches {
         out.interfaceId = 0;
         out.wireLength = p.getWireLength();
         out.ipVersion = b.getIpVersion();
-        ByteBuffer src = fromHigh ? b.getHighAddr() : b.getLowAddr();
-        ByteBuffer dst = fromHigh ? b.getLowAddr() : b.getHighAddr();
-        out.addrLength = src.remaining();
-        src.duplicate().get(out.srcAddr, 0, out.addrLength);
-        dst.duplicate().get(out.dstAddr, 0, out.addrLength);
-        out.srcPort = fromHigh ? b.getHighPort() : b.getLowPort();
-        out.dstPort = fromHigh ? b.getLowPort() : b.getHighPort();
+        BatchFields.fillEndpoints(out, fromHigh, b.getLowAddr(), b.getLowPort(), b.getHighAddr(), b.getHighPort());
         out.payloadLength = p.getPayloadLength();
         out.payloadOffset = 0;
         ByteBuffer h = p.getHeader();

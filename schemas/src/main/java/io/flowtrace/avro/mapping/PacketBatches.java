@@ -134,17 +134,11 @@ public final class PacketBatches {
         out.vlanOuter = -1;
         out.vlanInner = -1;
         out.ipVersion = b.getIpVersion();
-        ByteBuffer src = fromHigh ? b.getHighAddr() : b.getLowAddr();
-        ByteBuffer dst = fromHigh ? b.getLowAddr() : b.getHighAddr();
-        out.addrLength = src.remaining();
-        src.duplicate().get(out.srcAddr, 0, out.addrLength);
-        dst.duplicate().get(out.dstAddr, 0, out.addrLength);
+        BatchFields.fillEndpoints(out, fromHigh, b.getLowAddr(), b.getLowPort(), b.getHighAddr(), b.getHighPort());
         out.ipId = p.getIpId() == null ? -1 : p.getIpId();
         out.ttl = p.getTtl();
         out.ipTotalLength = p.getIpTotalLength();
         out.fragmented = false;
-        out.srcPort = fromHigh ? b.getHighPort() : b.getLowPort();
-        out.dstPort = fromHigh ? b.getLowPort() : b.getHighPort();
         out.seq = unsigned32(senderBase + p.getSeqOffset());
         out.ack = unsigned32(receiverBase + p.getAckOffset());
         out.flags = p.getTcpFlags();
