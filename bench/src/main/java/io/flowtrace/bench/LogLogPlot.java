@@ -96,26 +96,7 @@ public final class LogLogPlot {
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
         int plotW = W - LEFT - RIGHT;
         int plotH = H - TOP - BOTTOM;
-        for (int e = x0; e <= x1; e++) {
-            int px = LEFT + (int) Math.round((double) (e - x0) / (x1 - x0) * plotW);
-            g.setColor(new Color(0xdddddd));
-            g.drawLine(px, TOP, px, TOP + plotH);
-            g.setColor(Color.BLACK);
-            g.drawString("10^" + e, px - 14, TOP + plotH + 18);
-        }
-        for (int e = y0; e <= y1; e++) {
-            int py = TOP + plotH - (int) Math.round((double) (e - y0) / (y1 - y0) * plotH);
-            g.setColor(new Color(0xdddddd));
-            g.drawLine(LEFT, py, LEFT + plotW, py);
-            g.setColor(Color.BLACK);
-            g.drawString("10^" + e, LEFT - 45, py + 4);
-        }
-        g.drawRect(LEFT, TOP, plotW, plotH);
-        g.drawString(xLabel, LEFT + plotW / 2 - g.getFontMetrics().stringWidth(xLabel) / 2, H - 25);
-        Graphics2D rotated = (Graphics2D) g.create();
-        rotated.rotate(-Math.PI / 2);
-        rotated.drawString(yLabel, -(TOP + plotH / 2 + g.getFontMetrics().stringWidth(yLabel) / 2), 22);
-        rotated.dispose();
+        drawAxes(g, new int[] {x0, x1, y0, y1}, xLabel, yLabel);
 
         int i = 0;
         for (Map.Entry<String, List<double[]>> s : series.entrySet()) {
@@ -142,5 +123,35 @@ public final class LogLogPlot {
         g.drawString(String.format(Locale.ROOT, "%d series, log-log", series.size()), LEFT + plotW + 15, TOP + plotH);
         g.dispose();
         return img;
+    }
+
+    /** Grid lines and decade labels of both axes ({@code decades}: x0, x1, y0, y1), the frame and the axis titles. */
+    private static void drawAxes(Graphics2D g, int[] decades, String xLabel, String yLabel) {
+        int x0 = decades[0];
+        int x1 = decades[1];
+        int y0 = decades[2];
+        int y1 = decades[3];
+        int plotW = W - LEFT - RIGHT;
+        int plotH = H - TOP - BOTTOM;
+        for (int e = x0; e <= x1; e++) {
+            int px = LEFT + (int) Math.round((double) (e - x0) / (x1 - x0) * plotW);
+            g.setColor(new Color(0xdddddd));
+            g.drawLine(px, TOP, px, TOP + plotH);
+            g.setColor(Color.BLACK);
+            g.drawString("10^" + e, px - 14, TOP + plotH + 18);
+        }
+        for (int e = y0; e <= y1; e++) {
+            int py = TOP + plotH - (int) Math.round((double) (e - y0) / (y1 - y0) * plotH);
+            g.setColor(new Color(0xdddddd));
+            g.drawLine(LEFT, py, LEFT + plotW, py);
+            g.setColor(Color.BLACK);
+            g.drawString("10^" + e, LEFT - 45, py + 4);
+        }
+        g.drawRect(LEFT, TOP, plotW, plotH);
+        g.drawString(xLabel, LEFT + plotW / 2 - g.getFontMetrics().stringWidth(xLabel) / 2, H - 25);
+        Graphics2D rotated = (Graphics2D) g.create();
+        rotated.rotate(-Math.PI / 2);
+        rotated.drawString(yLabel, -(TOP + plotH / 2 + g.getFontMetrics().stringWidth(yLabel) / 2), 22);
+        rotated.dispose();
     }
 }

@@ -73,31 +73,11 @@ public final class LongFlow {
     public static long write(Path in, Path out, long packets, boolean oneDirection)
             throws IOException, CaptureFormatException {
         List<Frame> frames = read(in);
-        int synIndex = -1;
-        for (int i = 0; i < frames.size() && synIndex < 0; i++) {
-            if ((frames.get(i).flags() & 0x12) == 0x02) {
-                synIndex = i;
-            }
-        }
-        if (synIndex < 0) {
-            throw new IOException(in + ": no SYN: LongFlow needs a capture of one whole connection");
-        }
+        int[] phases = phases(in, frames);
+        int synIndex = phases[0];
+        int bodyStart = phases[1];
+        int bodyEnd = phases[2];
         int client = (int) u32(frames.get(synIndex).data(), ETH + 12);
-        int bodyStart = -1;
-        int bodyEnd = frames.size();
-        for (int i = synIndex; i < frames.size(); i++) {
-            int f = frames.get(i).flags();
-            if ((f & 0x05) != 0) { // FIN or RST: the close starts here
-                bodyEnd = i;
-                break;
-            }
-            if (bodyStart < 0 && (f & 0x02) == 0) {
-                bodyStart = i;
-            }
-        }
-        if (bodyStart < 0 || bodyEnd - bodyStart < 2) {
-            throw new IOException(in + ": no data phase between the handshake and the close");
-        }
         List<Frame> head = frames.subList(synIndex, bodyStart);
         List<Frame> body = frames.subList(bodyStart, bodyEnd);
         List<Frame> tail = frames.subList(bodyEnd, frames.size());
@@ -136,11 +116,7 @@ public final class LongFlow {
         int fixed =
                 oneDirection ? count(head, client, sender) + count(tail, client, sender) : head.size() + tail.size();
         long copies = Math.max(1, (packets - fixed + perCopy - 1) / perCopy);
-        // Start the sequence numbers so that they wrap in the middle of the flow.
-        long[] base = new long[2];
-        for (int d = 0; d < 2; d++) {
-            base[d] = (MOD - (firstSeq[d] + seqSpan[d] * copies / 2) % MOD) % MOD;
-        }
+        long[] base = wrappingBases(firstSeq, seqSpan, copies);
 
         long written = 0;
         try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(out), 1 << 20);
@@ -152,6 +128,47 @@ public final class LongFlow {
             written += emit(w, tail, copies - 1, client, sender, oneDirection, base, seqSpan, tsSpan, idSpan, timeSpan);
         }
         return written;
+    }
+
+    /**
+     * Where the connection's phases start: {the SYN, the first data-phase packet (the first after the
+     * SYN without SYN set), the first FIN or RST (the close; the end of the frames if none)}.
+     */
+    private static int[] phases(Path in, List<Frame> frames) throws IOException {
+        int synIndex = -1;
+        for (int i = 0; i < frames.size() && synIndex < 0; i++) {
+            if ((frames.get(i).flags() & 0x12) == 0x02) {
+                synIndex = i;
+            }
+        }
+        if (synIndex < 0) {
+            throw new IOException(in + ": no SYN: LongFlow needs a capture of one whole connection");
+        }
+        int bodyStart = -1;
+        int bodyEnd = frames.size();
+        for (int i = synIndex; i < frames.size(); i++) {
+            int f = frames.get(i).flags();
+            if ((f & 0x05) != 0) { // FIN or RST: the close starts here
+                bodyEnd = i;
+                break;
+            }
+            if (bodyStart < 0 && (f & 0x02) == 0) {
+                bodyStart = i;
+            }
+        }
+        if (bodyStart < 0 || bodyEnd - bodyStart < 2) {
+            throw new IOException(in + ": no data phase between the handshake and the close");
+        }
+        return new int[] {synIndex, bodyStart, bodyEnd};
+    }
+
+    /** Per direction, the sequence offset that makes the numbers wrap in the middle of the flow. */
+    private static long[] wrappingBases(long[] firstSeq, long[] seqSpan, long copies) {
+        long[] base = new long[2];
+        for (int d = 0; d < 2; d++) {
+            base[d] = (MOD - (firstSeq[d] + seqSpan[d] * copies / 2) % MOD) % MOD;
+        }
+        return base;
     }
 
     private static long emit(

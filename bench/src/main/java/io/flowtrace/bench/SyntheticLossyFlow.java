@@ -24,9 +24,7 @@ public final class SyntheticLossyFlow {
         long t = 1_700_000_000_000_000_000L;
         int mss = 1448;
         int window = 64;
-        out.add(packet(t, true, isn, 0, DecodedPacket.SYN, 0, 0));
-        out.add(packet(t += 100_000, false, serverIsn, isn + 1, DecodedPacket.SYN | DecodedPacket.ACK, 0, 1));
-        out.add(packet(t += 100_000, true, isn + 1, serverIsn + 1, DecodedPacket.ACK, 0, 2));
+        t = handshake(out, t, isn, serverIsn);
         long next = 1; // relative sequence of the next new byte
         long cumAck = 1;
         List<Long> lost = new ArrayList<>();
@@ -76,6 +74,14 @@ public final class SyntheticLossyFlow {
             t += 1_000_000;
         }
         return out.subList(0, packets).toArray(new DecodedPacket[0]);
+    }
+
+    /** SYN, SYN-ACK, ACK 100 µs apart from {@code t}; returns the time of the last. */
+    private static long handshake(List<DecodedPacket> out, long t, long isn, long serverIsn) {
+        out.add(packet(t, true, isn, 0, DecodedPacket.SYN, 0, 0));
+        out.add(packet(t += 100_000, false, serverIsn, isn + 1, DecodedPacket.SYN | DecodedPacket.ACK, 0, 1));
+        out.add(packet(t += 100_000, true, isn + 1, serverIsn + 1, DecodedPacket.ACK, 0, 2));
+        return t;
     }
 
     private static DecodedPacket packet(long t, boolean fromClient, long seq, long ack, int flags, int len, int ipId) {

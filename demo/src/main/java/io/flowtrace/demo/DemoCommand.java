@@ -173,26 +173,12 @@ public final class DemoCommand implements Callable<Integer> {
         }
         Demo demo = new Demo(settings, out, err);
         CountDownLatch finished = new CountDownLatch(1);
-        Thread hook = new Thread(
-                () -> {
-                    demo.stop();
-                    if (finished.getCount() > 0) {
-                        err.println();
-                        err.println("flowtrace demo: stopping (Kafka, PostgreSQL, the job) ...");
-                    }
-                    closeQuietly(demo, lock);
-                },
-                "flowtrace-demo-shutdown");
+        Thread hook = shutdownHook(demo, lock, finished);
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             demo.run();
             if (settings.keep()) {
-                out.printf(
-                        "%n--keep: the services stay up until Ctrl-C.%n  %s%n  JDBC %s (user flowtrace, password in PGPASSFILE)%n  Kafka bootstrap servers %s%n"
-                                + "  tables: flow_summary tcp_events service_windows vantage_windows conntrack_budgets dead_letters%n",
-                        demo.psqlCommand(), demo.jdbcUrl(), demo.bootstrapServers());
-                out.flush();
-                new CountDownLatch(1).await(); // until Ctrl-C: the shutdown hook closes everything
+                keepUntilInterrupted(demo);
             }
             return 0;
         } catch (InterruptedException e) {
@@ -213,6 +199,30 @@ public final class DemoCommand implements Callable<Integer> {
                 // already shutting down: the hook runs (and finds everything closed)
             }
         }
+    }
+
+    /** Ctrl-C while the demo runs: stop it and release everything; a line says so unless it had finished. */
+    private Thread shutdownHook(Demo demo, DemoLock lock, CountDownLatch finished) {
+        return new Thread(
+                () -> {
+                    demo.stop();
+                    if (finished.getCount() > 0) {
+                        err.println();
+                        err.println("flowtrace demo: stopping (Kafka, PostgreSQL, the job) ...");
+                    }
+                    closeQuietly(demo, lock);
+                },
+                "flowtrace-demo-shutdown");
+    }
+
+    /** --keep: says how to reach the services, then waits for Ctrl-C (the shutdown hook closes everything). */
+    private void keepUntilInterrupted(Demo demo) throws InterruptedException {
+        out.printf(
+                "%n--keep: the services stay up until Ctrl-C.%n  %s%n  JDBC %s (user flowtrace, password in PGPASSFILE)%n  Kafka bootstrap servers %s%n"
+                        + "  tables: flow_summary tcp_events service_windows vantage_windows conntrack_budgets dead_letters%n",
+                demo.psqlCommand(), demo.jdbcUrl(), demo.bootstrapServers());
+        out.flush();
+        new CountDownLatch(1).await();
     }
 
     private void closeQuietly(Demo demo, DemoLock lock) {

@@ -21,9 +21,6 @@ import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * (connection refused) and, afterwards, the data they had committed. Tests that need several
  * independent sink schemas create one database each ({@link #createDatabase}, {@link #jdbcUrl(String)}).
  */
-public final class Postgres implements BeforeAllCallback, AfterAllCallback {
+public final class Postgres implements ClassScopedService {
 
     private static final Logger LOG = LoggerFactory.getLogger(Postgres.class);
 
@@ -53,15 +50,6 @@ public final class Postgres implements BeforeAllCallback, AfterAllCallback {
     private int port;
 
     @Override
-    public void beforeAll(ExtensionContext context) throws IOException {
-        start();
-    }
-
-    @Override
-    public void afterAll(ExtensionContext context) throws IOException {
-        close();
-    }
-
     public void start() throws IOException {
         if (server == null && dataDirectory == null) {
             long started = System.nanoTime();
@@ -76,6 +64,7 @@ public final class Postgres implements BeforeAllCallback, AfterAllCallback {
         }
     }
 
+    @Override
     public void close() throws IOException {
         try {
             if (server != null) {

@@ -3,17 +3,12 @@ package io.flowtrace.agent.kafka;
 import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.RateLimitedLog;
 import io.flowtrace.agent.spool.DiskSpool;
-import io.flowtrace.agent.spool.SpoolBatch;
-import io.flowtrace.agent.spool.SpoolCorruptedException;
-import io.flowtrace.agent.spool.SpoolRecord;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,17 +40,11 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Threads: {@link #publish} is called by one thread at a time (the capture thread, or for live
- * batching the batch linger timer under the capture publisher's lock); the replay thread is internal.
+ * batching the batch linger timer under the capture publisher's lock); the replay thread
+ * ({@link SpoolReplay}) is internal.
  */
 public final class SpoolingPublisher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SpoolingPublisher.class);
-    private static final int REPLAY_RECORDS = 20_000;
-    private static final int REPLAY_BYTES = 4 << 20;
-    private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    /** A spool this short is sent while the capture thread waits, so that publishing can go direct again. */
-    private static final int CATCH_UP_RECORDS = 2_000;
-
-    private static final long CATCH_UP_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final Producer<byte[], byte[]> producer;
     private final ProducerGate gate;
@@ -66,14 +55,10 @@ public final class SpoolingPublisher implements AutoCloseable {
     private final Duration shutdownTimeout;
     private final RateLimitedLog failureLog = new RateLimitedLog(LOG, 5_000);
     private final RateLimitedLog spoolFullLog = new RateLimitedLog(LOG, 10_000);
-    private final Object mode = new Object();
+    private final PublishMode mode;
+    private final SpoolReplay replay;
     private final Thread replayer;
 
-    private volatile boolean spooling;
-    private volatile boolean closing;
-    private volatile long closeDeadline;
-    private volatile boolean replayBatchFailed;
-    private volatile Exception replayError;
     private volatile boolean spoolFullAnnounced;
 
     /**
@@ -96,15 +81,16 @@ public final class SpoolingPublisher implements AutoCloseable {
         this.gate = new ProducerGate(producer, topic);
         gate.awaitMetadata();
         // What a previous run left in the spool goes out before anything new.
-        this.spooling = !spool.isEmpty();
-        if (spooling) {
+        this.mode = new PublishMode(!spool.isEmpty());
+        if (mode.spooling) {
             LOG.info(
                     "spool {} holds {} records ({} packets or events) from a previous run; replaying them first",
                     spool.directory(),
                     spool.pendingRecords(),
                     spool.pendingItems());
         }
-        this.replayer = new Thread(this::replayLoop, "flowtrace-spool-replay-" + topic);
+        this.replay = new SpoolReplay(producer, gate, topic, spool, metrics, mode, failureLog);
+        this.replayer = new Thread(replay, "flowtrace-spool-replay-" + topic);
         this.replayer.setDaemon(true);
         this.replayer.start();
     }
@@ -121,12 +107,12 @@ public final class SpoolingPublisher implements AutoCloseable {
     public void publish(byte[] key, byte[] value, int packets) throws IOException {
         metrics.accepted.add(packets);
         metrics.acceptedBatches.increment();
-        if (!spooling) {
-            if (gate.offer(key, value, new DirectDelivery(key, value, packets), maxBlockNanos, () -> closing)) {
+        if (!mode.spooling) {
+            if (gate.offer(key, value, new DirectDelivery(key, value, packets), maxBlockNanos, () -> mode.closing)) {
                 return;
             }
             synchronized (mode) {
-                spooling = true;
+                mode.spooling = true;
             }
             LOG.warn(
                     "Kafka is not taking records for {} ({}); spooling to {}",
@@ -139,7 +125,7 @@ public final class SpoolingPublisher implements AutoCloseable {
 
     /** True while records go to the spool rather than straight to Kafka. */
     public boolean spooling() {
-        return spooling;
+        return mode.spooling;
     }
 
     public long spoolPendingRecords() {
@@ -158,8 +144,8 @@ public final class SpoolingPublisher implements AutoCloseable {
      */
     @Override
     public void close() throws IOException {
-        closeDeadline = System.nanoTime() + shutdownTimeout.toNanos();
-        closing = true;
+        mode.closeDeadline = System.nanoTime() + shutdownTimeout.toNanos();
+        mode.closing = true;
         synchronized (mode) {
             mode.notifyAll();
         }
@@ -168,7 +154,7 @@ public final class SpoolingPublisher implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        long remaining = Math.max(0, closeDeadline - System.nanoTime());
+        long remaining = Math.max(0, mode.closeDeadline - System.nanoTime());
         // close(timeout) waits for acknowledgements; past the timeout it aborts the batches, whose
         // callbacks then put direct records back into the spool (it is still open).
         producer.close(Duration.ofNanos(remaining));
@@ -178,8 +164,8 @@ public final class SpoolingPublisher implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         spool.close();
-        if (replayError != null) {
-            throw new IOException("replaying the spool " + spool.directory() + " failed", replayError);
+        if (replay.error() != null) {
+            throw new IOException("replaying the spool " + spool.directory() + " failed", replay.error());
         }
     }
 
@@ -189,7 +175,7 @@ public final class SpoolingPublisher implements AutoCloseable {
             // The replay may have emptied the spool and switched to direct publishing while this
             // record waited for the lock (it saw spooling before catchUp cleared it): without this
             // the record would sit in the spool with nobody replaying it until the next run.
-            spooling = true;
+            mode.spooling = true;
             stored = spool.append(key, value, packets);
         }
         if (stored) {
@@ -230,11 +216,11 @@ public final class SpoolingPublisher implements AutoCloseable {
 
         @Override
         public void onCompletion(RecordMetadata md, Exception e) {
-            if (deliveredOrRefused(e, packets)) {
+            if (deliveredOrRefused(metrics, e, packets)) {
                 return;
             }
             metrics.failed(e.getClass().getSimpleName());
-            if (e instanceof RetriableException || closing) {
+            if (e instanceof RetriableException || mode.closing) {
                 failureLog.warn(
                         "Kafka gave up on a record for {}: {}; spooling it again (it may now arrive twice "
                                 + "or out of order)",
@@ -242,7 +228,7 @@ public final class SpoolingPublisher implements AutoCloseable {
                         describe(e));
                 try {
                     synchronized (mode) {
-                        spooling = true;
+                        mode.spooling = true;
                     }
                     spoolOrDrop(key, value, packets);
                 } catch (IOException io) {
@@ -256,31 +242,12 @@ public final class SpoolingPublisher implements AutoCloseable {
         }
     }
 
-    /** Completion of a replayed record: it stays in the spool unless every record of its chunk arrived. */
-    private final class ReplayDelivery implements Callback {
-        private final int packets;
-
-        ReplayDelivery(int packets) {
-            this.packets = packets;
-        }
-
-        @Override
-        public void onCompletion(RecordMetadata md, Exception e) {
-            if (deliveredOrRefused(e, packets)) {
-                return;
-            }
-            replayBatchFailed = true;
-            failureLog.warn(
-                    "Kafka did not take a replayed record for {}: {} (it stays in the spool)", topic, describe(e));
-        }
-    }
-
     /**
      * Counts a record Kafka took; true when its completion needs nothing more: delivered, or refused
      * by the gate (the sender saw the refusal too: send() spools the record, a replay leaves it in
      * the spool).
      */
-    private boolean deliveredOrRefused(Exception e, int packets) {
+    static boolean deliveredOrRefused(AgentMetrics metrics, Exception e, int packets) {
         if (e == null) {
             metrics.published.add(packets);
             metrics.publishedBatches.increment();
@@ -289,136 +256,7 @@ public final class SpoolingPublisher implements AutoCloseable {
         return ProducerGate.isRefusal(e);
     }
 
-    private void countReplayed(SpoolBatch batch, int sent) {
-        long packets = 0;
-        for (int i = 0; i < sent; i++) {
-            packets += batch.records().get(i).items();
-        }
-        metrics.replayed.add(packets);
-        metrics.replayedBatches.add(sent);
-    }
-
-    private void replayLoop() {
-        try {
-            while (true) {
-                if (!spooling) {
-                    if (closing) {
-                        return;
-                    }
-                    synchronized (mode) {
-                        mode.wait(100);
-                    }
-                    continue;
-                }
-                if (closing && System.nanoTime() - closeDeadline >= 0) {
-                    LOG.warn(
-                            "shutdown timeout: {} records stay in the spool {} for the next run",
-                            spool.pendingRecords(),
-                            spool.directory());
-                    return;
-                }
-                if (!replayOnce()) {
-                    LockSupport.parkNanos(IDLE_NANOS);
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (IOException | SpoolCorruptedException | RuntimeException e) {
-            replayError = e;
-            LOG.error(
-                    "replaying the spool {} stopped: {}; records keep being spooled", spool.directory(), e.toString());
-        }
-    }
-
-    /** Replays one batch from the spool head; false when nothing could be sent. */
-    private boolean replayOnce() throws IOException, SpoolCorruptedException {
-        SpoolBatch batch = spool.peek(REPLAY_RECORDS, REPLAY_BYTES);
-        if (batch.isEmpty()) {
-            synchronized (mode) {
-                if (spool.isEmpty()) {
-                    spooling = false;
-                    LOG.info("spool {} replayed; publishing directly to {} again", spool.directory(), topic);
-                }
-            }
-            return true;
-        }
-        if (batch.size() <= CATCH_UP_RECORDS) {
-            return catchUp();
-        }
-        int sent = send(batch, IDLE_NANOS);
-        return flushAndCommit(batch, sent) && sent > 0;
-    }
-
-    /**
-     * Sends the last few spooled records while holding the capture thread off (it waits to append),
-     * then switches to direct publishing: under a steady input the spool would otherwise never be
-     * seen empty. The records are committed after the flush, outside the lock; they stay ahead of
-     * any direct record in the producer's partition queues.
-     */
-    private boolean catchUp() throws IOException, SpoolCorruptedException {
-        SpoolBatch rest;
-        int sent = 0;
-        synchronized (mode) {
-            rest = spool.peek(CATCH_UP_RECORDS + 1, REPLAY_BYTES);
-            if (rest.size() > CATCH_UP_RECORDS) {
-                return true;
-            }
-            sent = send(rest, CATCH_UP_BLOCK_NANOS);
-            if (sent == rest.size()) {
-                spooling = false;
-            }
-        }
-        // A failed record here only when close() aborted the batches: it stays in the spool for the next run.
-        if (!flushAndCommit(rest, sent)) {
-            return false;
-        }
-        if (!spooling) {
-            LOG.info("spool {} replayed; publishing directly to {} again", spool.directory(), topic);
-        }
-        return sent > 0;
-    }
-
-    /**
-     * Offers the batch's records in order, each blocking up to {@code blockNanos}, until one is not
-     * taken; the number sent. Callers hold or do not hold the {@code mode} lock as their switch needs.
-     */
-    private int send(SpoolBatch batch, long blockNanos) {
-        replayBatchFailed = false;
-        int sent = 0;
-        for (SpoolRecord r : batch.records()) {
-            if (!gate.offer(r.key(), r.value(), new ReplayDelivery(r.items()), blockNanos, () -> closing)) {
-                break;
-            }
-            sent++;
-        }
-        return sent;
-    }
-
-    /**
-     * Waits for the acknowledgements of the sent records, then drops them from the spool; false,
-     * committing nothing, when a record failed (it stays in the spool) or the flush failed on close.
-     * Called outside the {@code mode} lock: the flush can wait for as long as the broker is down.
-     */
-    private boolean flushAndCommit(SpoolBatch batch, int sent) throws IOException {
-        try {
-            // Waits for every acknowledgement, those of records held from before the outage included:
-            // while the broker is down this is where the replay waits.
-            producer.flush();
-        } catch (KafkaException e) {
-            if (closing) {
-                return false;
-            }
-            throw e;
-        }
-        if (replayBatchFailed) {
-            return false;
-        }
-        spool.commit(batch, sent);
-        countReplayed(batch, sent);
-        return true;
-    }
-
-    private static String describe(Exception e) {
+    static String describe(Exception e) {
         return e == null ? "no reason given" : e.getClass().getSimpleName() + ": " + e.getMessage();
     }
 }

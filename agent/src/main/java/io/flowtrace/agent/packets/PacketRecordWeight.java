@@ -45,21 +45,15 @@ public final class PacketRecordWeight implements RecordWeight {
             if (fp == OPENVPN_FINGERPRINT) {
                 return openVpnPackets();
             }
-            // PacketBatch's fields before the array (PacketBatch.avsc): vantage {agent_id, interface_name},
-            // link_type, ip_version, low_addr, low_port, high_addr, high_port, base_time_ns, two seq bases.
-            decoder.skipString();
-            decoder.skipString();
+            // PacketBatch's fields before the array (PacketBatch.avsc): vantage, link_type, ip_version,
+            // the endpoints and base time, two seq bases.
+            skipVantage();
             decoder.readInt();
             decoder.readInt();
-            decoder.skipBytes();
-            decoder.readInt();
-            decoder.skipBytes();
-            decoder.readInt();
+            skipEndpointsAndBaseTime();
             decoder.readLong();
             decoder.readLong();
-            decoder.readLong();
-            long n = decoder.readArrayStart();
-            return n > 0 && n <= Integer.MAX_VALUE ? (int) n : 1;
+            return packetCount();
         } catch (IOException | RuntimeException e) {
             return 1;
         }
@@ -67,14 +61,9 @@ public final class PacketRecordWeight implements RecordWeight {
 
     /** OpenVpnBatch.avsc's fields before its packets: vantage, ip_version, endpoints, base time, ports, tls-auth, tls-crypt. */
     private int openVpnPackets() throws IOException {
-        decoder.skipString();
-        decoder.skipString();
+        skipVantage();
         decoder.readInt();
-        decoder.skipBytes();
-        decoder.readInt();
-        decoder.skipBytes();
-        decoder.readInt();
-        decoder.readLong();
+        skipEndpointsAndBaseTime();
         for (long block = decoder.readArrayStart(); block != 0; block = decoder.arrayNext()) {
             for (long i = 0; i < block; i++) {
                 decoder.readInt();
@@ -82,6 +71,26 @@ public final class PacketRecordWeight implements RecordWeight {
         }
         decoder.readInt();
         decoder.readBoolean();
+        return packetCount();
+    }
+
+    /** vantage {agent_id, interface_name}, the first field of both batch schemas. */
+    private void skipVantage() throws IOException {
+        decoder.skipString();
+        decoder.skipString();
+    }
+
+    /** low_addr, low_port, high_addr, high_port, base_time_ns: in both batch schemas, in this order. */
+    private void skipEndpointsAndBaseTime() throws IOException {
+        decoder.skipBytes();
+        decoder.readInt();
+        decoder.skipBytes();
+        decoder.readInt();
+        decoder.readLong();
+    }
+
+    /** The first block count of the packets array; 1 when it is not a plausible count. */
+    private int packetCount() throws IOException {
         long n = decoder.readArrayStart();
         return n > 0 && n <= Integer.MAX_VALUE ? (int) n : 1;
     }

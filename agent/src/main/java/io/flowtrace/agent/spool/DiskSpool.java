@@ -4,11 +4,8 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -25,9 +22,8 @@ import java.util.zip.CRC32C;
  * they were appended; {@link #commit} moves the persisted head past records that Kafka acknowledged,
  * so a restarted agent replays only what was never delivered.
  *
- * <p>Format (big-endian): a segment starts with the 8-byte magic {@code FTSPOOL1}; each record is
- * {@code u32 keyLength, u32 valueLength, key, value, u32 CRC-32C(lengths, key, value)}. The head
- * checkpoint {@code head} holds "segmentId offset" and is replaced atomically.
+ * <p>Format: {@link SegmentFormat} (magic, then length-prefixed records with a CRC-32C each); the
+ * replay cursor: {@link SpoolHead} (the file {@code head}, "segmentId offset", replaced atomically).
  *
  * <p>Durability: appends are buffered in memory and written when the buffer fills, on {@link #flush}
  * (the publisher calls it every 100 ms) and on close: a crashed process loses at most that buffer; no
@@ -42,13 +38,7 @@ import java.util.zip.CRC32C;
 public final class DiskSpool implements Closeable {
     private static final FileAttribute<?> OWNER_ONLY =
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
-    static final byte[] MAGIC = "FTSPOOL1".getBytes(StandardCharsets.US_ASCII);
-    static final int HEADER = MAGIC.length;
-    static final int RECORD_OVERHEAD = 12;
-    /** A packet or conntrack record is < 2 KiB; anything near this is a corrupt length, not a record. */
-    static final int MAX_RECORD_BYTES = 16 << 20;
-
-    static final String SUFFIX = ".seg";
+    private static final int HEADER = SegmentFormat.HEADER;
     private static final int WRITE_BUFFER = 256 * 1024;
 
     private final Path dir;
@@ -68,12 +58,12 @@ public final class DiskSpool implements Closeable {
     private final RecordWeight weight;
     private long tailId;
     private FileChannel tail;
-    private long headId;
-    private long headOffset;
+    private final SpoolHead head;
     private boolean closed;
 
-    private DiskSpool(Path dir, long maxBytes, long recoveredTornBytes, RecordWeight weight) {
+    private DiskSpool(Path dir, long maxBytes, long recoveredTornBytes, RecordWeight weight, SpoolHead head) {
         this.dir = dir;
+        this.head = head;
         this.weight = weight;
         this.maxBytes = maxBytes;
         this.segmentBytes = Math.max(64 * 1024, Math.min(64L << 20, maxBytes / 8));
@@ -135,24 +125,26 @@ public final class DiskSpool implements Closeable {
     private static DiskSpool openLocked(Path dir, long maxBytes, RecordWeight weight)
             throws IOException, SpoolCorruptedException {
         TreeMap<Long, Path> files = SpoolRecovery.listSegments(dir);
-        long[] head = SpoolRecovery.readHead(dir.resolve("head"));
+        SpoolHead head = SpoolHead.read(dir);
         long torn = 0;
         // Segments before the head were consumed; a crash between writing the head and deleting them leaves them.
-        for (Map.Entry<Long, Path> e : new ArrayList<>(files.headMap(head[0]).entrySet())) {
+        for (Map.Entry<Long, Path> e :
+                new ArrayList<>(files.headMap(head.segment()).entrySet())) {
             Files.delete(e.getValue());
             files.remove(e.getKey());
         }
-        if (!files.isEmpty() && !files.containsKey(head[0])) {
-            head = new long[] {files.firstKey(), HEADER};
+        if (files.isEmpty()) {
+            head.place(head.segment(), HEADER);
+        } else if (!files.containsKey(head.segment())) {
+            head.place(files.firstKey(), HEADER);
         }
-        DiskSpool spool;
         long records = 0;
         long items = 0;
         long bytes = 0;
         TreeMap<Long, Long> sizes = new TreeMap<>();
         for (Map.Entry<Long, Path> e : files.entrySet()) {
             boolean last = e.getKey().equals(files.lastKey());
-            long from = e.getKey() == head[0] ? head[1] : HEADER;
+            long from = e.getKey() == head.segment() ? head.offset() : HEADER;
             SpoolRecovery.SegmentScan scan = SpoolRecovery.scan(e.getValue(), from, last, weight);
             records += scan.records();
             items += scan.items();
@@ -160,14 +152,12 @@ public final class DiskSpool implements Closeable {
             sizes.put(e.getKey(), scan.validEnd());
             bytes += scan.validEnd();
         }
-        spool = new DiskSpool(dir, maxBytes, torn, weight);
+        DiskSpool spool = new DiskSpool(dir, maxBytes, torn, weight, head);
         spool.segments.putAll(sizes);
         spool.totalBytes = bytes;
         spool.pendingRecords = records;
         spool.pendingItems = items;
-        spool.headId = head[0];
-        spool.headOffset = files.isEmpty() ? HEADER : head[1];
-        spool.tailId = files.isEmpty() ? head[0] : files.lastKey();
+        spool.tailId = files.isEmpty() ? head.segment() : files.lastKey();
         if (!files.isEmpty()) {
             spool.tail = FileChannel.open(files.lastEntry().getValue(), StandardOpenOption.WRITE);
             spool.tail.position(sizes.lastEntry().getValue());
@@ -183,7 +173,7 @@ public final class DiskSpool implements Closeable {
     /** As {@link #append(byte[], byte[])} when the caller knows the record's packets or events. */
     public synchronized boolean append(byte[] key, byte[] value, int items) throws IOException {
         requireOpen();
-        int size = RECORD_OVERHEAD + key.length + value.length;
+        int size = SegmentFormat.recordSize(key, value);
         if (totalBytes + size > maxBytes) {
             return false;
         }
@@ -194,13 +184,9 @@ public final class DiskSpool implements Closeable {
             drainWriteBuffer();
         }
         if (size > writeBuffer.capacity()) {
-            tail.write(ByteBuffer.wrap(encode(key, value)));
+            tail.write(SegmentFormat.encode(key, value, crc));
         } else {
-            crc.reset();
-            int start = writeBuffer.position();
-            writeBuffer.putInt(key.length).putInt(value.length).put(key).put(value);
-            crc.update(writeBuffer.array(), start, writeBuffer.position() - start);
-            writeBuffer.putInt((int) crc.getValue());
+            SegmentFormat.put(writeBuffer, key, value, crc);
         }
         segments.merge(tailId, (long) size, Long::sum);
         totalBytes += size;
@@ -217,8 +203,8 @@ public final class DiskSpool implements Closeable {
         requireOpen();
         drainWriteBuffer();
         List<SpoolRecord> out = new ArrayList<>();
-        long id = headId;
-        long offset = headOffset;
+        long id = head.segment();
+        long offset = head.offset();
         int bytes = 0;
         while (out.size() < maxRecords && bytes < maxBytes) {
             Long size = segments.get(id);
@@ -234,39 +220,13 @@ public final class DiskSpool implements Closeable {
                 offset = HEADER;
                 continue;
             }
-            Path file = segmentPath(dir, id);
-            int before = out.size();
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-                long end = Math.min(size, offset + Math.max(maxBytes - bytes, RECORD_OVERHEAD));
-                ByteBuffer buf = ByteBuffer.allocate((int) (end - offset));
-                readFully(ch, buf, offset);
-                buf.flip();
-                while (buf.remaining() >= 8 && out.size() < maxRecords) {
-                    int keyLen = buf.getInt(buf.position());
-                    int valueLen = buf.getInt(buf.position() + 4);
-                    checkLengths(file, offset, keyLen, valueLen);
-                    int recordSize = RECORD_OVERHEAD + keyLen + valueLen;
-                    if (buf.remaining() < recordSize) {
-                        if (out.isEmpty() || bytes == 0) {
-                            // One record larger than the requested bytes: read just it.
-                            buf = ByteBuffer.allocate(recordSize);
-                            readFully(ch, buf, offset);
-                            buf.flip();
-                            continue;
-                        }
-                        break;
-                    }
-                    offset += recordSize;
-                    out.add(decode(file, offset - recordSize, buf, keyLen, valueLen, id, offset));
-                    bytes += recordSize;
-                }
-                if (buf.remaining() > 0 && buf.remaining() < 8 && offset + buf.remaining() == size) {
-                    throw new SpoolCorruptedException(file, offset, "segment ends inside a record header");
-                }
-            }
-            if (out.size() == before) {
+            Path file = SegmentFormat.segmentPath(dir, id);
+            long after = SegmentFormat.read(file, id, offset, size, maxBytes - bytes, maxRecords, out, weight, crc);
+            if (after == offset) {
                 break;
             }
+            bytes += (int) (after - offset);
+            offset = after;
         }
         return new SpoolBatch(out);
     }
@@ -287,7 +247,7 @@ public final class DiskSpool implements Closeable {
                     + batch.records().size());
         }
         SpoolRecord last = batch.records().get(count - 1);
-        if (last.segment() < headId || (last.segment() == headId && last.endOffset() <= headOffset)) {
+        if (head.isPast(last.segment(), last.endOffset())) {
             throw new IllegalStateException("commit behind the spool head: the batch was already committed");
         }
         pendingRecords -= count;
@@ -298,23 +258,19 @@ public final class DiskSpool implements Closeable {
             pendingItems = 0;
             // Everything delivered: start over in a fresh segment so the spool gives its space back.
             long next = tailId + 1;
-            writeHead(next, HEADER);
+            head.moveTo(next, HEADER);
             closeTail();
             for (Long id : new ArrayList<>(segments.keySet())) {
-                Files.deleteIfExists(segmentPath(dir, id));
+                Files.deleteIfExists(SegmentFormat.segmentPath(dir, id));
             }
             segments.clear();
             totalBytes = 0;
-            headId = next;
-            headOffset = HEADER;
             tailId = next;
             return;
         }
-        writeHead(last.segment(), last.endOffset());
-        headId = last.segment();
-        headOffset = last.endOffset();
-        for (Long id : new ArrayList<>(segments.headMap(headId).keySet())) {
-            Files.deleteIfExists(segmentPath(dir, id));
+        head.moveTo(last.segment(), last.endOffset());
+        for (Long id : new ArrayList<>(segments.headMap(head.segment()).keySet())) {
+            Files.deleteIfExists(SegmentFormat.segmentPath(dir, id));
             totalBytes -= segments.remove(id);
         }
     }
@@ -378,14 +334,13 @@ public final class DiskSpool implements Closeable {
         if (segments.containsKey(tailId)) {
             tailId++;
         }
-        Path file = segmentPath(dir, tailId);
+        Path file = SegmentFormat.segmentPath(dir, tailId);
         tail = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), OWNER_ONLY);
-        tail.write(ByteBuffer.wrap(MAGIC));
+        tail.write(ByteBuffer.wrap(SegmentFormat.MAGIC));
         segments.put(tailId, (long) HEADER);
         totalBytes += HEADER;
         if (segments.size() == 1) {
-            headId = tailId;
-            headOffset = HEADER;
+            head.place(tailId, HEADER);
         }
     }
 
@@ -408,68 +363,9 @@ public final class DiskSpool implements Closeable {
         }
     }
 
-    private void writeHead(long segment, long offset) throws IOException {
-        Path tmp = dir.resolve("head.tmp");
-        Files.writeString(tmp, segment + " " + offset + "\n", StandardCharsets.US_ASCII);
-        try {
-            Files.move(tmp, dir.resolve("head"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, dir.resolve("head"), StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
-
-    private byte[] encode(byte[] key, byte[] value) {
-        ByteBuffer b = ByteBuffer.allocate(RECORD_OVERHEAD + key.length + value.length);
-        b.putInt(key.length).putInt(value.length).put(key).put(value);
-        crc.reset();
-        crc.update(b.array(), 0, b.position());
-        b.putInt((int) crc.getValue());
-        b.flip();
-        return b.array();
-    }
-
-    private SpoolRecord decode(
-            Path file, long offset, ByteBuffer buf, int keyLen, int valueLen, long segment, long endOffset)
-            throws SpoolCorruptedException {
-        int start = buf.position();
-        crc.reset();
-        crc.update(buf.array(), buf.arrayOffset() + start, 8 + keyLen + valueLen);
-        buf.position(start + 8);
-        byte[] key = new byte[keyLen];
-        byte[] value = new byte[valueLen];
-        buf.get(key).get(value);
-        int stored = buf.getInt();
-        if (stored != (int) crc.getValue()) {
-            throw new SpoolCorruptedException(file, offset, "record CRC-32C mismatch");
-        }
-        return new SpoolRecord(key, value, weight.items(value, 0, value.length), segment, endOffset);
-    }
-
     private void requireOpen() {
         if (closed) {
             throw new IllegalStateException("spool " + dir + " is closed");
         }
-    }
-
-    static void checkLengths(Path file, long offset, int keyLen, int valueLen) throws SpoolCorruptedException {
-        if (keyLen < 0 || valueLen < 0 || (long) keyLen + valueLen > MAX_RECORD_BYTES) {
-            throw new SpoolCorruptedException(
-                    file, offset, "impossible record lengths key=" + keyLen + " value=" + valueLen);
-        }
-    }
-
-    static void readFully(FileChannel ch, ByteBuffer buf, long position) throws IOException {
-        long p = position;
-        while (buf.hasRemaining()) {
-            int n = ch.read(buf, p);
-            if (n < 0) {
-                break;
-            }
-            p += n;
-        }
-    }
-
-    static Path segmentPath(Path dir, long id) {
-        return dir.resolve(String.format("%020d%s", id, SUFFIX));
     }
 }

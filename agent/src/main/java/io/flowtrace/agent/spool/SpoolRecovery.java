@@ -3,10 +3,8 @@ package io.flowtrace.agent.spool;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
@@ -14,8 +12,8 @@ import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 /**
- * What {@link DiskSpool#open} does with what a previous run left: lists the segments, reads the
- * head checkpoint and checks every pending record, cutting off a torn last record (a crash while
+ * What {@link DiskSpool#open} does with what a previous run left (the head checkpoint aside,
+ * {@link SpoolHead}): lists the segments and checks every pending record, cutting off a torn last record (a crash while
  * appending) and rejecting anything else that does not check out.
  */
 final class SpoolRecovery {
@@ -27,13 +25,13 @@ final class SpoolRecovery {
     static SegmentScan scan(Path file, long from, boolean last, RecordWeight weight)
             throws IOException, SpoolCorruptedException {
         long size = Files.size(file);
-        if (size < DiskSpool.HEADER) {
+        if (size < SegmentFormat.HEADER) {
             if (last) {
                 try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
                     ch.truncate(0);
-                    ch.write(ByteBuffer.wrap(DiskSpool.MAGIC), 0);
+                    ch.write(ByteBuffer.wrap(SegmentFormat.MAGIC), 0);
                 }
-                return new SegmentScan(0, 0, DiskSpool.HEADER, size);
+                return new SegmentScan(0, 0, SegmentFormat.HEADER, size);
             }
             throw new SpoolCorruptedException(file, 0, "segment shorter than its header");
         }
@@ -43,9 +41,9 @@ final class SpoolRecovery {
         }
         CRC32C crc = new CRC32C();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ByteBuffer magic = ByteBuffer.allocate(DiskSpool.HEADER);
-            DiskSpool.readFully(ch, magic, 0);
-            if (!Arrays.equals(magic.array(), DiskSpool.MAGIC)) {
+            ByteBuffer magic = ByteBuffer.allocate(SegmentFormat.HEADER);
+            SegmentFormat.readFully(ch, magic, 0);
+            if (!Arrays.equals(magic.array(), SegmentFormat.MAGIC)) {
                 throw new SpoolCorruptedException(file, 0, "not a flowtrace spool segment (bad magic)");
             }
             long offset = from;
@@ -54,19 +52,19 @@ final class SpoolRecovery {
             ByteBuffer header = ByteBuffer.allocate(8);
             while (offset < size) {
                 header.clear();
-                DiskSpool.readFully(ch, header, offset);
+                SegmentFormat.readFully(ch, header, offset);
                 if (header.hasRemaining()) {
                     return torn(ch, file, offset, size, last, records, items);
                 }
                 int keyLen = header.getInt(0);
                 int valueLen = header.getInt(4);
-                DiskSpool.checkLengths(file, offset, keyLen, valueLen);
-                long recordSize = DiskSpool.RECORD_OVERHEAD + (long) keyLen + valueLen;
+                SegmentFormat.checkLengths(file, offset, keyLen, valueLen);
+                long recordSize = SegmentFormat.RECORD_OVERHEAD + (long) keyLen + valueLen;
                 if (offset + recordSize > size) {
                     return torn(ch, file, offset, size, last, records, items);
                 }
                 ByteBuffer rec = ByteBuffer.allocate((int) recordSize);
-                DiskSpool.readFully(ch, rec, offset);
+                SegmentFormat.readFully(ch, rec, offset);
                 crc.reset();
                 crc.update(rec.array(), 0, (int) recordSize - 4);
                 if (rec.getInt((int) recordSize - 4) != (int) crc.getValue()) {
@@ -92,35 +90,16 @@ final class SpoolRecovery {
 
     static TreeMap<Long, Path> listSegments(Path dir) throws IOException, SpoolCorruptedException {
         TreeMap<Long, Path> files = new TreeMap<>();
-        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "*" + DiskSpool.SUFFIX)) {
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "*" + SegmentFormat.SUFFIX)) {
             for (Path p : s) {
                 String name = p.getFileName().toString();
                 try {
-                    files.put(Long.parseLong(name.substring(0, name.length() - DiskSpool.SUFFIX.length())), p);
+                    files.put(Long.parseLong(name.substring(0, name.length() - SegmentFormat.SUFFIX.length())), p);
                 } catch (NumberFormatException e) {
-                    throw new SpoolCorruptedException(p, 0, "segment file name is not <number>" + DiskSpool.SUFFIX);
+                    throw new SpoolCorruptedException(p, 0, "segment file name is not <number>" + SegmentFormat.SUFFIX);
                 }
             }
         }
         return files;
-    }
-
-    static long[] readHead(Path head) throws IOException, SpoolCorruptedException {
-        String text;
-        try {
-            text = Files.readString(head, StandardCharsets.US_ASCII).strip();
-        } catch (NoSuchFileException e) {
-            return new long[] {0, DiskSpool.HEADER};
-        }
-        String[] parts = text.split(" ");
-        try {
-            long[] v = {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
-            if (parts.length != 2 || v[0] < 0 || v[1] < DiskSpool.HEADER) {
-                throw new NumberFormatException(text);
-            }
-            return v;
-        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
-            throw new SpoolCorruptedException(head, 0, "head checkpoint is not \"segment offset\": '" + text + "'");
-        }
     }
 }

@@ -3,13 +3,10 @@ package io.flowtrace.bench.job;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.bench.Packets;
 import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.net.VantagePoint;
-import io.flowtrace.core.pcap.CaptureReader;
-import io.flowtrace.core.pcap.CaptureRecord;
-import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
-import io.flowtrace.core.pcap.PacketDecoder;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import java.io.IOException;
@@ -33,18 +30,8 @@ final class BenchPackets {
     BenchPackets(Path capture, Vantage vantage) throws IOException {
         this.capture = capture;
         base = new ArrayList<>();
-        try (InputStream in = Files.newInputStream(capture);
-                CaptureReader r = CaptureReader.open(in)) {
-            CaptureRecord rec = new CaptureRecord();
-            PacketDecoder decoder = new PacketDecoder();
-            DecodedPacket p = new DecodedPacket();
-            while (r.next(rec)) {
-                if (decoder.decode(rec, p) == DecodeStatus.TCP) {
-                    base.add(PacketEvents.toAvro(p, vantage));
-                }
-            }
-        } catch (io.flowtrace.core.pcap.CaptureFormatException e) {
-            throw new IOException(capture + ": " + e.getMessage(), e);
+        for (DecodedPacket p : Packets.load(capture)) {
+            base.add(PacketEvents.toAvro(p, vantage));
         }
         long first = base.get(0).getCaptureTimeNs();
         long last = base.stream().mapToLong(PacketEvent::getCaptureTimeNs).max().orElseThrow();

@@ -35,6 +35,8 @@ public final class OpenVpnHeaderDecoder {
      * Decodes {@code b[off, off + captured)}, the captured part of a UDP payload of
      * {@code length} bytes; returns {@code out.kind}.
      */
+    // LONG-METHOD: one pass over the header in wire order (the table above), each field's bounds check beside its read;
+    // steps of their own would hand the cursor and the failure back through a sentinel on every packet of the port
     public OpenVpnHeader.Kind decode(byte[] b, int off, int captured, int length, OpenVpnHeader out) {
         out.reset();
         if (length < 1 || captured < 1) {

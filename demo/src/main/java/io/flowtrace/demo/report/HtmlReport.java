@@ -94,6 +94,27 @@ public final class HtmlReport {
                         + " file and core's offline analyser run again over it (time-sequence with the ACK and receive-window lines,"
                         + " SACK blocks and retransmissions by class; bytes in flight with the cwnd estimate per RTT round; RTT per"
                         + " round), all on the flow's time axis.";
+        Map<Capture, List<FlowGraph.FlowId>> wanted = worstPerVantage();
+        List<FlowGraph> graphs = new ArrayList<>();
+        for (Map.Entry<Capture, List<FlowGraph.FlowId>> e : wanted.entrySet()) {
+            Path file = e.getKey().file();
+            String agent = e.getKey().agentId();
+            graphs.addAll(
+                    FlowGraph.read(file, agent, FlowGraph.find(file, agent, e.getValue()), CaptureRecordFilter.ALL));
+        }
+        charts += graphs.size();
+        sections.add(new Section(
+                "Worst flows: time-sequence, flight and cwnd per round, RTT",
+                graphs.isEmpty() ? note + " No flow retransmitted." : note,
+                graphs,
+                List.of()));
+    }
+
+    /**
+     * The flow with the most retransmissions at each vantage point whose capture the demo has, at
+     * most {@link #WORST_FLOWS} in all, grouped by capture file.
+     */
+    private Map<Capture, List<FlowGraph.FlowId>> worstPerVantage() throws Exception {
         List<Map<String, Object>> worst = db.query("""
                 SELECT vantage, client, server, instance, c2s_retransmitted_packets + s2c_retransmitted_packets AS rtx
                 FROM flow_summary WHERE c2s_retransmitted_packets + s2c_retransmitted_packets > 0
@@ -114,19 +135,7 @@ public final class HtmlReport {
                             vantage, Db.s(f, "client"), Db.s(f, "server"), Db.l(f, "instance"), title));
             shown++;
         }
-        List<FlowGraph> graphs = new ArrayList<>();
-        for (Map.Entry<Capture, List<FlowGraph.FlowId>> e : wanted.entrySet()) {
-            Path file = e.getKey().file();
-            String agent = e.getKey().agentId();
-            graphs.addAll(
-                    FlowGraph.read(file, agent, FlowGraph.find(file, agent, e.getValue()), CaptureRecordFilter.ALL));
-        }
-        charts += graphs.size();
-        sections.add(new Section(
-                "Worst flows: time-sequence, flight and cwnd per round, RTT",
-                graphs.isEmpty() ? note + " No flow retransmitted." : note,
-                graphs,
-                List.of()));
+        return wanted;
     }
 
     private void retransmissionTimeline() {

@@ -4,8 +4,6 @@ import io.flowtrace.avro.BatchedOpenVpnPacket;
 import io.flowtrace.avro.OpenVpnBatch;
 import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.core.net.Endpoint;
-import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.openvpn.OpenVpnHeader;
 import io.flowtrace.core.openvpn.OpenVpnWire;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -38,11 +36,7 @@ public final class OpenVpnBatches {
 
     /** The canonical flow key of a batch: the Kafka key, as {@link PacketEvents#flowKey} of any of its packets. */
     public static String flowKey(OpenVpnBatch b) {
-        return FlowKey.of(
-                        PacketEvents.vantagePoint(b.getVantage()),
-                        new Endpoint(bytes(b.getLowAddr()), b.getLowPort()),
-                        new Endpoint(bytes(b.getHighAddr()), b.getHighPort()))
-                .canonical();
+        return BatchFields.flowKey(b.getVantage(), b.getLowAddr(), b.getLowPort(), b.getHighAddr(), b.getHighPort());
     }
 
     /** How the agent that wrote the batch was told its OpenVPN packets look. */
@@ -88,7 +82,7 @@ public final class OpenVpnBatches {
         if (!port(b.getLowPort()) || !port(b.getHighPort())) {
             return "port out of range: " + b.getLowPort() + ", " + b.getHighPort();
         }
-        int order = Arrays.compareUnsigned(bytes(b.getLowAddr()), bytes(b.getHighAddr()));
+        int order = Arrays.compareUnsigned(BatchFields.bytes(b.getLowAddr()), BatchFields.bytes(b.getHighAddr()));
         if (order > 0 || order == 0 && b.getLowPort() > b.getHighPort()) {
             return "endpoints not in canonical order (low endpoint is the higher one)";
         }
@@ -126,13 +120,7 @@ public final class OpenVpnBatches {
             return header + " header bytes (captured " + p.getCapturedPayloadLength() + ", at most " + MAX_HEADER_BYTES
                     + ")";
         }
-        long base = b.getBaseTimeNs();
-        long offset = p.getTimeOffsetNs();
-        long time = base + offset;
-        if (((base ^ time) & (offset ^ time)) < 0) {
-            return "time offset " + offset + " ns overflows the base time " + base + " ns";
-        }
-        return PacketEvents.captureTimeProblem(time, nowNanos);
+        return BatchFields.packetTimeProblem(b.getBaseTimeNs(), p.getTimeOffsetNs(), nowNanos);
     }
 
     /**
@@ -150,13 +138,7 @@ public final class OpenVpnBatches {
         out.interfaceId = 0;
         out.wireLength = p.getWireLength();
         out.ipVersion = b.getIpVersion();
-        ByteBuffer src = fromHigh ? b.getHighAddr() : b.getLowAddr();
-        ByteBuffer dst = fromHigh ? b.getLowAddr() : b.getHighAddr();
-        out.addrLength = src.remaining();
-        src.duplicate().get(out.srcAddr, 0, out.addrLength);
-        dst.duplicate().get(out.dstAddr, 0, out.addrLength);
-        out.srcPort = fromHigh ? b.getHighPort() : b.getLowPort();
-        out.dstPort = fromHigh ? b.getLowPort() : b.getHighPort();
+        BatchFields.fillEndpoints(out, fromHigh, b.getLowAddr(), b.getLowPort(), b.getHighAddr(), b.getHighPort());
         out.payloadLength = p.getPayloadLength();
         out.payloadOffset = 0;
         ByteBuffer h = p.getHeader();
@@ -168,12 +150,6 @@ public final class OpenVpnBatches {
 
     private static boolean port(int p) {
         return p >= 0 && p <= 65_535;
-    }
-
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] a = new byte[b.remaining()];
-        b.duplicate().get(a);
-        return a;
     }
 
     /**

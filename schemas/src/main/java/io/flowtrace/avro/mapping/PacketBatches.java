@@ -6,8 +6,6 @@ import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.core.net.Endpoint;
-import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.nio.ByteBuffer;
@@ -39,11 +37,7 @@ public final class PacketBatches {
 
     /** The canonical flow key of a batch, exactly {@link PacketEvents#flowKey} of any of its packets. */
     public static String flowKey(PacketBatch b) {
-        return FlowKey.of(
-                        PacketEvents.vantagePoint(b.getVantage()),
-                        new Endpoint(bytes(b.getLowAddr()), b.getLowPort()),
-                        new Endpoint(bytes(b.getHighAddr()), b.getHighPort()))
-                .canonical();
+        return BatchFields.flowKey(b.getVantage(), b.getLowAddr(), b.getLowPort(), b.getHighAddr(), b.getHighPort());
     }
 
     /**
@@ -118,13 +112,7 @@ public final class PacketBatches {
         if (segment != null) {
             return segment;
         }
-        long base = b.getBaseTimeNs();
-        long offset = p.getTimeOffsetNs();
-        long time = base + offset;
-        if (((base ^ time) & (offset ^ time)) < 0) {
-            return "time offset " + offset + " ns overflows the base time " + base + " ns";
-        }
-        return PacketEvents.captureTimeProblem(time, nowNanos);
+        return BatchFields.packetTimeProblem(b.getBaseTimeNs(), p.getTimeOffsetNs(), nowNanos);
     }
 
     /**
@@ -146,17 +134,11 @@ public final class PacketBatches {
         out.vlanOuter = -1;
         out.vlanInner = -1;
         out.ipVersion = b.getIpVersion();
-        ByteBuffer src = fromHigh ? b.getHighAddr() : b.getLowAddr();
-        ByteBuffer dst = fromHigh ? b.getLowAddr() : b.getHighAddr();
-        out.addrLength = src.remaining();
-        src.duplicate().get(out.srcAddr, 0, out.addrLength);
-        dst.duplicate().get(out.dstAddr, 0, out.addrLength);
+        BatchFields.fillEndpoints(out, fromHigh, b.getLowAddr(), b.getLowPort(), b.getHighAddr(), b.getHighPort());
         out.ipId = p.getIpId() == null ? -1 : p.getIpId();
         out.ttl = p.getTtl();
         out.ipTotalLength = p.getIpTotalLength();
         out.fragmented = false;
-        out.srcPort = fromHigh ? b.getHighPort() : b.getLowPort();
-        out.dstPort = fromHigh ? b.getLowPort() : b.getHighPort();
         out.seq = unsigned32(senderBase + p.getSeqOffset());
         out.ack = unsigned32(receiverBase + p.getAckOffset());
         out.flags = p.getTcpFlags();
@@ -180,12 +162,6 @@ public final class PacketBatches {
 
     static long unsigned32(long v) {
         return v & 0xffffffffL;
-    }
-
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] a = new byte[b.remaining()];
-        b.duplicate().get(a);
-        return a;
     }
 
     /**

@@ -1,0 +1,95 @@
+package io.flowtrace.bench.job;
+
+import static io.flowtrace.bench.job.JobBenchContext.report;
+import static io.flowtrace.bench.job.JobBenchContext.stats;
+
+import io.flowtrace.avro.PacketBatch;
+import io.flowtrace.avro.PacketEvent;
+import io.flowtrace.avro.mapping.PacketBatches;
+import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.core.pcap.DecodedPacket;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.message.BinaryMessageDecoder;
+import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * (1) A plain consumer from the beginning, every record decoded as the job's flow function
+ * decodes it (Avro with a reused record and decoder, then every packet into a DecodedPacket);
+ * packets/s.
+ */
+final class ConsumePhase {
+    private final JobBenchContext bench;
+
+    ConsumePhase(JobBenchContext bench) {
+        this.bench = bench;
+    }
+
+    void run(InputTopic input, int runs) throws IOException {
+        List<Double> rates = new ArrayList<>();
+        for (int r = 0; r < runs; r++) {
+            rates.add(consume(input.name(), input.packets()));
+        }
+        report("(1) consume + Avro decode (%s): %s packets/s", bench.batching(), stats(rates));
+    }
+
+    private double consume(String topic, long n) throws IOException {
+        Properties props = bench.kafka.clientProperties();
+        props.put("max.poll.records", "5000");
+        props.put("fetch.max.bytes", Integer.toString(64 << 20));
+        props.put("max.partition.fetch.bytes", Integer.toString(16 << 20));
+        BinaryMessageDecoder<PacketEvent> decoder = PacketEvent.getDecoder();
+        SpecificDatumReader<PacketBatch> batchReader = new SpecificDatumReader<>(PacketBatch.class);
+        BinaryDecoder binary = null;
+        PacketEvent reuse = new PacketEvent();
+        PacketBatch batch = null;
+        DecodedPacket packet = new DecodedPacket();
+        long count = 0;
+        long records = 0;
+        long checksum = 0;
+        long t0 = System.nanoTime();
+        try (KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = new ArrayList<>();
+            for (int p = 0; p < JobBenchContext.PARTITIONS; p++) {
+                parts.add(new TopicPartition(topic, p));
+            }
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            while (count < n) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+                    byte[] v = r.value();
+                    records++;
+                    if (PacketBatches.fingerprintOf(v) == PacketBatches.FINGERPRINT) {
+                        binary = DecoderFactory.get().binaryDecoder(v, 10, v.length - 10, binary);
+                        batch = batchReader.read(batch, binary);
+                        for (int i = 0; i < batch.getPackets().size(); i++) {
+                            PacketBatches.fromAvro(batch, i, packet);
+                            checksum += packet.seq;
+                            count++;
+                        }
+                    } else {
+                        reuse = decoder.decode(v, reuse);
+                        PacketEvents.fromAvro(reuse, packet);
+                        checksum += packet.seq;
+                        count++;
+                    }
+                }
+            }
+        }
+        double rate = count / ((System.nanoTime() - t0) / 1e9);
+        report(
+                "  consume run: %,d packets in %,d records, %.0f packets/s (checksum %d)",
+                count, records, rate, checksum);
+        return rate;
+    }
+}
