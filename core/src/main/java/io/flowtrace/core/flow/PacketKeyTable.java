@@ -55,6 +55,24 @@ final class PacketKeyTable {
         return size;
     }
 
+    /**
+     * Which of {@code shards} trackers owns {@code p}'s flow: a function of the canonical key, so
+     * both directions land on the same one. Taken from the high bits of a remix of the table's
+     * hash, so the flows of one shard still spread over all of its table's slots.
+     */
+    static int shardOf(DecodedPacket p, int shards) {
+        long s0 = word(p.srcAddr, 0, p.addrLength);
+        long s1 = p.addrLength > 8 ? word(p.srcAddr, 8, p.addrLength) : 0;
+        long d0 = word(p.dstAddr, 0, p.addrLength);
+        long d1 = p.addrLength > 8 ? word(p.dstAddr, 8, p.addrLength) : 0;
+        boolean srcLow = compare(s0, s1, p.srcPort, d0, d1, p.dstPort) <= 0;
+        int h = srcLow
+                ? hash(s0, s1, d0, d1, (p.srcPort << 16) | p.dstPort, meta(p.addrLength, p.interfaceId))
+                : hash(d0, d1, s0, s1, (p.dstPort << 16) | p.srcPort, meta(p.addrLength, p.interfaceId));
+        int mixed = h * 0x9E3779B9;
+        return (int) (((mixed >>> 1) * (long) shards) >>> 31);
+    }
+
     Object get(DecodedPacket p) {
         long s0 = word(p.srcAddr, 0, p.addrLength);
         long s1 = p.addrLength > 8 ? word(p.srcAddr, 8, p.addrLength) : 0;
