@@ -29,6 +29,8 @@ final class PacketKeyTable {
 
     private Keyed[] slots = new Keyed[1024];
     private int size;
+    /** Whether the last {@link #get}'s packet came from its key's low endpoint (its direction, for free). */
+    private boolean lastSourceIsLow;
 
     static int meta(int addrLength, int interfaceId) {
         return addrLength | (interfaceId << 8);
@@ -79,6 +81,7 @@ final class PacketKeyTable {
         long d0 = word(p.dstAddr, 0, p.addrLength);
         long d1 = p.addrLength > 8 ? word(p.dstAddr, 8, p.addrLength) : 0;
         boolean srcLow = compare(s0, s1, p.srcPort, d0, d1, p.dstPort) <= 0;
+        lastSourceIsLow = srcLow;
         long a0 = srcLow ? s0 : d0;
         long a1 = srcLow ? s1 : d1;
         long b0 = srcLow ? d0 : s0;
@@ -100,6 +103,11 @@ final class PacketKeyTable {
                 return k;
             }
         }
+    }
+
+    /** True when the packet of the last {@link #get} was sent by the low endpoint of its canonical key. */
+    boolean lastSourceIsLow() {
+        return lastSourceIsLow;
     }
 
     /** Inserts a value whose key is absent (callers check with {@link #get} first). */
