@@ -5,14 +5,11 @@ import io.flowtrace.cli.report.InteractiveReport;
 import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.analysis.CaptureSummary;
 import io.flowtrace.core.net.VantagePoint;
-import io.flowtrace.core.pcap.CaptureErrorListener;
-import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureRecordFilter;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.report.ServiceSetupTable;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSinkFactory;
-import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -54,7 +51,9 @@ import picocli.CommandLine.Spec;
                     + " or -f without libpcap)"
         })
 final class AnalyzeCommand implements Callable<Integer> {
-    private static final int MAX_ERRORS_SHOWN = 10;
+    /** More analysing threads than this only adds queues: each shard needs a core to be worth it. */
+    private static final int MAX_THREADS = 256;
+
     private static final String NAME = "flowtrace analyze";
 
     @Spec
@@ -139,6 +138,13 @@ final class AnalyzeCommand implements Callable<Integer> {
     String flow;
 
     @Option(
+            names = "--threads",
+            paramLabel = "N",
+            description = "analyse with N threads, the flows spread over them by connection (same output"
+                    + " whatever N; default: the available processors, ${DEFAULT-VALUE} here)")
+    int threads = Runtime.getRuntime().availableProcessors();
+
+    @Option(
             names = {"-q", "--quiet"},
             description = "no progress or summary on stderr (errors are still printed)")
     boolean quiet;
@@ -195,6 +201,9 @@ final class AnalyzeCommand implements Callable<Integer> {
         if (port != null && (port < 0 || port > 65535)) {
             throw usage("--port must be a TCP port, 0-65535, not " + port);
         }
+        if (threads < 1 || threads > MAX_THREADS) {
+            throw usage("--threads must be 1-" + MAX_THREADS + " analysing threads, not " + threads);
+        }
         if (idleTimeoutSeconds <= 0) {
             throw usage("--idle-timeout must be a positive number of seconds, not " + idleTimeoutSeconds);
         }
@@ -246,63 +255,53 @@ final class AnalyzeCommand implements Callable<Integer> {
                 json ? FlowCollector.Format.JSON : longReport ? FlowCollector.Format.LONG : FlowCollector.Format.TABLE;
         FlowCollector collector = new FlowCollector(format, sortKey, top, out, jsonWriter);
         ReportCandidates drawn = report == null ? null : new ReportCandidates(flow, top != null ? top : 3, sortKey);
-        long[] seen = new long[1];
-        CaptureAnalysis analysis = new CaptureAnalysis(config, iface -> new VantagePoint(agentId, "if" + iface));
-        ErrorReporter errors = new ErrorReporter(file);
-        TcpEventSinkFactory sinks = events ? eventSinks(out) : TcpEventSinkFactory.NONE;
-        CaptureSummary summary;
+        AnalyzedFlows flows = new AnalyzedFlows(hostFilter, port, services ? serviceTable : null, collector, drawn);
+        CaptureProblems problems = new CaptureProblems(file);
         Progress progress = Progress.start(input, quiet, collector.streams() || events, System.err);
-        try (input;
-                progress) {
-            summary = analysis.run(
-                    input.stream(),
-                    recordFilter,
-                    (key, instance, flow) -> {
-                        seen[0]++;
-                        if (!matches(flow)) {
-                            return;
-                        }
-                        if (services) {
-                            serviceTable.add(flow);
-                        } else {
-                            collector.add(key, instance, flow);
-                        }
-                        if (drawn != null) {
-                            drawn.add(key, instance, flow);
-                        }
-                    },
-                    sinks,
-                    errors,
-                    progress::update);
-        } catch (IOException e) {
-            System.err.println(
-                    NAME + ": \"" + file + "\": read error after " + input.bytesRead() + " bytes: " + e.getMessage());
-            return false;
-        } catch (BpfFilter.FilterException e) {
-            // an expression that compiled for Ethernet but not for a link type of this capture
-            System.err.println(NAME + ": \"" + file + "\": " + e.getMessage());
+        CaptureSummary summary = read(file, input, config, flows, problems, progress, out);
+        if (summary == null) {
             return false;
         }
         collector.finish();
         out.flush();
         openvpn.analyze(
-                file,
-                recordFilter,
-                summary.count(io.flowtrace.core.pcap.DecodeStatus.NOT_TCP) > 0,
-                json,
-                services,
-                quiet,
-                agentId,
-                out);
-        boolean complete = reportProblems(file, input, summary, errors);
+                file, recordFilter, summary.count(DecodeStatus.NOT_TCP) > 0, json, services, quiet, agentId, out);
+        boolean complete = problems.report(input, summary);
         if (drawn != null) {
             writeReport(file, drawn);
         }
         if (!quiet && !summary.format.isEmpty()) {
-            System.err.println(summaryLine(
-                    file, summary, errors, seen[0], services ? -1 : collector.flows(), progress.elapsedSeconds()));
+            long matched = services ? -1 : collector.flows();
+            System.err.println(SummaryLine.of(
+                    file, summary, filterExpression, filterText(), flows.seen(), matched, progress.elapsedSeconds()));
         }
         return complete;
+    }
+
+    /** Runs the analysis over one opened input; null (after one line on stderr) when it could not be read. */
+    private CaptureSummary read(
+            String file,
+            CaptureInput input,
+            AnalyzerConfig config,
+            AnalyzedFlows flows,
+            CaptureProblems problems,
+            Progress progress,
+            PrintStream out) {
+        CaptureAnalysis analysis =
+                new CaptureAnalysis(config, iface -> new VantagePoint(agentId, "if" + iface), threads);
+        TcpEventSinkFactory sinks = events ? eventSinks(out) : TcpEventSinkFactory.NONE;
+        try (input;
+                progress) {
+            return analysis.run(input.stream(), recordFilter, flows, sinks, problems, progress::update);
+        } catch (IOException e) {
+            System.err.println(
+                    NAME + ": \"" + file + "\": read error after " + input.bytesRead() + " bytes: " + e.getMessage());
+            return null;
+        } catch (BpfFilter.FilterException e) {
+            // an expression that compiled for Ethernet but not for a link type of this capture
+            System.err.println(NAME + ": \"" + file + "\": " + e.getMessage());
+            return null;
+        }
     }
 
     private void writeReport(String file, ReportCandidates drawn) throws IOException {
@@ -337,67 +336,6 @@ final class AnalyzeCommand implements Callable<Integer> {
         return (key, instance) -> e -> writer.write(key, e);
     }
 
-    /** Prints what stopped or shortened the read; true when nothing did. */
-    private static boolean reportProblems(
-            String file, CaptureInput input, CaptureSummary summary, ErrorReporter errors) {
-        long whole = summary.records;
-        if (summary.format.isEmpty() && input.cutShort() != null) {
-            System.err.printf(
-                    "%s: \"%s\" appears to have been cut short (%s) before a capture header could be read%n",
-                    NAME, file, input.cutShort());
-        } else if (errors.truncatedTail != null) {
-            // tshark's words for the same case: "appears to have been cut short in the middle of a packet".
-            System.err.printf(
-                    "%s: \"%s\" appears to have been cut short in the middle of a packet (%s%s); the %,d whole"
-                            + " records before it were analysed%n",
-                    NAME, file, errors.truncatedTail, input.cutShort() != null ? "; " + input.cutShort() : "", whole);
-        } else if (input.cutShort() != null) {
-            System.err.printf(
-                    "%s: \"%s\" appears to have been cut short (%s); the %,d records before it were analysed%n",
-                    NAME, file, input.cutShort(), whole);
-        }
-        if (summary.fatalError != null && !(summary.format.isEmpty() && input.cutShort() != null)) {
-            if (summary.format.isEmpty()) {
-                System.err.printf("%s: \"%s\": %s%n", NAME, file, summary.fatalError);
-            } else {
-                System.err.printf(
-                        "%s: \"%s\": reading stopped: %s; the %,d records before it were analysed%n",
-                        NAME, file, summary.fatalError, whole);
-            }
-        }
-        return errors.truncatedTail == null
-                && input.cutShort() == null
-                && summary.fatalError == null
-                && summary.formatErrors == 0;
-    }
-
-    private String summaryLine(
-            String file, CaptureSummary s, ErrorReporter errors, long flows, long matched, double seconds) {
-        StringBuilder b = new StringBuilder();
-        b.append(String.format("%s: %s: %s; %,d records", NAME, file, s.format, s.records));
-        if (filterExpression != null) {
-            b.append(String.format(", %,d matched -f '%s'", s.records - s.filteredOut, filterExpression));
-        }
-        b.append(String.format(", %,d TCP", s.tcpPackets()));
-        for (DecodeStatus st : DecodeStatus.values()) {
-            if (st != DecodeStatus.TCP && s.count(st) > 0) {
-                b.append(String.format(
-                        ", %,d %s", s.count(st), st.name().toLowerCase().replace('_', ' ')));
-            }
-        }
-        String filter = filterText();
-        if (filter.isEmpty() || matched < 0) {
-            b.append(String.format("; %,d flows", flows));
-        } else {
-            b.append(String.format("; %,d of %,d flows matched%s", matched, flows, filter));
-        }
-        long formatErrors = s.formatErrors + (s.fatalError != null ? 1 : 0);
-        b.append(String.format(
-                "; %,d format error%s; %.2f s (%,.0f packets/s)",
-                formatErrors, formatErrors == 1 ? "" : "s", seconds, seconds > 0 ? s.records / seconds : 0.0));
-        return b.toString();
-    }
-
     private String filterText() {
         StringBuilder b = new StringBuilder();
         if (host != null) {
@@ -407,40 +345,5 @@ final class AnalyzeCommand implements Callable<Integer> {
             b.append(" --port ").append(port);
         }
         return b.toString();
-    }
-
-    private boolean matches(TcpFlowAnalyzer flow) {
-        if (port != null && flow.client().port() != port && flow.server().port() != port) {
-            return false;
-        }
-        return hostFilter == null || hostFilter.matches(flow.client()) || hostFilter.matches(flow.server());
-    }
-
-    /**
-     * Prints the first few format errors and counts the rest, so a corrupt file cannot flood stderr;
-     * keeps a short last record (the file ends inside it) for the one "cut short" line.
-     */
-    private static final class ErrorReporter implements CaptureErrorListener {
-        private final String file;
-        private long count;
-        volatile String truncatedTail;
-
-        ErrorReporter(String file) {
-            this.file = file;
-        }
-
-        @Override
-        public void onError(CaptureFormatException error) {
-            if (error.getMessage().contains(" at end of stream")) {
-                truncatedTail = error.getMessage().replace(" at end of stream", "");
-                return;
-            }
-            count++;
-            if (count <= MAX_ERRORS_SHOWN) {
-                System.err.println(NAME + ": \"" + file + "\": " + error.getMessage());
-            } else if (count == MAX_ERRORS_SHOWN + 1) {
-                System.err.println(NAME + ": \"" + file + "\": further format errors are counted, not shown");
-            }
-        }
     }
 }

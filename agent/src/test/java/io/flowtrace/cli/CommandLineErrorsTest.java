@@ -311,6 +311,8 @@ class CommandLineErrorsTest {
                 "--top|0|--top must be a positive number of flows, not 0",
                 "--top|-3|--top must be a positive number of flows, not -3",
                 "--idle-timeout|-5|--idle-timeout must be a positive number of seconds, not -5",
+                "--threads|0|--threads must be 1-256 analysing threads, not 0",
+                "--threads|100000|--threads must be 1-256 analysing threads, not 100000",
                 "--sort|foo|--sort must be one of retransmits, bytes, packets, duration, not 'foo'",
                 "--flow|10.0.0.1:1-10.0.0.2:2|--flow selects the flow to draw: it goes with --report"
             })

@@ -3,18 +3,13 @@ package io.flowtrace.core.analysis;
 import io.flowtrace.core.flow.FlowTracker;
 import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureErrorListener;
-import io.flowtrace.core.pcap.CaptureFormatException;
-import io.flowtrace.core.pcap.CaptureReader;
-import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.CaptureRecordFilter;
-import io.flowtrace.core.pcap.DecodeStatus;
-import io.flowtrace.core.pcap.DecodedPacket;
-import io.flowtrace.core.pcap.PacketDecoder;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.function.IntFunction;
@@ -25,32 +20,34 @@ import java.util.function.LongConsumer;
  * What {@code flowtrace analyze} and the core benchmarks run; the streaming job replaces the
  * reader with Kafka and the tracker with keyed state.
  *
- * <p>Two stages on two threads, so both cores work: a reader thread reads and decodes into
- * batches of reusable packets; the calling thread analyses them. Batches are recycled through a
- * free list, so the steady state allocates nothing.
+ * <p>A reader thread reads and decodes into batches of reusable packets (recycled through a free
+ * list, so the steady state allocates nothing). With one analyser the calling thread tracks them;
+ * with more, the flows are sharded over that many threads by their key and the calling thread
+ * merges what they report ({@link ShardedAnalysis}): the listener sees the same flows, events and
+ * order either way, always on the calling thread.
  */
 public final class CaptureAnalysis {
-    private static final int BATCH = 1024;
     private static final int BATCHES = 8;
 
     private final AnalyzerConfig config;
     private final IntFunction<VantagePoint> vantageOfInterface;
+    private final int analysers;
 
     public CaptureAnalysis(AnalyzerConfig config, IntFunction<VantagePoint> vantageOfInterface) {
-        this.config = config;
-        this.vantageOfInterface = vantageOfInterface;
+        this(config, vantageOfInterface, 1);
     }
 
-    private static final class Batch {
-        final DecodedPacket[] packets = new DecodedPacket[BATCH];
-        int size;
-        boolean last;
-
-        Batch() {
-            for (int i = 0; i < BATCH; i++) {
-                packets[i] = new DecodedPacket();
-            }
+    /**
+     * @param analysers threads that analyse flows (1: the calling thread; more: shards, see above)
+     * @param vantageOfInterface called on the analysing threads
+     */
+    public CaptureAnalysis(AnalyzerConfig config, IntFunction<VantagePoint> vantageOfInterface, int analysers) {
+        if (analysers < 1) {
+            throw new IllegalArgumentException("analysers must be at least 1, not " + analysers);
         }
+        this.config = config;
+        this.vantageOfInterface = vantageOfInterface;
+        this.analysers = analysers;
     }
 
     /**
@@ -84,104 +81,101 @@ public final class CaptureAnalysis {
             LongConsumer progress)
             throws IOException {
         CaptureSummary summary = new CaptureSummary();
-        FlowTracker tracker = new FlowTracker(config, vantageOfInterface, flows, events);
-        BlockingQueue<Batch> full = new ArrayBlockingQueue<>(BATCHES);
-        BlockingQueue<Batch> free = new ArrayBlockingQueue<>(BATCHES);
+        int shards = analysers > 1 ? analysers : 0;
+        BlockingQueue<DecodedBatch> free = new ArrayBlockingQueue<>(BATCHES);
         for (int i = 0; i < BATCHES; i++) {
-            free.add(new Batch());
+            free.add(new DecodedBatch(shards));
         }
+        ShardedAnalysis sharded = shards > 0
+                ? new ShardedAnalysis(shards, BATCHES, config, vantageOfInterface, events != TcpEventSinkFactory.NONE)
+                : null;
+        BlockingQueue<DecodedBatch> full = new ArrayBlockingQueue<>(BATCHES + 1);
+        CaptureReading.HandOff handOff = sharded != null ? sharded::handOff : full::put;
         Throwable[] readerFailure = new Throwable[1];
         Thread reader = new Thread(
                 () -> {
                     try {
-                        read(in, filter, summary, errors, progress, full, free);
+                        CaptureReading.read(in, filter, summary, errors, progress, free, handOff);
                     } catch (Throwable t) {
                         readerFailure[0] = t;
-                        Batch end = new Batch();
-                        end.last = true;
-                        full.offer(end);
+                        try {
+                            handOff.put(DecodedBatch.end(shards, true));
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
                     }
                 },
                 "flowtrace-capture-reader");
         reader.setDaemon(true);
+        List<Thread> threads = sharded != null ? sharded.start() : List.of();
         reader.start();
+        long flowsStarted;
         try {
-            while (true) {
-                Batch b = full.take();
-                for (int i = 0; i < b.size; i++) {
-                    tracker.onPacket(b.packets[i]);
-                }
-                if (b.last) {
-                    break;
-                }
-                free.put(b);
-            }
+            flowsStarted =
+                    sharded != null ? mergeShards(sharded, free, flows, events) : analyse(full, free, flows, events);
             reader.join();
         } catch (InterruptedException e) {
             reader.interrupt();
+            threads.forEach(Thread::interrupt);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while analysing", e);
         }
-        if (readerFailure[0] instanceof IOException io) {
-            throw io;
-        }
-        if (readerFailure[0] instanceof UncheckedIOException uio) {
-            throw uio.getCause();
-        }
-        if (readerFailure[0] instanceof RuntimeException re) {
-            throw re;
-        }
-        if (readerFailure[0] instanceof Error err) {
-            throw err;
-        }
-        tracker.flush();
-        summary.flows = tracker.flowsStarted();
+        rethrow(readerFailure[0]);
+        summary.flows = flowsStarted;
         return summary;
     }
 
-    private static void read(
-            InputStream in,
-            CaptureRecordFilter filter,
-            CaptureSummary summary,
-            CaptureErrorListener errors,
-            LongConsumer progress,
-            BlockingQueue<Batch> full,
-            BlockingQueue<Batch> free)
-            throws IOException, InterruptedException {
-        CaptureErrorListener counting = e -> {
-            summary.formatErrors++;
-            errors.onError(e);
-        };
-        Batch batch = free.take();
-        batch.size = 0;
-        try (CaptureReader reader = CaptureReader.open(in, counting)) {
-            summary.format = reader.formatDescription();
-            CaptureRecord rec = new CaptureRecord();
-            PacketDecoder decoder = new PacketDecoder();
-            while (reader.next(rec)) {
-                summary.records++;
-                summary.bytesRead += rec.capturedLength;
-                if ((summary.records & 0xffff) == 0) {
-                    progress.accept(summary.records);
-                }
-                if (!filter.accept(rec)) {
-                    summary.filteredOut++;
-                    continue;
-                }
-                DecodedPacket p = batch.packets[batch.size];
-                DecodeStatus status = decoder.decode(rec, p);
-                summary.byStatus[status.ordinal()]++;
-                if (status == DecodeStatus.TCP && ++batch.size == BATCH) {
-                    full.put(batch);
-                    batch = free.take();
-                    batch.size = 0;
-                }
+    /** One analyser: the calling thread tracks every packet; returns the flows started. */
+    private long analyse(
+            BlockingQueue<DecodedBatch> full,
+            BlockingQueue<DecodedBatch> free,
+            FlowTracker.FlowListener flows,
+            TcpEventSinkFactory events)
+            throws InterruptedException {
+        FlowTracker tracker = new FlowTracker(config, vantageOfInterface, flows, events);
+        while (true) {
+            DecodedBatch b = full.take();
+            for (int i = 0; i < b.size; i++) {
+                tracker.onPacket(b.packets[i]);
             }
-            summary.format = reader.formatDescription();
-        } catch (CaptureFormatException e) {
-            summary.fatalError = e.getMessage();
+            if (b.last) {
+                if (!b.failed) {
+                    tracker.flush();
+                }
+                break;
+            }
+            free.put(b);
         }
-        batch.last = true;
-        full.put(batch);
+        return tracker.flowsStarted();
+    }
+
+    private static long mergeShards(
+            ShardedAnalysis sharded,
+            BlockingQueue<DecodedBatch> free,
+            FlowTracker.FlowListener flows,
+            TcpEventSinkFactory events)
+            throws InterruptedException {
+        while (true) {
+            DecodedBatch b = sharded.merge(flows, events);
+            if (b.last) {
+                return sharded.flowsStarted();
+            }
+            free.put(b);
+        }
+    }
+
+    private static void rethrow(Throwable failure) throws IOException {
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure instanceof UncheckedIOException uio) {
+            throw uio.getCause();
+        }
+        if (failure instanceof RuntimeException re) {
+            throw re;
+        }
+        if (failure instanceof Error err) {
+            throw err;
+        }
     }
 }

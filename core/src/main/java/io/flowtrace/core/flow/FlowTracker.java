@@ -11,6 +11,7 @@ import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.IntFunction;
 
@@ -28,15 +29,36 @@ public final class FlowTracker {
         void onFlow(FlowKey key, long instance, TcpFlowAnalyzer flow);
     }
 
-    private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
+    /**
+     * Where in capture order the flow about to be reported started, told just before its last
+     * events and its report, so the output of several trackers fed disjoint sets of flows can be
+     * merged back into the order one tracker would have produced ({@code ShardedCaptureAnalysis}).
+     */
+    @FunctionalInterface
+    public interface ReportOrder {
+        /**
+         * @param firstPacket the capture-order index of the instance's first packet
+         * @param firstSeenNanos that packet's capture time
+         */
+        void reporting(long firstPacket, long firstSeenNanos);
+
+        ReportOrder NONE = (firstPacket, firstSeenNanos) -> {};
+    }
+
+    /** Expired flows first by where they started in the capture, then by their first packet's time. */
+    private static final Comparator<FlowEntry> BY_FIRST_PACKET = Comparator.comparingLong(e -> e.firstPacket);
+
+    private static final Comparator<FlowEntry> BY_FIRST_SEEN =
+            Comparator.<FlowEntry>comparingLong(e -> e.flow.firstSeenNanos()).thenComparingLong(e -> e.firstPacket);
 
     private final AnalyzerConfig config;
     private final FlowListener listener;
     private final IntFunction<VantagePoint> vantageOfInterface;
     private final TcpEventSinkFactory eventsForFlow;
     private final PacketKeyTable table = new PacketKeyTable();
-    private long lastSweepNanos = Long.MIN_VALUE;
-    private long latestNanos = Long.MIN_VALUE;
+    private final SweepClock sweepClock = new SweepClock();
+    private ReportOrder order = ReportOrder.NONE;
+    private long packets;
     private long flowsStarted;
 
     public FlowTracker(AnalyzerConfig config, IntFunction<VantagePoint> vantageOfInterface, FlowListener listener) {
@@ -54,20 +76,38 @@ public final class FlowTracker {
         this.eventsForFlow = eventsForFlow;
     }
 
-    /** Feeds one packet; packets whose status is not TCP are ignored. */
+    /** Tells {@code order} where each reported flow started (see {@link ReportOrder}); returns this tracker. */
+    public FlowTracker reportingOrderTo(ReportOrder order) {
+        this.order = order;
+        return this;
+    }
+
+    /**
+     * Feeds the next packet of the capture and ends the flows gone idle by its time (a sweep every
+     * {@link SweepClock} interval of capture time); packets whose status is not TCP are ignored.
+     */
     public void onPacket(DecodedPacket p) {
         if (p.status != DecodeStatus.TCP) {
             return;
         }
-        long t = p.timestampNanos;
-        if (t > latestNanos) {
-            latestNanos = t;
+        track(p, packets++);
+        if (sweepClock.due(p.timestampNanos)) {
+            sweep(p.timestampNanos);
         }
+    }
+
+    /**
+     * Feeds the TCP packet at capture-order index {@code index} without sweeping: for a tracker that
+     * holds only some of the capture's flows, whose sweeps the caller runs at the capture's sweep
+     * times ({@link #sweep}). Indexes must grow.
+     */
+    public void track(DecodedPacket p, long index) {
+        long t = p.timestampNanos;
         FlowEntry e = (FlowEntry) table.get(p);
         if (e != null && FlowInstances.startsNewInstance(e.flow, p, e.lastSeenNanos, config)) {
             report(e);
             e.instance = FlowInstances.instanceId(p.timestampNanos);
-            startInstance(e, p);
+            startInstance(e, p, index);
         } else if (e == null) {
             FlowKey key = FlowKey.of(
                     vantageOfInterface.apply(p.interfaceId),
@@ -75,34 +115,40 @@ public final class FlowTracker {
                     new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort));
             e = new FlowEntry(key, p.interfaceId);
             e.instance = FlowInstances.instanceId(p.timestampNanos);
-            startInstance(e, p);
+            startInstance(e, p, index);
             table.put(p, e);
         }
         e.lastSeenNanos = Math.max(e.lastSeenNanos, t);
-        e.flow.onPacket(p, e.events);
-        if (lastSweepNanos == Long.MIN_VALUE) {
-            lastSweepNanos = t; // the first packet starts the sweep clock (t - MIN_VALUE would overflow)
-        } else if (t - lastSweepNanos >= SWEEP_INTERVAL_NANOS) {
-            sweep(t);
-            lastSweepNanos = t;
-        }
+        // The lookup already ordered the endpoints: comparing that with the client's side replaces
+        // the analyser's own address comparison (6 % of the analysing thread's samples in a JFR
+        // profile, docs/BENCHMARKS.md).
+        e.flow.onPacket(p, table.lastSourceIsLow() == e.clientIsLow, e.events);
     }
 
-    private void startInstance(FlowEntry e, DecodedPacket p) {
+    private void startInstance(FlowEntry e, DecodedPacket p, long index) {
         flowsStarted++;
+        e.firstPacket = index;
         FlowInstances.Roles roles = FlowInstances.roles(p);
         e.flow = new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config);
+        boolean clientSent = roles.client().port() == p.srcPort
+                && Arrays.equals(roles.client().address(), 0, p.addrLength, p.srcAddr, 0, p.addrLength);
+        e.clientIsLow = clientSent == table.lastSourceIsLow();
         e.events = eventsForFlow.forFlow(e.key, e.instance);
     }
 
     /** Hands an instance to the listener, after its last events (the slow-start exit it settles on). */
     private void report(FlowEntry e) {
+        order.reporting(e.firstPacket, e.flow.firstSeenNanos());
         e.flow.settle(e.events);
         listener.onFlow(e.key, e.instance, e.flow);
     }
 
-    /** Ends flows idle past their timeout at capture time {@code now}. */
-    private void sweep(long now) {
+    /**
+     * Ends flows idle past their timeout at capture time {@code now}, reporting them in the order
+     * they started (not the hash table's), so the order does not depend on how flows are spread
+     * over trackers.
+     */
+    public void sweep(long now) {
         List<FlowEntry> expired = new ArrayList<>();
         table.forEachValue(v -> {
             FlowEntry e = (FlowEntry) v;
@@ -110,6 +156,7 @@ public final class FlowTracker {
                 expired.add(e);
             }
         });
+        expired.sort(BY_FIRST_PACKET);
         for (FlowEntry e : expired) {
             table.remove(e);
             if (!e.flow.closed()) {
@@ -119,15 +166,27 @@ public final class FlowTracker {
         }
     }
 
-    /** End of input: every flow still held is reported with its current end state (open, fin, rst). */
+    /**
+     * End of input: every flow still held is reported with its current end state (open, fin, rst),
+     * by first packet's time (then by where it started in the capture).
+     */
     public void flush() {
         List<FlowEntry> all = new ArrayList<>();
         table.forEachValue(v -> all.add((FlowEntry) v));
-        all.sort((a, b) -> Long.compare(a.flow.firstSeenNanos(), b.flow.firstSeenNanos()));
+        all.sort(BY_FIRST_SEEN);
         for (FlowEntry e : all) {
             report(e);
         }
         table.clear();
+    }
+
+    /**
+     * Which of {@code shards} trackers should own {@code p}'s flow when a capture's flows are
+     * spread over several: both directions of a connection, and every instance on its 5-tuple,
+     * go to the same one.
+     */
+    public static int shardOf(DecodedPacket p, int shards) {
+        return PacketKeyTable.shardOf(p, shards);
     }
 
     public int liveFlows() {
@@ -145,6 +204,11 @@ public final class FlowTracker {
         TcpEventSink events;
 
         long instance;
+        /** Capture-order index of the current instance's first packet. */
+        long firstPacket;
+        /** Whether the current instance's client is the key's low endpoint. */
+        boolean clientIsLow;
+
         long lastSeenNanos = Long.MIN_VALUE;
         // primitive copy of the key for the table
         final long a0;

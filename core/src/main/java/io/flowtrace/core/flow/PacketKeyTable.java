@@ -29,6 +29,8 @@ final class PacketKeyTable {
 
     private Keyed[] slots = new Keyed[1024];
     private int size;
+    /** Whether the last {@link #get}'s packet came from its key's low endpoint (its direction, for free). */
+    private boolean lastSourceIsLow;
 
     static int meta(int addrLength, int interfaceId) {
         return addrLength | (interfaceId << 8);
@@ -55,12 +57,31 @@ final class PacketKeyTable {
         return size;
     }
 
+    /**
+     * Which of {@code shards} trackers owns {@code p}'s flow: a function of the canonical key, so
+     * both directions land on the same one. Taken from the high bits of a remix of the table's
+     * hash, so the flows of one shard still spread over all of its table's slots.
+     */
+    static int shardOf(DecodedPacket p, int shards) {
+        long s0 = word(p.srcAddr, 0, p.addrLength);
+        long s1 = p.addrLength > 8 ? word(p.srcAddr, 8, p.addrLength) : 0;
+        long d0 = word(p.dstAddr, 0, p.addrLength);
+        long d1 = p.addrLength > 8 ? word(p.dstAddr, 8, p.addrLength) : 0;
+        boolean srcLow = compare(s0, s1, p.srcPort, d0, d1, p.dstPort) <= 0;
+        int h = srcLow
+                ? hash(s0, s1, d0, d1, (p.srcPort << 16) | p.dstPort, meta(p.addrLength, p.interfaceId))
+                : hash(d0, d1, s0, s1, (p.dstPort << 16) | p.srcPort, meta(p.addrLength, p.interfaceId));
+        int mixed = h * 0x9E3779B9;
+        return (int) (((mixed >>> 1) * (long) shards) >>> 31);
+    }
+
     Object get(DecodedPacket p) {
         long s0 = word(p.srcAddr, 0, p.addrLength);
         long s1 = p.addrLength > 8 ? word(p.srcAddr, 8, p.addrLength) : 0;
         long d0 = word(p.dstAddr, 0, p.addrLength);
         long d1 = p.addrLength > 8 ? word(p.dstAddr, 8, p.addrLength) : 0;
         boolean srcLow = compare(s0, s1, p.srcPort, d0, d1, p.dstPort) <= 0;
+        lastSourceIsLow = srcLow;
         long a0 = srcLow ? s0 : d0;
         long a1 = srcLow ? s1 : d1;
         long b0 = srcLow ? d0 : s0;
@@ -82,6 +103,11 @@ final class PacketKeyTable {
                 return k;
             }
         }
+    }
+
+    /** True when the packet of the last {@link #get} was sent by the low endpoint of its canonical key. */
+    boolean lastSourceIsLow() {
+        return lastSourceIsLow;
     }
 
     /** Inserts a value whose key is absent (callers check with {@link #get} first). */

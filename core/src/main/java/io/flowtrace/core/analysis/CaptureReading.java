@@ -1,0 +1,71 @@
+package io.flowtrace.core.analysis;
+
+import io.flowtrace.core.pcap.CaptureErrorListener;
+import io.flowtrace.core.pcap.CaptureFormatException;
+import io.flowtrace.core.pcap.CaptureReader;
+import io.flowtrace.core.pcap.CaptureRecord;
+import io.flowtrace.core.pcap.CaptureRecordFilter;
+import io.flowtrace.core.pcap.DecodeStatus;
+import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.core.pcap.PacketDecoder;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.concurrent.BlockingQueue;
+import java.util.function.LongConsumer;
+
+/** The reader thread's loop: records in, filtered and decoded into batches of TCP packets, batches out. */
+final class CaptureReading {
+    /** Where a full batch (and, last, the final one) goes. */
+    @FunctionalInterface
+    interface HandOff {
+        void put(DecodedBatch batch) throws InterruptedException;
+    }
+
+    private CaptureReading() {}
+
+    static void read(
+            InputStream in,
+            CaptureRecordFilter filter,
+            CaptureSummary summary,
+            CaptureErrorListener errors,
+            LongConsumer progress,
+            BlockingQueue<DecodedBatch> free,
+            HandOff handOff)
+            throws IOException, InterruptedException {
+        CaptureErrorListener counting = e -> {
+            summary.formatErrors++;
+            errors.onError(e);
+        };
+        DecodedBatch batch = free.take();
+        batch.size = 0;
+        try (CaptureReader reader = CaptureReader.open(in, counting)) {
+            summary.format = reader.formatDescription();
+            CaptureRecord rec = new CaptureRecord();
+            PacketDecoder decoder = new PacketDecoder();
+            while (reader.next(rec)) {
+                summary.records++;
+                summary.bytesRead += rec.capturedLength;
+                if ((summary.records & 0xffff) == 0) {
+                    progress.accept(summary.records);
+                }
+                if (!filter.accept(rec)) {
+                    summary.filteredOut++;
+                    continue;
+                }
+                DecodedPacket p = batch.packets[batch.size];
+                DecodeStatus status = decoder.decode(rec, p);
+                summary.byStatus[status.ordinal()]++;
+                if (status == DecodeStatus.TCP && ++batch.size == DecodedBatch.CAPACITY) {
+                    handOff.put(batch);
+                    batch = free.take();
+                    batch.size = 0;
+                }
+            }
+            summary.format = reader.formatDescription();
+        } catch (CaptureFormatException e) {
+            summary.fatalError = e.getMessage();
+        }
+        batch.last = true;
+        handOff.put(batch);
+    }
+}
