@@ -381,7 +381,8 @@ class KernelSeriesTruthTest {
         }
     }
 
-    private static long cwndAt(JsonNode series, double t) {
+    /** The kernel's cwnd in force at {@code t}: the series is a step function of [time, cwnd, ...]. */
+    static long cwndAt(JsonNode series, double t) {
         long cwnd = series.get(0).get(1).asLong();
         for (JsonNode p : series) {
             if (p.get(0).asDouble() > t) {
@@ -401,7 +402,8 @@ class KernelSeriesTruthTest {
         return true;
     }
 
-    private static JsonNode bulk(JsonNode truth) {
+    /** The case's bulk connection: the one with the most tcp_probe events. */
+    static JsonNode bulk(JsonNode truth) {
         JsonNode best = null;
         for (JsonNode f : truth.get("flows")) {
             if (best == null

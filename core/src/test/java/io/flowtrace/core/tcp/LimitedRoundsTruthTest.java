@@ -32,8 +32,8 @@ class LimitedRoundsTruthTest {
     @ParameterizedTest
     @CsvSource({"rwnd-limited", "app-limited"})
     void smallRoundsAreCountedByTheLimitTheKernelAndTheWireShow(String c) throws Exception {
-        JsonNode flow =
-                bulk(JSON.readTree(TestData.file("tcp/" + c + ".kernel.json").toFile()));
+        JsonNode flow = KernelSeriesTruthTest.bulk(
+                JSON.readTree(TestData.file("tcp/" + c + ".kernel.json").toFile()));
         String client = flow.get("client").asText();
         JsonNode series = flow.get("probe").get("cwnd_series");
         WireFlow w = WireFlow.read(TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"))
@@ -71,7 +71,7 @@ class LimitedRoundsTruthTest {
                 roundMax = highest - acked;
             } else if (ack >= endSeq) {
                 if (roundMax >= 2 * MSS && roundMax <= 6 * MSS) {
-                    if (outstanding >= cwndAt(series, WireFlow.time(r)) * MSS) {
+                    if (outstanding >= KernelSeriesTruthTest.cwndAt(series, WireFlow.time(r)) * MSS) {
                         cwnd++;
                     } else if (outstanding + MSS > previousWindow) {
                         rwnd++;
@@ -109,30 +109,5 @@ class LimitedRoundsTruthTest {
             }
         }
         throw new AssertionError("no window truth for " + server + " in " + capture);
-    }
-
-    /** The kernel's cwnd in force at {@code t}: the series is a step function of [time, cwnd, ...]. */
-    private static long cwndAt(JsonNode series, double t) {
-        long cwnd = series.get(0).get(1).asLong();
-        for (JsonNode p : series) {
-            if (p.get(0).asDouble() > t) {
-                break;
-            }
-            cwnd = p.get(1).asLong();
-        }
-        return cwnd;
-    }
-
-    /** The case's bulk connection: the one with the most tcp_probe events. */
-    private static JsonNode bulk(JsonNode truth) {
-        JsonNode best = null;
-        for (JsonNode f : truth.get("flows")) {
-            if (best == null
-                    || f.get("probe").get("events").asInt()
-                            > best.get("probe").get("events").asInt()) {
-                best = f;
-            }
-        }
-        return best;
     }
 }
