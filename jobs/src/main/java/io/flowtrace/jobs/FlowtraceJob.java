@@ -1,41 +1,22 @@
 package io.flowtrace.jobs;
 
 import io.flowtrace.avro.DeadLetter;
-import io.flowtrace.avro.OpenVpnServerWindow;
-import io.flowtrace.avro.OpenVpnSessionRecord;
-import io.flowtrace.avro.ServiceWindow;
-import io.flowtrace.avro.VantageWindow;
-import io.flowtrace.avro.mapping.PacketEvents;
-import io.flowtrace.jobs.conntrack.BudgetWindow;
 import io.flowtrace.jobs.conntrack.ConntrackSample;
 import io.flowtrace.jobs.flow.FlowAnalysisFunction;
 import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.flow.FlowKeySelector;
 import io.flowtrace.jobs.flow.FlowSummary;
-import io.flowtrace.jobs.join.ConntrackJoin;
-import io.flowtrace.jobs.join.ConntrackJoinFunction;
-import io.flowtrace.jobs.join.CtFacts;
-import io.flowtrace.jobs.join.FlowConntrack;
 import io.flowtrace.jobs.openvpn.OpenVpnRouting;
-import io.flowtrace.jobs.openvpn.OpenVpnServerWindows;
-import io.flowtrace.jobs.openvpn.OpenVpnSessionFunction;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.OpenVpnSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.EndOfInputWatermark;
 import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.jobs.source.InputTriage;
 import io.flowtrace.jobs.source.InputWatermarks;
-import io.flowtrace.jobs.window.ConntrackBudgetWindow;
-import io.flowtrace.jobs.window.FlowWindowAggregate;
-import io.flowtrace.jobs.window.WindowRecords;
 import java.time.Duration;
 import java.util.List;
-import org.apache.flink.api.common.functions.FlatMapFunction;
-import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -45,9 +26,7 @@ import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.types.Either;
-import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,8 +39,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class FlowtraceJob {
     private static final Logger LOG = LoggerFactory.getLogger(FlowtraceJob.class);
-    /** Window lengths of the service and vantage aggregates (docs/job.md). */
-    static final List<Duration> WINDOW_SIZES = List.of(Duration.ofSeconds(10), Duration.ofMinutes(1));
 
     private final JobConfig config;
     private final Source<Either<DeadLetter, FlowBatch>, ?, ?> packets;
@@ -186,7 +163,11 @@ public final class FlowtraceJob {
         }
     }
 
-    /** Adds the pipeline to {@code env}. Operator uids are fixed: savepoints map state by them. */
+    /**
+     * Adds the pipeline to {@code env}, read top to bottom: inputs, TCP flow analysis, flow windows,
+     * OpenVPN, conntrack, then every output to its sinks. Operator uids are fixed: savepoints map
+     * state by them.
+     */
     public void build(StreamExecutionEnvironment env) {
         if (config.getInt(JobOption.PARALLELISM) > 0) {
             env.setParallelism(config.getInt(JobOption.PARALLELISM));
@@ -194,19 +175,10 @@ public final class FlowtraceJob {
         // No operator keeps a reference to an input record after it returns, or changes one
         // (docs/job.md, "Object reuse"): chained operators pass records on without a deep copy.
         env.getConfig().enableObjectReuse();
-        DataStream<Either<DeadLetter, FlowBatch>> packetInput = endOfInputWatermark(
-                env.fromSource(
-                                packets,
-                                InputWatermarks.packets(
-                                        config.getMillis(JobOption.OUT_OF_ORDERNESS_MS),
-                                        config.getMillis(JobOption.IDLENESS_MS)),
-                                "packets")
-                        .uid("packets-source"),
-                "packets");
-        SingleOutputStreamOperator<FlowBatch> valid = packetInput
-                .process(InputTriage.of(packetInput.getType()))
-                .name("decode-validate")
-                .uid("decode-validate");
+        Duration outOfOrderness = config.getMillis(JobOption.OUT_OF_ORDERNESS_MS);
+        Duration idleness = config.getMillis(JobOption.IDLENESS_MS);
+        SingleOutputStreamOperator<FlowBatch> valid = JobInputs.validated(
+                env, packets, InputWatermarks.packets(outOfOrderness, idleness), "packets", "decode-validate");
         SingleOutputStreamOperator<FlowBatch> tcp =
                 valid.process(new OpenVpnRouting()).name("openvpn-routing").uid("openvpn-routing");
         SingleOutputStreamOperator<FlowSummary> flows = tcp.keyBy(new FlowKeySelector())
@@ -214,193 +186,40 @@ public final class FlowtraceJob {
                         config.analyzerConfig(), config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000))
                 .name("flow-analysis")
                 .uid("flow-analysis");
-        DataStream<FlowSummary> ended =
-                flows.flatMap(new FinalRecords()).name("ended-flows").uid("ended-flows");
-
-        DataStream<ServiceWindow> services = null;
-        DataStream<VantageWindow> vantages = null;
-        int reservoir = config.getInt(JobOption.RESERVOIR_SIZE);
-        for (Duration size : WINDOW_SIZES) {
-            String suffix = "-" + size.toSeconds() + "s";
-            DataStream<ServiceWindow> s = ended.keyBy(new ServiceKey())
-                    .window(TumblingEventTimeWindows.of(size))
-                    .aggregate(new FlowWindowAggregate(reservoir), new WindowRecords.ServiceWindows())
-                    .name("service-windows" + suffix)
-                    .uid("service-windows" + suffix);
-            DataStream<VantageWindow> v = ended.keyBy(new VantageKey())
-                    .window(TumblingEventTimeWindows.of(size))
-                    .aggregate(new FlowWindowAggregate(reservoir), new WindowRecords.VantageWindows())
-                    .name("vantage-windows" + suffix)
-                    .uid("vantage-windows" + suffix);
-            services = services == null ? s : services.union(s);
-            vantages = vantages == null ? v : vantages.union(v);
-        }
+        FlowWindows windows = FlowWindows.of(flows, config.getInt(JobOption.RESERVOIR_SIZE));
+        OpenVpnBranch openVpn = OpenVpnBranch.of(tcp.getSideOutput(OpenVpnRouting.OPENVPN));
+        DataStream<DeadLetter> deadLetters = valid.getSideOutput(InputTriage.DEAD_LETTERS)
+                .union(flows.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS), openVpn.deadLetters());
 
         sinkAll(flows, sinks.flows(), "flows");
         sinkAll(flows.getSideOutput(FlowAnalysisFunction.TCP_EVENTS), sinks.tcpEvents(), "tcp-events");
-        sinkAll(services, sinks.serviceWindows(), "service-windows");
-        sinkAll(vantages, sinks.vantageWindows(), "vantage-windows");
-        SingleOutputStreamOperator<OpenVpnSessionRecord> openVpnSessions = openVpn(tcp, reservoir);
-        DataStream<DeadLetter> deadLetters = valid.getSideOutput(InputTriage.DEAD_LETTERS)
-                .union(
-                        flows.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS),
-                        openVpnSessions.getSideOutput(OpenVpnSessionFunction.DEAD_LETTERS));
+        sinkAll(windows.services(), sinks.serviceWindows(), "service-windows");
+        sinkAll(windows.vantages(), sinks.vantageWindows(), "vantage-windows");
+        sinkAll(openVpn.sessions(), openVpnSinks.sessions(), "openvpn-sessions");
+        sinkAll(openVpn.serverWindows(), openVpnSinks.serverWindows(), "openvpn-server-windows");
         if (conntrack != null) {
-            DataStream<Either<DeadLetter, ConntrackSample>> conntrackInput = endOfInputWatermark(
-                    env.fromSource(
-                                    conntrack,
-                                    InputWatermarks.conntrack(
-                                            config.getMillis(JobOption.OUT_OF_ORDERNESS_MS),
-                                            config.getMillis(JobOption.IDLENESS_MS)),
-                                    "conntrack")
-                            .uid("conntrack-source"),
-                    "conntrack");
-            SingleOutputStreamOperator<ConntrackSample> samples = conntrackInput
-                    .process(InputTriage.of(conntrackInput.getType()))
-                    .name("conntrack-decode-validate")
-                    .uid("conntrack-decode-validate");
-            DataStream<ConntrackSample> budgetInput = samples.map(new WithoutJoin())
-                    .name("conntrack-budget-input")
-                    .uid("conntrack-budget-input");
-            DataStream<BudgetWindow> budgets =
-                    ConntrackBudgetWindow.budgets(budgetInput, ConntrackBudgetWindow.fromConfig(config));
-            sinkAll(budgets, sinks.conntrackBudgets(), "conntrack-budgets");
-            deadLetters = deadLetters.union(samples.getSideOutput(InputTriage.DEAD_LETTERS));
-            if (config.getBoolean(JobOption.CONNTRACK_JOIN)
-                    && !sinks.flowConntrack().isEmpty()) {
-                DataStream<CtFacts> facts = samples.flatMap(new JoinKeys())
-                        .name("conntrack-join-keys")
-                        .uid("conntrack-join-keys");
-                DataStream<FlowConntrack> joined = flows.keyBy(new FlowJoinKey())
-                        .connect(facts.keyBy(new CtJoinKey()))
-                        .process(new ConntrackJoinFunction(
-                                config.getLong(JobOption.CONNTRACK_JOIN_WAIT_MS),
-                                config.getLong(JobOption.CONNTRACK_JOIN_IDLE_MS),
-                                config.getLong(JobOption.CONNTRACK_JOIN_SLACK_MS),
-                                config.getInt(JobOption.CONNTRACK_JOIN_MAX_PER_KEY)))
-                        .name("conntrack-join")
-                        .uid("conntrack-join");
-                sinkAll(joined, sinks.flowConntrack(), "flow-conntrack");
+            SingleOutputStreamOperator<ConntrackSample> samples = JobInputs.validated(
+                    env,
+                    conntrack,
+                    InputWatermarks.conntrack(outOfOrderness, idleness),
+                    "conntrack",
+                    "conntrack-decode-validate");
+            boolean join = config.getBoolean(JobOption.CONNTRACK_JOIN)
+                    && !sinks.flowConntrack().isEmpty();
+            ConntrackBranch ct = ConntrackBranch.of(samples, config, join, flows);
+            sinkAll(ct.budgets(), sinks.conntrackBudgets(), "conntrack-budgets");
+            if (join) {
+                sinkAll(ct.joined(), sinks.flowConntrack(), "flow-conntrack");
             }
+            deadLetters = deadLetters.union(samples.getSideOutput(InputTriage.DEAD_LETTERS));
         }
         sinkAll(deadLetters, sinks.deadLetters(), "dead-letters");
-    }
-
-    /**
-     * OpenVPN: the routed OpenVpnBatches keyed by UDP flow → sessions → per-server windows (10 s,
-     * 1 min) → the OpenVPN sinks. Returns the sessions (their side output holds the dead letters).
-     */
-    private SingleOutputStreamOperator<OpenVpnSessionRecord> openVpn(
-            SingleOutputStreamOperator<FlowBatch> routed, int reservoir) {
-        SingleOutputStreamOperator<OpenVpnSessionRecord> sessions = routed.getSideOutput(OpenVpnRouting.OPENVPN)
-                .keyBy(new FlowKeySelector())
-                .process(new OpenVpnSessionFunction())
-                .name("openvpn-sessions")
-                .uid("openvpn-sessions");
-        DataStream<OpenVpnServerWindow> windows = null;
-        for (Duration size : WINDOW_SIZES) {
-            String suffix = "-" + size.toSeconds() + "s";
-            DataStream<OpenVpnServerWindow> w = sessions.keyBy(new OpenVpnServerWindows.ServerKey())
-                    .window(TumblingEventTimeWindows.of(size))
-                    .process(new OpenVpnServerWindows())
-                    .name("openvpn-server-windows" + suffix)
-                    .uid("openvpn-server-windows" + suffix);
-            windows = windows == null ? w : windows.union(w);
-        }
-        sinkAll(sessions, openVpnSinks.sessions(), "openvpn-sessions");
-        sinkAll(windows, openVpnSinks.serverWindows(), "openvpn-server-windows");
-        return sessions;
-    }
-
-    /** The final watermark at end of input, even from a source that was idle then ({@link EndOfInputWatermark}). */
-    private static <T> DataStream<T> endOfInputWatermark(DataStream<T> source, String name) {
-        return source.transform(name + "-end-of-input", source.getType(), new EndOfInputWatermark<>())
-                .uid(name + "-end-of-input");
     }
 
     private static <T> void sinkAll(DataStream<T> stream, List<Sink<T>> targets, String output) {
         for (Sink<T> sink : targets) {
             String name = output + "-" + sink.getClass().getSimpleName();
             stream.sinkTo(sink).name(name).uid(name);
-        }
-    }
-
-    /**
-     * The windows aggregate flows once, when they end, from the flow record alone: the copy they get
-     * leaves out the {@code analyze --json} text (only the flow_summary row needs it), which each of
-     * the four window shuffles would otherwise serialize again.
-     */
-    static final class FinalRecords implements FlatMapFunction<FlowSummary, FlowSummary> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public void flatMap(FlowSummary summary, Collector<FlowSummary> out) {
-            if (summary.finalRecord) {
-                out.collect(new FlowSummary(summary.record, null, summary.latePackets, true));
-            }
-        }
-    }
-
-    /** The budget windows keep samples without the join's facts. */
-    static final class WithoutJoin implements MapFunction<ConntrackSample, ConntrackSample> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public ConntrackSample map(ConntrackSample s) {
-            return s.withoutJoin();
-        }
-    }
-
-    /** A TCP conntrack event, once per tuple it can be seen by ({@link ConntrackJoin#keys}). */
-    static final class JoinKeys implements FlatMapFunction<ConntrackSample, CtFacts> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public void flatMap(ConntrackSample s, Collector<CtFacts> out) {
-            if (s.join != null) {
-                ConntrackJoin.keys(s.join).forEach(out::collect);
-            }
-        }
-    }
-
-    static final class FlowJoinKey implements KeySelector<FlowSummary, String> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public String getKey(FlowSummary s) {
-            return ConntrackJoin.key(
-                    s.record.getFlow().getVantage().getAgentId(),
-                    s.record.getFlow().getClient(),
-                    s.record.getFlow().getServer());
-        }
-    }
-
-    static final class CtJoinKey implements KeySelector<CtFacts, String> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public String getKey(CtFacts f) {
-            return f.joinKey;
-        }
-    }
-
-    /** Per vantage and service: a connection seen at two vantage points is two flows. */
-    static final class ServiceKey implements KeySelector<FlowSummary, String> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public String getKey(FlowSummary s) {
-            return PacketEvents.vantage(s.record.getFlow().getVantage()) + " "
-                    + s.record.getFlow().getServer();
-        }
-    }
-
-    static final class VantageKey implements KeySelector<FlowSummary, String> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public String getKey(FlowSummary s) {
-            return PacketEvents.vantage(s.record.getFlow().getVantage());
         }
     }
 }

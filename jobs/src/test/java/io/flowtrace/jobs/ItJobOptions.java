@@ -89,6 +89,11 @@ public final class ItJobOptions {
         return with(JobOption.CHECKPOINT_DIR, directory.toUri());
     }
 
+    /** The option's value here, else its default. */
+    public String get(JobOption option) {
+        return options.getOrDefault(option.key(), option.defaultValue());
+    }
+
     /** A copy. */
     public Map<String, String> toMap() {
         return new HashMap<>(options);

@@ -59,13 +59,8 @@ public final class ConntrackSample {
     }
 
     public static ConntrackSample loss(String agentId, String interfaceName, long timeNs, long enobufs) {
-        ConntrackSample s = new ConntrackSample();
-        s.agentId = agentId;
-        s.interfaceName = interfaceName;
-        s.timeNs = timeNs;
-        s.kind = LOSS;
+        ConntrackSample s = event(agentId, interfaceName, timeNs, LOSS, 0, 0, 0, true);
         s.enobufs = enobufs;
-        s.netlinkSource = true;
         return s;
     }
 
@@ -74,16 +69,9 @@ public final class ConntrackSample {
         if (join == null) {
             return this;
         }
-        ConntrackSample s = new ConntrackSample();
-        s.agentId = agentId;
-        s.interfaceName = interfaceName;
-        s.timeNs = timeNs;
-        s.kind = kind;
-        s.exactBytes = exactBytes;
-        s.estimatedBytes = estimatedBytes;
-        s.truesizeBytes = truesizeBytes;
+        ConntrackSample s =
+                event(agentId, interfaceName, timeNs, kind, exactBytes, estimatedBytes, truesizeBytes, netlinkSource);
         s.enobufs = enobufs;
-        s.netlinkSource = netlinkSource;
         return s;
     }
 

@@ -1,7 +1,6 @@
 package io.flowtrace.jobs.flow;
 
 import io.flowtrace.avro.DeadLetter;
-import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.mapping.FlowRecords;
 import io.flowtrace.avro.mapping.ReportJson;
@@ -66,6 +65,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private transient DecodedPacket packet;
     private transient FlowBatchDecoder records;
     private transient TcpEventForwarder events;
+    private transient PacketRejections rejections;
     private transient Counter latePackets;
     private transient Counter flowsStarted;
     private transient Counter flowsEnded;
@@ -86,6 +86,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         state = getRuntimeContext().getState(new ValueStateDescriptor<>("flow", new FlowStateSerializer(config)));
         packet = new DecodedPacket();
         records = new FlowBatchDecoder();
+        rejections = new PacketRejections();
         events = new TcpEventForwarder(getRuntimeContext().getMetricGroup().counter("unmappedTcpEvents"));
         latePackets = getRuntimeContext().getMetricGroup().counter("latePackets");
         flowsStarted = getRuntimeContext().getMetricGroup().counter("flowsStarted");
@@ -110,14 +111,11 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         }
         long wake = Long.MAX_VALUE;
         int analysed = 0;
-        int rejected = 0;
-        String firstRejection = null;
+        rejections.reset();
         for (int i = 0; i < packets; i++) {
             String invalid = records.packet(i, nowNanos, packet);
             if (invalid != null) {
-                if (rejected++ == 0) {
-                    firstRejection = "packet " + i + ": " + invalid;
-                }
+                rejections.add(i, invalid);
                 continue;
             }
             long packetMs = Math.floorDiv(packet.timestampNanos, NANOS_PER_MS);
@@ -141,8 +139,9 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             wake = Math.min(wake, wakeMs(s));
             analysed++;
         }
-        if (rejected > 0) {
-            reject(record, rejected, packets, firstRejection, ctx);
+        if (rejections.count() > 0) {
+            rejectedPackets.inc(rejections.count());
+            ctx.output(DEAD_LETTERS, rejections.deadLetter(record, packets, "packets"));
         }
         if (analysed > 0) {
             schedule(s, ctx.timerService(), wake);
@@ -163,18 +162,6 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         }
         s.lastSeenNanos = Math.max(s.lastSeenNanos, packet.timestampNanos);
         s.clockNanos = Math.max(s.clockNanos, clockNanos);
-    }
-
-    /** One dead letter for the packets of a batch that failed validation; the others were analysed. */
-    private void reject(FlowBatch record, int rejected, int packets, String firstRejection, Context ctx) {
-        rejectedPackets.inc(rejected);
-        ctx.output(
-                DEAD_LETTERS,
-                record.deadLetter(
-                        DeadLetterStage.VALIDATE,
-                        rejected + " of " + packets + " packets rejected, the others analysed; " + firstRejection,
-                        null,
-                        rejected));
     }
 
     @Override

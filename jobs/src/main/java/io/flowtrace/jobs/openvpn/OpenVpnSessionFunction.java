@@ -19,8 +19,10 @@ import io.flowtrace.core.openvpn.OpenVpnSessionTracker;
 import io.flowtrace.core.openvpn.OpenVpnWire;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.flow.FlowBatch;
+import io.flowtrace.jobs.flow.PacketRejections;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.Locale;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -61,6 +63,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
     private transient DecodedPacket packet;
     private transient OpenVpnHeader header;
     private transient byte[] headerBytes;
+    private transient PacketRejections rejections;
     private transient Counter sessionsReported;
     private transient Counter rejectedPackets;
     private transient Counter dataWithoutSession;
@@ -77,6 +80,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
         packet = new DecodedPacket();
         header = new OpenVpnHeader();
         headerBytes = new byte[OpenVpnBatches.MAX_HEADER_BYTES];
+        rejections = new PacketRejections();
         sessionsReported = getRuntimeContext().getMetricGroup().counter("openvpnSessions");
         rejectedPackets = getRuntimeContext().getMetricGroup().counter("openvpnRejectedPackets");
         dataWithoutSession = getRuntimeContext().getMetricGroup().counter("openvpnDataWithoutSession");
@@ -87,35 +91,45 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
         if (!decode(record, ctx)) {
             return;
         }
+        byte[] stored = flowState.value();
+        OpenVpnFlow flow = analyse(stored == null ? null : OpenVpnFlowCodec.fromBytes(stored), out);
+        if (rejections.count() > 0) {
+            rejectedPackets.inc(rejections.count());
+            ctx.output(
+                    DEAD_LETTERS,
+                    rejections.deadLetter(record, batch.getPackets().size(), "OpenVPN packets"));
+        }
+        if (flow != null) {
+            flowState.update(OpenVpnFlowCodec.toBytes(flow));
+            if (timerState.value() == null) {
+                long wake = Math.floorDiv(flow.lastSeenNanos(), NANOS_PER_MS) + IDLE_MS;
+                ctx.timerService().registerEventTimeTimer(wake);
+                timerState.update(wake);
+            }
+        }
+    }
+
+    /**
+     * Feeds the decoded batch's packets to the key's flow, which its first valid packet opens when
+     * there is none yet; the packets that cannot be analysed go to {@link #rejections}. Returns the
+     * flow, null when there was none and no packet was valid.
+     */
+    private OpenVpnFlow analyse(OpenVpnFlow flow, Collector<OpenVpnSessionRecord> out) throws IOException {
         OpenVpnWire wire = OpenVpnBatches.wire(batch);
         OpenVpnHeaderDecoder decoder = new OpenVpnHeaderDecoder(wire);
-        String vantage = PacketEvents.vantage(batch.getVantage());
-        byte[] stored = flowState.value();
-        OpenVpnFlow flow = stored == null ? null : OpenVpnFlowCodec.fromBytes(stored);
         long nowNanos = System.currentTimeMillis() * NANOS_PER_MS;
-        int n = batch.getPackets().size();
-        int rejected = 0;
-        String firstRejection = null;
-        for (int i = 0; i < n; i++) {
-            String invalid = OpenVpnBatches.invalidPacketReason(batch, i, nowNanos);
-            if (invalid == null) {
-                int captured = OpenVpnBatches.fromAvro(batch, i, packet, headerBytes);
-                OpenVpnHeader.Kind kind = decoder.decode(headerBytes, 0, captured, packet.payloadLength, header);
-                if (kind == OpenVpnHeader.Kind.TRUNCATED || kind == OpenVpnHeader.Kind.MALFORMED) {
-                    invalid = kind.name().toLowerCase(java.util.Locale.ROOT) + " OpenVPN header: " + header.reason;
-                }
-            }
+        rejections.reset();
+        for (int i = 0; i < batch.getPackets().size(); i++) {
+            String invalid = readPacket(i, decoder, nowNanos);
             if (invalid != null) {
-                if (rejected++ == 0) {
-                    firstRejection = "packet " + i + ": " + invalid;
-                }
+                rejections.add(i, invalid);
                 continue;
             }
             String src = endpoint(packet.srcAddr, packet.addrLength, packet.srcPort);
             if (flow == null) {
                 flow = OpenVpnFlow.open(
                         wire,
-                        vantage,
+                        PacketEvents.vantage(batch.getVantage()),
                         src,
                         packet.srcPort,
                         endpoint(packet.dstAddr, packet.addrLength, packet.dstPort),
@@ -129,24 +143,21 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
                 dataWithoutSession.inc();
             }
         }
-        if (rejected > 0) {
-            rejectedPackets.inc(rejected);
-            ctx.output(
-                    DEAD_LETTERS,
-                    record.deadLetter(
-                            DeadLetterStage.VALIDATE,
-                            rejected + " of " + n + " OpenVPN packets rejected, the others analysed; " + firstRejection,
-                            null,
-                            rejected));
+        return flow;
+    }
+
+    /** Reads packet {@code i} of the batch into {@code packet} and {@code header}; why it cannot be analysed, or null. */
+    private String readPacket(int i, OpenVpnHeaderDecoder decoder, long nowNanos) {
+        String invalid = OpenVpnBatches.invalidPacketReason(batch, i, nowNanos);
+        if (invalid != null) {
+            return invalid;
         }
-        if (flow != null) {
-            flowState.update(OpenVpnFlowCodec.toBytes(flow));
-            if (timerState.value() == null) {
-                long wake = Math.floorDiv(flow.lastSeenNanos(), NANOS_PER_MS) + IDLE_MS;
-                ctx.timerService().registerEventTimeTimer(wake);
-                timerState.update(wake);
-            }
+        int captured = OpenVpnBatches.fromAvro(batch, i, packet, headerBytes);
+        OpenVpnHeader.Kind kind = decoder.decode(headerBytes, 0, captured, packet.payloadLength, header);
+        if (kind == OpenVpnHeader.Kind.TRUNCATED || kind == OpenVpnHeader.Kind.MALFORMED) {
+            return kind.name().toLowerCase(Locale.ROOT) + " OpenVPN header: " + header.reason;
         }
+        return null;
     }
 
     /** Reads the record's batch into {@code batch} (reused); false, with a dead letter, when it cannot. */

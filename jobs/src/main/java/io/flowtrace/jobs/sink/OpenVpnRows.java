@@ -3,188 +3,103 @@ package io.flowtrace.jobs.sink;
 import io.flowtrace.avro.OpenVpnDirection;
 import io.flowtrace.avro.OpenVpnServerWindow;
 import io.flowtrace.avro.OpenVpnSessionRecord;
-import io.flowtrace.avro.OpenVpnSetupStats;
 import io.flowtrace.avro.mapping.PacketEvents;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
-import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 
 /**
- * Idempotent upserts of the OpenVPN sink tables (deploy/sql/V8__openvpn.sql): one row per session
- * in {@code openvpn_sessions}, one per server and window in {@code openvpn_server_windows}. The
- * statement text is built from the column lists, so a column is named once here.
+ * Idempotent upserts of the OpenVPN sink tables (deploy/sql/V8__openvpn.sql), each declared as its
+ * column list ({@link Upsert}): one row per session in {@code openvpn_sessions}, one per server and
+ * window in {@code openvpn_server_windows}.
  */
 final class OpenVpnRows {
-    private static final List<String> DIRECTION_COLUMNS = List.of(
-            "control_packets",
-            "ack_only_packets",
-            "data_packets",
-            "opaque_packets",
-            "control_payload_bytes",
-            "retransmits",
-            "retransmits_timeout",
-            "retransmits_early",
-            "retransmits_reset_answer",
-            "duplicates",
-            "late_first_copies",
-            "retransmit_gaps_us",
-            "backoff_timeout_gaps_us",
-            "backoff_initial_us",
-            "backoff_ratio",
-            "ack_latency_samples",
-            "ack_latency_min_us",
-            "ack_latency_avg_us",
-            "ack_latency_max_us");
-
-    static final String SESSIONS =
-            upsert("openvpn_sessions", List.of("vantage", "client", "server", "first_seen_us"), sessionColumns());
-    static final String SERVER_WINDOWS = upsert(
-            "openvpn_server_windows",
-            List.of("vantage", "server", "window_size_ms", "window_start"),
-            List.of(
-                    "window_end",
-                    "sessions",
-                    "completed",
-                    "setup_mean_us",
-                    "setup_sd_us",
-                    "setup_p50_us",
-                    "setup_p90_us",
-                    "setup_p99_us",
-                    "server_retransmits",
-                    "client_retransmits",
-                    "synchronised_retries"));
-
     private OpenVpnRows() {}
 
-    private static List<String> sessionColumns() {
-        List<String> c = new ArrayList<>(List.of(
-                "first_seen",
-                "last_seen_us",
-                "last_seen",
-                "client_id",
-                "server_id",
-                "setup_completed",
-                "setup_us",
-                "setup_end",
-                "control_exchange_us",
-                "client_reset_us",
-                "server_reset_us",
-                "first_tls_us",
-                "last_server_control_us",
-                "first_data_us"));
-        for (String d : List.of("c2s_", "s2c_")) {
-            for (String column : DIRECTION_COLUMNS) {
-                c.add(d + column);
-            }
-        }
-        return c;
+    static final Upsert<OpenVpnSessionRecord> SESSIONS = sessions();
+
+    private static Upsert<OpenVpnSessionRecord> sessions() {
+        Upsert.Builder<OpenVpnSessionRecord> b = Upsert.<OpenVpnSessionRecord>into(
+                        "openvpn_sessions", "vantage", "client", "server", "first_seen_us")
+                .text("vantage", r -> PacketEvents.vantage(r.getVantage()))
+                .text("client", OpenVpnSessionRecord::getClient)
+                .text("server", OpenVpnSessionRecord::getServer)
+                .int8("first_seen_us", OpenVpnSessionRecord::getFirstSeenUs)
+                .micros("first_seen", OpenVpnSessionRecord::getFirstSeenUs)
+                .int8("last_seen_us", OpenVpnSessionRecord::getLastSeenUs)
+                .micros("last_seen", OpenVpnSessionRecord::getLastSeenUs)
+                .textOrNull("client_id", OpenVpnSessionRecord::getClientId)
+                .textOrNull("server_id", OpenVpnSessionRecord::getServerId)
+                .bool("setup_completed", r -> r.getSetup().getCompleted())
+                .int8OrNull("setup_us", r -> r.getSetup().getSetupUs())
+                .textOrNull("setup_end", r -> r.getSetup().getEnd())
+                .int8OrNull("control_exchange_us", r -> r.getSetup().getControlExchangeUs())
+                .int8OrNull("client_reset_us", r -> r.getTimelineUs().getClientReset())
+                .int8OrNull("server_reset_us", r -> r.getTimelineUs().getServerReset())
+                .int8OrNull("first_tls_us", r -> r.getTimelineUs().getFirstTls())
+                .int8OrNull("last_server_control_us", r -> r.getTimelineUs().getLastServerControl())
+                .int8OrNull("first_data_us", r -> r.getTimelineUs().getFirstData());
+        direction(b, "c2s_", OpenVpnSessionRecord::getC2s);
+        return direction(b, "s2c_", OpenVpnSessionRecord::getS2c).updateAll();
     }
 
-    static String upsert(String table, List<String> keys, List<String> columns) {
-        List<String> all = new ArrayList<>(keys);
-        all.addAll(columns);
-        StringBuilder sql = new StringBuilder("INSERT INTO ")
-                .append(table)
-                .append(" (")
-                .append(String.join(", ", all))
-                .append(") VALUES (")
-                .append("?, ".repeat(all.size() - 1))
-                .append("?) ON CONFLICT (")
-                .append(String.join(", ", keys))
-                .append(") DO UPDATE SET ");
-        for (int i = 0; i < columns.size(); i++) {
-            sql.append(i == 0 ? "" : ", ")
-                    .append(columns.get(i))
-                    .append(" = EXCLUDED.")
-                    .append(columns.get(i));
-        }
-        return sql.toString();
+    /** One direction's columns, named PREFIX + the direction's field. */
+    private static Upsert.Builder<OpenVpnSessionRecord> direction(
+            Upsert.Builder<OpenVpnSessionRecord> b,
+            String prefix,
+            Upsert.Get<OpenVpnSessionRecord, OpenVpnDirection> d) {
+        return b.int8(prefix + "control_packets", r -> d.of(r).getControlPackets())
+                .int8(prefix + "ack_only_packets", r -> d.of(r).getAckOnlyPackets())
+                .int8(prefix + "data_packets", r -> d.of(r).getDataPackets())
+                .int8(prefix + "opaque_packets", r -> d.of(r).getOpaquePackets())
+                .int8(prefix + "control_payload_bytes", r -> d.of(r).getControlPayloadBytes())
+                .int8(prefix + "retransmits", r -> d.of(r).getRetransmits())
+                .int8(
+                        prefix + "retransmits_timeout",
+                        r -> d.of(r).getRetransmitsByCause().getTimeout())
+                .int8(
+                        prefix + "retransmits_early",
+                        r -> d.of(r).getRetransmitsByCause().getEarlyAfterLaterAcks())
+                .int8(
+                        prefix + "retransmits_reset_answer",
+                        r -> d.of(r).getRetransmitsByCause().getResetAnswer())
+                .int8(prefix + "duplicates", r -> d.of(r).getDuplicates())
+                .int8(prefix + "late_first_copies", r -> d.of(r).getLateFirstCopies())
+                .int8Array(prefix + "retransmit_gaps_us", r -> d.of(r).getRetransmitGapsUs())
+                .int8Array(
+                        prefix + "backoff_timeout_gaps_us",
+                        r -> d.of(r).getBackoff().getTimeoutGapsUs())
+                .float8OrNull(
+                        prefix + "backoff_initial_us", r -> d.of(r).getBackoff().getInitialUs())
+                .float8OrNull(
+                        prefix + "backoff_ratio", r -> d.of(r).getBackoff().getRatio())
+                .int8(
+                        prefix + "ack_latency_samples",
+                        r -> d.of(r).getAckLatencyUs().getSamples())
+                .int8OrNull(
+                        prefix + "ack_latency_min_us",
+                        r -> d.of(r).getAckLatencyUs().getMin())
+                .int8OrNull(
+                        prefix + "ack_latency_avg_us",
+                        r -> d.of(r).getAckLatencyUs().getAvg())
+                .int8OrNull(
+                        prefix + "ack_latency_max_us",
+                        r -> d.of(r).getAckLatencyUs().getMax());
     }
 
-    static final class SessionRow implements JdbcStatementBuilder<OpenVpnSessionRecord> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public void accept(PreparedStatement st, OpenVpnSessionRecord r) throws SQLException {
-            int i = 0;
-            st.setString(++i, PacketEvents.vantage(r.getVantage()));
-            st.setString(++i, r.getClient());
-            st.setString(++i, r.getServer());
-            st.setLong(++i, r.getFirstSeenUs());
-            st.setObject(++i, Upsert.fromMicros(r.getFirstSeenUs()));
-            st.setLong(++i, r.getLastSeenUs());
-            st.setObject(++i, Upsert.fromMicros(r.getLastSeenUs()));
-            st.setString(++i, r.getClientId());
-            st.setString(++i, r.getServerId());
-            st.setBoolean(++i, r.getSetup().getCompleted());
-            Upsert.setNullableLong(st, ++i, r.getSetup().getSetupUs());
-            st.setString(++i, r.getSetup().getEnd());
-            Upsert.setNullableLong(st, ++i, r.getSetup().getControlExchangeUs());
-            Upsert.setNullableLong(st, ++i, r.getTimelineUs().getClientReset());
-            Upsert.setNullableLong(st, ++i, r.getTimelineUs().getServerReset());
-            Upsert.setNullableLong(st, ++i, r.getTimelineUs().getFirstTls());
-            Upsert.setNullableLong(st, ++i, r.getTimelineUs().getLastServerControl());
-            Upsert.setNullableLong(st, ++i, r.getTimelineUs().getFirstData());
-            i = direction(st, i, r.getC2s());
-            direction(st, i, r.getS2c());
-        }
-
-        /** The columns of {@link #DIRECTION_COLUMNS} in order; returns the last index. */
-        private static int direction(PreparedStatement st, int i, OpenVpnDirection d) throws SQLException {
-            st.setLong(++i, d.getControlPackets());
-            st.setLong(++i, d.getAckOnlyPackets());
-            st.setLong(++i, d.getDataPackets());
-            st.setLong(++i, d.getOpaquePackets());
-            st.setLong(++i, d.getControlPayloadBytes());
-            st.setLong(++i, d.getRetransmits());
-            st.setLong(++i, d.getRetransmitsByCause().getTimeout());
-            st.setLong(++i, d.getRetransmitsByCause().getEarlyAfterLaterAcks());
-            st.setLong(++i, d.getRetransmitsByCause().getResetAnswer());
-            st.setLong(++i, d.getDuplicates());
-            st.setLong(++i, d.getLateFirstCopies());
-            st.setArray(
-                    ++i,
-                    st.getConnection()
-                            .createArrayOf("bigint", d.getRetransmitGapsUs().toArray()));
-            st.setArray(
-                    ++i,
-                    st.getConnection()
-                            .createArrayOf(
-                                    "bigint", d.getBackoff().getTimeoutGapsUs().toArray()));
-            Upsert.setNullableDouble(st, ++i, d.getBackoff().getInitialUs());
-            Upsert.setNullableDouble(st, ++i, d.getBackoff().getRatio());
-            st.setLong(++i, d.getAckLatencyUs().getSamples());
-            Upsert.setNullableLong(st, ++i, d.getAckLatencyUs().getMin());
-            Upsert.setNullableLong(st, ++i, d.getAckLatencyUs().getAvg());
-            Upsert.setNullableLong(st, ++i, d.getAckLatencyUs().getMax());
-            return i;
-        }
-    }
-
-    static final class ServerWindowRow implements JdbcStatementBuilder<OpenVpnServerWindow> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public void accept(PreparedStatement st, OpenVpnServerWindow w) throws SQLException {
-            OpenVpnSetupStats setup = w.getSetupUs();
-            int i = 0;
-            st.setString(++i, PacketEvents.vantage(w.getVantage()));
-            st.setString(++i, w.getServer());
-            st.setLong(++i, w.getWindowSizeMs());
-            st.setObject(++i, Upsert.fromMillis(w.getWindowStartMs()));
-            st.setObject(++i, Upsert.fromMillis(w.getWindowEndMs()));
-            st.setLong(++i, w.getSessions());
-            st.setLong(++i, w.getCompleted());
-            Upsert.setNullableDouble(st, ++i, setup.getMean());
-            Upsert.setNullableDouble(st, ++i, setup.getSd());
-            Upsert.setNullableDouble(st, ++i, setup.getP50());
-            Upsert.setNullableDouble(st, ++i, setup.getP90());
-            Upsert.setNullableDouble(st, ++i, setup.getP99());
-            st.setLong(++i, w.getServerRetransmits());
-            st.setLong(++i, w.getClientRetransmits());
-            st.setLong(++i, w.getSynchronisedRetries());
-        }
-    }
+    static final Upsert<OpenVpnServerWindow> SERVER_WINDOWS = Upsert.<OpenVpnServerWindow>into(
+                    "openvpn_server_windows", "vantage", "server", "window_size_ms", "window_start")
+            .text("vantage", w -> PacketEvents.vantage(w.getVantage()))
+            .text("server", OpenVpnServerWindow::getServer)
+            .int8("window_size_ms", OpenVpnServerWindow::getWindowSizeMs)
+            .millis("window_start", OpenVpnServerWindow::getWindowStartMs)
+            .millis("window_end", OpenVpnServerWindow::getWindowEndMs)
+            .int8("sessions", OpenVpnServerWindow::getSessions)
+            .int8("completed", OpenVpnServerWindow::getCompleted)
+            .float8OrNull("setup_mean_us", w -> w.getSetupUs().getMean())
+            .float8OrNull("setup_sd_us", w -> w.getSetupUs().getSd())
+            .float8OrNull("setup_p50_us", w -> w.getSetupUs().getP50())
+            .float8OrNull("setup_p90_us", w -> w.getSetupUs().getP90())
+            .float8OrNull("setup_p99_us", w -> w.getSetupUs().getP99())
+            .int8("server_retransmits", OpenVpnServerWindow::getServerRetransmits)
+            .int8("client_retransmits", OpenVpnServerWindow::getClientRetransmits)
+            .int8("synchronised_retries", OpenVpnServerWindow::getSynchronisedRetries)
+            .updateAll();
 }

@@ -27,9 +27,8 @@ public record OpenVpnSinks(List<Sink<OpenVpnSessionRecord>> sessions, List<Sink<
         List<Sink<OpenVpnServerWindow>> windows = new ArrayList<>();
         if (config.getBoolean(JobOption.POSTGRES_OUTPUT)) {
             PostgresSinks pg = new PostgresSinks(config);
-            sessions.add(pg.sink("openvpn_sessions", OpenVpnRows.SESSIONS, new OpenVpnRows.SessionRow()));
-            windows.add(
-                    pg.sink("openvpn_server_windows", OpenVpnRows.SERVER_WINDOWS, new OpenVpnRows.ServerWindowRow()));
+            sessions.add(pg.sink(OpenVpnRows.SESSIONS));
+            windows.add(pg.sink(OpenVpnRows.SERVER_WINDOWS));
         }
         if (config.getBoolean(JobOption.KAFKA_OUTPUT) && config.getBoolean(JobOption.OPENVPN_KAFKA_OUTPUT)) {
             KafkaOutputs kafka = new KafkaOutputs(config);

@@ -222,6 +222,8 @@ public final class PostgresRows {
                 VANTAGE_WINDOWS,
                 DEAD_LETTERS,
                 CONNTRACK_BUDGETS,
-                FLOW_CONNTRACK);
+                FLOW_CONNTRACK,
+                OpenVpnRows.SESSIONS,
+                OpenVpnRows.SERVER_WINDOWS);
     }
 }

@@ -20,7 +20,6 @@ import java.util.List;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
-import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
 
 /**
@@ -71,14 +70,9 @@ public final class PostgresSinks {
      * The connector's sink without its own flush thread (batch interval 0), wrapped so that a
      * database outage backs off and retries instead of failing the TaskManager ({@link OutageTolerantJdbcSink}).
      */
-    private <T> Sink<T> sink(Upsert<T> upsert) {
-        return sink(upsert.table(), upsert.sql(), upsert);
-    }
-
-    /** A sink for a table whose statement is not (yet) built by {@link Upsert}: the OpenVPN tables. */
-    <T> Sink<T> sink(String table, String sql, JdbcStatementBuilder<T> row) {
+    <T> Sink<T> sink(Upsert<T> upsert) {
         JdbcSink<T> jdbc = JdbcSink.<T>builder()
-                .withQueryStatement(sql, OutageTolerantJdbcSink.guarded(row))
+                .withQueryStatement(upsert.sql(), OutageTolerantJdbcSink.guarded(upsert))
                 .withExecutionOptions(JdbcExecutionOptions.builder()
                         .withBatchSize(config.getInt(JobOption.JDBC_BATCH_SIZE))
                         .withBatchIntervalMs(0)
@@ -86,7 +80,7 @@ public final class PostgresSinks {
                         .build())
                 .buildAtLeastOnce(connection());
         return new OutageTolerantJdbcSink<>(
-                table,
+                upsert.table(),
                 jdbc,
                 new OutageBackoff(
                         config.getLong(JobOption.JDBC_RETRY_INITIAL_MS),

@@ -168,6 +168,17 @@ public final class Upsert<T> implements JdbcStatementBuilder<T> {
             });
         }
 
+        /** A bigint[] (information_schema's data_type "ARRAY"); never null. */
+        public Builder<T> int8Array(String name, Get<T, List<Long>> get) {
+            return column(
+                    name,
+                    "ARRAY",
+                    false,
+                    (st, i, r) -> st.setArray(
+                            i,
+                            st.getConnection().createArrayOf("bigint", get.of(r).toArray())));
+        }
+
         public Builder<T> jsonb(String name, Get<T, String> get) {
             return column(name, "jsonb", false, (st, i, r) -> st.setString(i, get.of(r)));
         }

@@ -82,27 +82,7 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
         }
         int claimed = (int) Math.min(header.claimedPackets, Integer.MAX_VALUE);
         String invalid = header.invalidReason(System.currentTimeMillis() * NANOS_PER_MS, PacketBatches.MAX_PACKETS);
-        String key = invalid == null ? header.flowKey() : null;
-        if (invalid == null && record.key() != null) {
-            String recordKey = new String(record.key(), StandardCharsets.UTF_8);
-            if (!recordKey.equals(key)) {
-                invalid = "Kafka key '" + recordKey + "' is not the flow of the batch's endpoints '" + key + "'";
-            }
-        }
-        if (invalid != null) {
-            out.collect(Either.Left(deadLetter(record, DeadLetterStage.VALIDATE, invalid, null, claimed)));
-            return;
-        }
-        out.collect(Either.Right(new FlowBatch(
-                key,
-                Math.floorDiv(header.baseTimeNs, NANOS_PER_MS),
-                claimed,
-                record.topic(),
-                record.partition(),
-                record.offset(),
-                record.timestamp(),
-                record.key(),
-                value)));
+        keyedBatch(record, invalid, invalid == null ? header.flowKey() : null, header.baseTimeNs, claimed, out);
     }
 
     private void openVpn(
@@ -115,9 +95,27 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
                     Either.Left(deadLetter(record, DeadLetterStage.DECODE, String.valueOf(e.getMessage()), e, null)));
             return;
         }
-        int packets = batch.getPackets().size();
         String invalid = OpenVpnBatches.invalidReason(batch, System.currentTimeMillis() * NANOS_PER_MS);
         String key = invalid == null ? OpenVpnBatches.flowKey(batch) : null;
+        keyedBatch(
+                record, invalid, key, batch.getBaseTimeNs(), batch.getPackets().size(), out);
+    }
+
+    /**
+     * A batch whose header was read (a PacketBatch's or an OpenVpnBatch's): a dead letter when the
+     * header is invalid or the Kafka key is not the flow of its endpoints, else the batch.
+     *
+     * @param invalid why the header is invalid, or null
+     * @param key the flow of the header's endpoints (null when invalid)
+     * @param packets the packets the header claims
+     */
+    private static void keyedBatch(
+            ConsumerRecord<byte[], byte[]> record,
+            String invalid,
+            String key,
+            long baseTimeNs,
+            int packets,
+            Collector<Either<DeadLetter, FlowBatch>> out) {
         if (invalid == null && record.key() != null) {
             String recordKey = new String(record.key(), StandardCharsets.UTF_8);
             if (!recordKey.equals(key)) {
@@ -128,16 +126,21 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
             out.collect(Either.Left(deadLetter(record, DeadLetterStage.VALIDATE, invalid, null, packets)));
             return;
         }
-        out.collect(Either.Right(new FlowBatch(
+        out.collect(Either.Right(flowBatch(record, key, baseTimeNs, packets)));
+    }
+
+    /** The record's value, unchanged, with the key and event time its header or event gave. */
+    private static FlowBatch flowBatch(ConsumerRecord<byte[], byte[]> record, String key, long timeNs, int packets) {
+        return new FlowBatch(
                 key,
-                Math.floorDiv(batch.getBaseTimeNs(), NANOS_PER_MS),
+                Math.floorDiv(timeNs, NANOS_PER_MS),
                 packets,
                 record.topic(),
                 record.partition(),
                 record.offset(),
                 record.timestamp(),
                 record.key(),
-                value)));
+                record.value());
     }
 
     private void event(
@@ -167,16 +170,7 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
         }
         PacketEvents.fromAvro(packet, scratch);
         String key = PacketEvents.flowKey(PacketEvents.vantagePoint(packet.getVantage()), scratch);
-        out.collect(Either.Right(new FlowBatch(
-                key,
-                Math.floorDiv(packet.getCaptureTimeNs(), NANOS_PER_MS),
-                1,
-                record.topic(),
-                record.partition(),
-                record.offset(),
-                record.timestamp(),
-                record.key(),
-                value)));
+        out.collect(Either.Right(flowBatch(record, key, packet.getCaptureTimeNs(), 1)));
     }
 
     /** A dead letter of a record that is not a packet contract (the conntrack topic's records). */

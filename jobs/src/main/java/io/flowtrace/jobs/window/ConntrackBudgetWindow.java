@@ -6,6 +6,7 @@ import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.ConntrackEvents;
 import io.flowtrace.core.conntrack.BudgetConfig;
 import io.flowtrace.core.conntrack.BudgetReport;
+import io.flowtrace.core.conntrack.EventSizeBudget;
 import io.flowtrace.core.conntrack.EventType;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
@@ -26,7 +27,7 @@ import org.apache.flink.util.Collector;
 /**
  * Conntrack event-size budgets per vantage and event-time tumbling window (1 s, 1 min): the window
  * keeps its samples (~60 B each, POJO state) and, when it fires, feeds them in time order to core's
- * {@link io.flowtrace.core.conntrack.EventSizeBudget} — the same code as the offline budget — and
+ * {@link EventSizeBudget} — the same code as the offline budget — and
  * writes the {@link ConntrackBudget} contract (in a {@link BudgetWindow}). Sorting makes the result independent of arrival
  * order: one vantage's events are spread over Kafka partitions (the key is the tuple), and the
  * burst peaks and the receive-queue replay depend on the order.
@@ -87,18 +88,13 @@ public final class ConntrackBudgetWindow
                 .process(new ConntrackSampleCap(function.maxSamplesPerMinute))
                 .name("conntrack-sample-cap")
                 .uid("conntrack-sample-cap");
-        DataStream<BudgetWindow> all = null;
-        for (Duration size : WINDOW_SIZES) {
-            String name = "conntrack-budgets-" + size.toSeconds() + "s";
-            // still partitioned by vantage: no second shuffle
-            DataStream<BudgetWindow> b = DataStreamUtils.reinterpretAsKeyedStream(capped, new VantageKey())
-                    .window(TumblingEventTimeWindows.of(size))
-                    .process(function)
-                    .name(name)
-                    .uid(name);
-            all = all == null ? b : all.union(b);
-        }
-        return all;
+        // still partitioned by vantage: no second shuffle
+        return TumblingWindows.union(
+                WINDOW_SIZES,
+                "conntrack-budgets",
+                size -> DataStreamUtils.reinterpretAsKeyedStream(capped, new VantageKey())
+                        .window(TumblingEventTimeWindows.of(size))
+                        .process(function));
     }
 
     @Override
@@ -119,33 +115,10 @@ public final class ConntrackBudgetWindow
         BudgetConfig config = new BudgetConfig(
                 windowNanos, drainLatencyNanos, requestedRcvbuf, ConntrackEvents.parseFeatures(kernelFeatures));
         ConntrackSample first = sorted.get(0);
-        io.flowtrace.core.conntrack.EventSizeBudget core =
-                new io.flowtrace.core.conntrack.EventSizeBudget(first.vantage(), startMs * 1_000_000L, config);
-        long exact = 0;
-        long estimated = 0;
-        long truesize = 0;
-        long lossReports = 0;
-        boolean netlink = false;
-        List<Integer> sizes = new ArrayList<>(sorted.size());
-        for (ConntrackSample s : sorted) {
-            netlink |= s.netlinkSource;
-            if (s.kind == ConntrackSample.LOSS) {
-                core.addObservedEnobufs((int) Math.min(s.enobufs, Integer.MAX_VALUE));
-                lossReports++;
-                continue;
-            }
-            core.add(s.timeNs, EventType.values()[s.kind], s.exactBytes, s.estimatedBytes, s.truesizeBytes);
-            exact += s.exactBytes;
-            estimated += s.estimatedBytes;
-            truesize += s.truesizeBytes;
-            sizes.add(s.exactBytes);
-        }
-        BudgetReport r = core.report();
-        long events = sizes.size();
+        Totals t = new Totals(new EventSizeBudget(first.vantage(), startMs * 1_000_000L, config), sorted.size());
+        sorted.forEach(t::add);
+        BudgetReport r = t.core.report();
         double seconds = windowNanos / 1e9;
-        // Observed ENOBUFS: the loss reports' sum; 0 when only a raw netlink source (which would have
-        // reported losses) wrote to the window; null when no source that can see them did.
-        Long observed = lossReports > 0 ? Long.valueOf(r.observedEnobufs()) : netlink ? Long.valueOf(0) : null;
         ConntrackBudget record = ConntrackBudget.newBuilder()
                 .setWindowStartMs(startMs)
                 .setWindowEndMs(endMs)
@@ -155,13 +128,13 @@ public final class ConntrackBudgetWindow
                 .setEventsUpdate(r.updateEvents())
                 .setEventsDestroy(r.destroyEvents())
                 .setEventsPerS(r.eventsPerSecond())
-                .setMessageBytes(exact)
-                .setMessageBytesPerS(exact / seconds)
-                .setMessageSizeBytes(distribution(sizes, r))
-                .setEstimatedBytes(estimated)
-                .setWasteRatio(events == 0 ? null : r.wasteRatio())
-                .setTruesizeBytes(truesize)
-                .setTruesizeBytesPerS(truesize / seconds)
+                .setMessageBytes(t.exact)
+                .setMessageBytesPerS(t.exact / seconds)
+                .setMessageSizeBytes(distribution(t.sizes, r))
+                .setEstimatedBytes(t.estimated)
+                .setWasteRatio(t.sizes.isEmpty() ? null : r.wasteRatio())
+                .setTruesizeBytes(t.truesize)
+                .setTruesizeBytesPerS(t.truesize / seconds)
                 .setPeakBurst10msBytes(r.peakTruesize10ms())
                 .setPeakBurst100msBytes(r.peakTruesize100ms())
                 .setDrainLatencyMs(r.drainLatencyNanos() / 1e6)
@@ -170,10 +143,48 @@ public final class ConntrackBudgetWindow
                 // Against sk_rcvbuf (the kernel doubles the request), the buffer core's risk uses: > 1 overflows.
                 .setBufferUtilisation((double) r.bufferNeeded() / r.effectiveRcvbuf())
                 .setEnobufsPredicted(r.risk() == BudgetReport.EnobufsRisk.OVERFLOW)
-                .setEnobufsObserved(observed)
+                .setEnobufsObserved(t.observedEnobufs(r))
                 .build();
         return new BudgetWindow(
                 record, r.predictedEnobufs(), r.predictedDrops(), r.risk().name(), r.effectiveRcvbuf());
+    }
+
+    /** One window's samples fed, in order, to core's budget, and the byte totals the contract adds. */
+    private static final class Totals {
+        final EventSizeBudget core;
+        final List<Integer> sizes;
+        long exact;
+        long estimated;
+        long truesize;
+        long lossReports;
+        boolean netlink;
+
+        Totals(EventSizeBudget core, int samples) {
+            this.core = core;
+            this.sizes = new ArrayList<>(samples);
+        }
+
+        void add(ConntrackSample s) {
+            netlink |= s.netlinkSource;
+            if (s.kind == ConntrackSample.LOSS) {
+                core.addObservedEnobufs((int) Math.min(s.enobufs, Integer.MAX_VALUE));
+                lossReports++;
+                return;
+            }
+            core.add(s.timeNs, EventType.values()[s.kind], s.exactBytes, s.estimatedBytes, s.truesizeBytes);
+            exact += s.exactBytes;
+            estimated += s.estimatedBytes;
+            truesize += s.truesizeBytes;
+            sizes.add(s.exactBytes);
+        }
+
+        /**
+         * The loss reports' sum; 0 when only a raw netlink source (which would have reported
+         * losses) wrote to the window; null when no source that can see them did.
+         */
+        Long observedEnobufs(BudgetReport r) {
+            return lossReports > 0 ? Long.valueOf(r.observedEnobufs()) : netlink ? Long.valueOf(0) : null;
+        }
     }
 
     /**

@@ -31,67 +31,72 @@ public final class WindowRecords {
         return new RetransmitCounts(s.rto, s.fast, s.spurious, s.tlp, s.other);
     }
 
-    /** Per vantage and service (server ip:port). */
-    public static final class ServiceWindows
-            extends ProcessWindowFunction<FlowWindowStats, ServiceWindow, String, TimeWindow> {
+    /** A window's one result (the aggregate's) as its output record, with the window's bounds. */
+    abstract static class StampedWindows<O> extends ProcessWindowFunction<FlowWindowStats, O, String, TimeWindow> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public void process(String key, Context ctx, Iterable<FlowWindowStats> results, Collector<ServiceWindow> out) {
+        public void process(String key, Context ctx, Iterable<FlowWindowStats> results, Collector<O> out) {
             TimeWindow w = ctx.window();
             for (FlowWindowStats s : results) {
-                long size = w.getEnd() - w.getStart();
-                out.collect(ServiceWindow.newBuilder()
-                        .setWindowStartMs(w.getStart())
-                        .setWindowEndMs(w.getEnd())
-                        .setWindowSizeMs(size)
-                        .setVantage(new Vantage(s.agentId, s.interfaceName))
-                        .setService(s.service)
-                        .setConnections(s.flows)
-                        .setCompletedHandshakes(s.completedHandshakes)
-                        .setSetupUs(distribution(s.setupUs))
-                        .setSynRetransmits(s.synRetransmits)
-                        .setSynackRetransmits(s.synackRetransmits)
-                        .setDataPackets(s.dataPackets)
-                        .setDataBytes(s.dataBytes)
-                        .setRetransmittedPackets(s.retransmittedPackets)
-                        .setRetransmits(retransmits(s))
-                        .setRetransmitRate(s.retransmitRate())
-                        .setRttUs(distribution(s.rttUs))
-                        .setSlowStartExitCwndSegments(distribution(s.exitCwndSegments))
-                        .setSlowStartPremature(s.prematureExits)
-                        .setSlowStartPrematureShare(s.prematureShare())
-                        .setThroughputBps(s.throughputBps(size))
-                        .build());
+                out.collect(record(s, w.getStart(), w.getEnd()));
             }
+        }
+
+        abstract O record(FlowWindowStats s, long startMs, long endMs);
+    }
+
+    /** Per vantage and service (server ip:port). */
+    public static final class ServiceWindows extends StampedWindows<ServiceWindow> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        ServiceWindow record(FlowWindowStats s, long startMs, long endMs) {
+            return ServiceWindow.newBuilder()
+                    .setWindowStartMs(startMs)
+                    .setWindowEndMs(endMs)
+                    .setWindowSizeMs(endMs - startMs)
+                    .setVantage(new Vantage(s.agentId, s.interfaceName))
+                    .setService(s.service)
+                    .setConnections(s.flows)
+                    .setCompletedHandshakes(s.completedHandshakes)
+                    .setSetupUs(distribution(s.setupUs))
+                    .setSynRetransmits(s.synRetransmits)
+                    .setSynackRetransmits(s.synackRetransmits)
+                    .setDataPackets(s.dataPackets)
+                    .setDataBytes(s.dataBytes)
+                    .setRetransmittedPackets(s.retransmittedPackets)
+                    .setRetransmits(retransmits(s))
+                    .setRetransmitRate(s.retransmitRate())
+                    .setRttUs(distribution(s.rttUs))
+                    .setSlowStartExitCwndSegments(distribution(s.exitCwndSegments))
+                    .setSlowStartPremature(s.prematureExits)
+                    .setSlowStartPrematureShare(s.prematureShare())
+                    .setThroughputBps(s.throughputBps(endMs - startMs))
+                    .build();
         }
     }
 
     /** Per vantage point. */
-    public static final class VantageWindows
-            extends ProcessWindowFunction<FlowWindowStats, VantageWindow, String, TimeWindow> {
+    public static final class VantageWindows extends StampedWindows<VantageWindow> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public void process(String key, Context ctx, Iterable<FlowWindowStats> results, Collector<VantageWindow> out) {
-            TimeWindow w = ctx.window();
-            for (FlowWindowStats s : results) {
-                long size = w.getEnd() - w.getStart();
-                out.collect(VantageWindow.newBuilder()
-                        .setWindowStartMs(w.getStart())
-                        .setWindowEndMs(w.getEnd())
-                        .setWindowSizeMs(size)
-                        .setVantage(new Vantage(s.agentId, s.interfaceName))
-                        .setPackets(s.packets)
-                        .setLatePackets(s.latePackets)
-                        .setFlowsEnded(s.flows)
-                        .setDataPackets(s.dataPackets)
-                        .setRetransmittedPackets(s.retransmittedPackets)
-                        .setRetransmits(retransmits(s))
-                        .setRttUs(distribution(s.rttUs))
-                        .setThroughputBps(s.throughputBps(size))
-                        .build());
-            }
+        VantageWindow record(FlowWindowStats s, long startMs, long endMs) {
+            return VantageWindow.newBuilder()
+                    .setWindowStartMs(startMs)
+                    .setWindowEndMs(endMs)
+                    .setWindowSizeMs(endMs - startMs)
+                    .setVantage(new Vantage(s.agentId, s.interfaceName))
+                    .setPackets(s.packets)
+                    .setLatePackets(s.latePackets)
+                    .setFlowsEnded(s.flows)
+                    .setDataPackets(s.dataPackets)
+                    .setRetransmittedPackets(s.retransmittedPackets)
+                    .setRetransmits(retransmits(s))
+                    .setRttUs(distribution(s.rttUs))
+                    .setThroughputBps(s.throughputBps(endMs - startMs))
+                    .build();
         }
     }
 }

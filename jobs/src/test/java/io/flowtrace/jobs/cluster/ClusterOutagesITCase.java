@@ -3,6 +3,7 @@ package io.flowtrace.jobs.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.flowtrace.jobs.JobOption;
 import io.flowtrace.testkit.cluster.FlinkCluster;
 import io.flowtrace.testkit.cluster.JavaProcess;
 import io.flowtrace.testkit.cluster.StandaloneStack;
@@ -36,10 +37,8 @@ class ClusterOutagesITCase {
     @Test
     @Order(1)
     void postgresStoppedFor60sKillsNoTaskManagerAndLosesNothing() throws Exception {
-        ClusterRun run = new ClusterRun(STACK, "pgstop", Map.of()).capture(StandaloneClusterITCase.CAPTURE, "cl");
-        Map<String, JsonNode> offline = run.offline();
-        run.createTopics();
-        run.submit();
+        ClusterRun run = new ClusterRun(STACK, "pgstop").capture(StandaloneClusterITCase.CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.start();
         List<JavaProcess> agents = run.startAgents(StandaloneClusterITCase.PACE);
         FlinkCluster flink = STACK.flink();
         FlinkCluster.await("flow rows", Duration.ofMinutes(2), () -> run.count("flow_summary") > 0);
@@ -56,9 +55,7 @@ class ClusterOutagesITCase {
         long restarts = flink.restarts(run.jobId);
         LOG.info("PostgreSQL was down {} s; job restarts so far {}", PG_OUTAGE_S, restarts);
 
-        ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
-        run.awaitConsumed(Duration.ofMinutes(4));
-        run.drain();
+        run.finish(agents, Duration.ofMinutes(3), Duration.ofMinutes(4));
         assertThat(taskManagers).as("TaskManager processes after the outage").allMatch(JavaProcess::isAlive);
         assertThat(flink.rest("/overview").get("taskmanagers").asInt()).isEqualTo(2);
         run.assertFlowRowsEqualTheOfflineAnalysis(offline);
@@ -74,23 +71,18 @@ class ClusterOutagesITCase {
     @Test
     @Order(3)
     void rescaleFromTwoToThreeFromASavepointGivesTheSameResult() throws Exception {
-        ClusterRun run = new ClusterRun(STACK, "rescale", Map.of()).capture(StandaloneClusterITCase.CAPTURE, "cl");
-        Map<String, JsonNode> offline = run.offline();
-        run.createTopics();
-        run.submit();
+        ClusterRun run = new ClusterRun(STACK, "rescale").capture(StandaloneClusterITCase.CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.start();
         FlinkCluster flink = STACK.flink();
         flink.startTaskManager(); // the third slot, idle until the rescaled job
         flink.awaitTaskManagers(3, Duration.ofMinutes(3));
         List<JavaProcess> agents = run.startAgents(2); // ≈ 49 s of replay: the savepoint falls mid-stream
-        FlinkCluster.await(
-                "a completed checkpoint and flow rows",
-                Duration.ofMinutes(2),
-                () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
+        run.awaitMidStream();
         String savepoint = run.stopWithSavepoint();
         assertThat(agents.get(0).isAlive())
                 .as("the agent is still publishing at the savepoint")
                 .isTrue();
-        run.options.put("parallelism", "3");
+        run.with(JobOption.PARALLELISM, 3);
         run.submit(savepoint);
         FlinkCluster.await("the rescaled job running", Duration.ofMinutes(3), () -> flink.allTasksRunning(run.jobId));
         for (JsonNode vertex : flink.rest("/jobs/" + run.jobId).get("vertices")) {
@@ -99,9 +91,7 @@ class ClusterOutagesITCase {
                     .isEqualTo(3);
         }
 
-        ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
-        run.awaitConsumed(Duration.ofMinutes(3));
-        run.drain();
+        run.finish(agents, Duration.ofMinutes(3), Duration.ofMinutes(3));
         run.assertFlowRowsEqualTheOfflineAnalysis(offline);
         run.assertWindowsAddUp(offline.size());
         run.assertCommittedFlowRecords(offline);
@@ -116,17 +106,11 @@ class ClusterOutagesITCase {
     @Test
     @Order(2)
     void brokerRestartedMidStreamLosesNothing() throws Exception {
-        ClusterRun run =
-                new ClusterRun(STACK, "brokerrestart", Map.of()).capture(StandaloneClusterITCase.CAPTURE, "cl");
-        Map<String, JsonNode> offline = run.offline();
-        run.createTopics();
-        run.submit();
+        ClusterRun run = new ClusterRun(STACK, "brokerrestart").capture(StandaloneClusterITCase.CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.start();
         List<JavaProcess> agents = run.startAgents(2); // ≈ 49 s of replay: the outage falls mid-stream
         FlinkCluster flink = STACK.flink();
-        FlinkCluster.await(
-                "a completed checkpoint and flow rows",
-                Duration.ofMinutes(2),
-                () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
+        run.awaitMidStream();
         assertThat(agents.get(0).isAlive())
                 .as("the agent is still publishing when the broker stops")
                 .isTrue();

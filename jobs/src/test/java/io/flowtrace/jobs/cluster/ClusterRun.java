@@ -43,35 +43,44 @@ final class ClusterRun {
     final StandaloneStack stack;
     final String prefix;
     final String database;
-    final Map<String, String> options;
+    final ItJobOptions options;
     /** Capture (testdata/ path) → agent id; interface name eth0. */
     final Map<String, String> captures = new LinkedHashMap<>();
 
     String jobId;
 
-    ClusterRun(StandaloneStack stack, String prefix, Map<String, String> overrides) {
+    /**
+     * The options every cluster run shares: unbounded (it runs until {@code flink stop --drain}), no
+     * conntrack input, a checkpoint every 2 s, restarts allowed; a test adds what it is about with
+     * {@link #with}.
+     */
+    ClusterRun(StandaloneStack stack, String prefix) {
         this.stack = stack;
         this.prefix = prefix;
         this.database = prefix.replace('-', '_');
         String jdbcUrl = stack.postgres().createDatabase(database);
-        Map<String, String> o = new HashMap<>(ItJobOptions.bounded(
-                prefix,
-                stack.kafka().bootstrapServers(),
-                jdbcUrl,
-                Postgres.USER,
-                stack.home().resolve("checkpoints-" + prefix),
-                PARALLELISM));
-        o.put("bounded", "false");
-        o.put("conntrack-input", "false");
-        o.put("checkpoint-interval-ms", "2000");
-        o.put("restart-attempts", "20");
-        o.put("restart-delay-ms", "1000");
-        o.putAll(overrides);
-        this.options = o;
+        this.options = ItJobOptions.of(
+                        prefix,
+                        stack.kafka().bootstrapServers(),
+                        jdbcUrl,
+                        Postgres.USER,
+                        stack.home().resolve("checkpoints-" + prefix),
+                        PARALLELISM)
+                .with(JobOption.BOUNDED, false)
+                .with(JobOption.CONNTRACK_INPUT, false)
+                .with(JobOption.CHECKPOINT_INTERVAL_MS, 2000)
+                .with(JobOption.RESTART_ATTEMPTS, 20)
+                .with(JobOption.RESTART_DELAY_MS, 1000);
+    }
+
+    /** A job option of this run (and of its next {@link #submit}). */
+    ClusterRun with(JobOption option, Object value) {
+        options.with(option, value);
+        return this;
     }
 
     String topic(JobOption option) {
-        return options.get(option.key());
+        return options.get(option);
     }
 
     ClusterRun capture(String relativePath, String agentId) {
@@ -101,7 +110,7 @@ final class ClusterRun {
     /** As {@link #submit()}, restoring {@code savepoint} ({@code flink run -d -s SAVEPOINT ...}) when not null. */
     String submit(String savepoint) throws Exception {
         List<String> args = new ArrayList<>();
-        new TreeMap<>(options).forEach((k, v) -> {
+        new TreeMap<>(options.toMap()).forEach((k, v) -> {
             args.add("--" + k);
             args.add(v);
         });
@@ -109,6 +118,32 @@ final class ClusterRun {
         stack.flink().awaitJobState(jobId, Duration.ofMinutes(2), s -> s.equals("RUNNING"));
         LOG.info("{}: job {} running", prefix, jobId);
         return jobId;
+    }
+
+    /**
+     * The set-up of every run: its topics created and the job submitted ({@link #submit()}).
+     * Returns {@code flowtrace analyze --json} of the captures, the truth the run is checked against.
+     */
+    Map<String, JsonNode> start() throws Exception {
+        Map<String, JsonNode> offline = offline();
+        createTopics();
+        submit();
+        return offline;
+    }
+
+    /** Mid-stream: a checkpoint completed and flow rows written (the moment the fault runs make their fault). */
+    void awaitMidStream() throws InterruptedException {
+        FlinkCluster.await(
+                "a completed checkpoint and flow rows",
+                Duration.ofMinutes(2),
+                () -> stack.flink().completedCheckpoints(jobId) > 0 && count("flow_summary") > 0);
+    }
+
+    /** The end of every run: the agents done, everything they published consumed, then {@link #drain}. */
+    void finish(List<JavaProcess> agents, Duration agentsTimeout, Duration consumedTimeout) throws Exception {
+        awaitAgents(agents, agentsTimeout);
+        awaitConsumed(consumedTimeout);
+        drain();
     }
 
     /** Starts one agent process per capture ({@code flowtrace agent packets FILE}), replaying at capture speed × {@code pace} (0: as fast as possible). */
@@ -167,7 +202,7 @@ final class ClusterRun {
         FlinkCluster.await(
                 prefix + " consumed to the end of its packets topic",
                 timeout,
-                () -> stack.kafka().consumedToEnd(options.get("group-id"), topic(JobOption.PACKETS_TOPIC)));
+                () -> stack.kafka().consumedToEnd(options.get(JobOption.GROUP_ID), topic(JobOption.PACKETS_TOPIC)));
     }
 
     /** {@code flink stop} without drain: a savepoint mid-stream, open flows stay in it; returns its path. */

@@ -3,6 +3,7 @@ package io.flowtrace.jobs.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.flowtrace.jobs.JobOption;
 import io.flowtrace.testkit.cluster.FlinkCluster;
 import io.flowtrace.testkit.cluster.JavaProcess;
 import io.flowtrace.testkit.cluster.StandaloneStack;
@@ -43,14 +44,10 @@ class StandaloneClusterITCase {
     @Test
     @Order(1)
     void submittedJarWritesWhatTheOfflineAnalysisReports() throws Exception {
-        ClusterRun run = new ClusterRun(STACK, "clean", Map.of()).capture(CAPTURE, "cl");
-        Map<String, JsonNode> offline = run.offline();
-        run.createTopics();
-        run.submit();
+        ClusterRun run = new ClusterRun(STACK, "clean").capture(CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.start();
         List<JavaProcess> agents = run.startAgents(PACE);
-        ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
-        run.awaitConsumed(Duration.ofMinutes(3));
-        run.drain();
+        run.finish(agents, Duration.ofMinutes(3), Duration.ofMinutes(3));
 
         run.assertFlowRowsEqualTheOfflineAnalysis(offline);
         run.assertWindowsAddUp(offline.size());
@@ -65,17 +62,12 @@ class StandaloneClusterITCase {
     @Test
     @Order(2)
     void taskManagerKilledMidStreamIsReplacedAndTheOutputEqualsTheCleanRun() throws Exception {
-        ClusterRun run = new ClusterRun(STACK, "tmkill", Map.of()).capture(CAPTURE, "cl");
-        Map<String, JsonNode> offline = run.offline();
-        run.createTopics();
-        run.submit();
+        ClusterRun run = new ClusterRun(STACK, "tmkill").capture(CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.start();
         List<JavaProcess> agents = run.startAgents(PACE);
         FlinkCluster flink = STACK.flink();
         // Mid-stream: output written and a checkpoint completed, the agent still publishing.
-        FlinkCluster.await(
-                "a completed checkpoint and flow rows",
-                Duration.ofMinutes(2),
-                () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
+        run.awaitMidStream();
         assertThat(agents.get(0).isAlive())
                 .as("the agent is still publishing at the kill")
                 .isTrue();
@@ -93,9 +85,7 @@ class StandaloneClusterITCase {
         long recoveredMs = (System.nanoTime() - killed) / 1_000_000;
         LOG.info("TaskManager {} killed; job running again on the replacement {} ms later", victim.name(), recoveredMs);
 
-        ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
-        run.awaitConsumed(Duration.ofMinutes(3));
-        run.drain();
+        run.finish(agents, Duration.ofMinutes(3), Duration.ofMinutes(3));
 
         run.assertFlowRowsEqualTheOfflineAnalysis(offline);
         run.assertWindowsAddUp(offline.size());
@@ -119,11 +109,10 @@ class StandaloneClusterITCase {
     @Order(3)
     void inputPausesLongerThanTheIdlenessTimeoutLoseNothing() throws Exception {
         long idlenessMs = 4000;
-        ClusterRun run = new ClusterRun(STACK, "pause", Map.of("watermark-idleness-ms", Long.toString(idlenessMs)))
+        ClusterRun run = new ClusterRun(STACK, "pause")
+                .with(JobOption.IDLENESS_MS, idlenessMs)
                 .capture(CAPTURE, "cl-pause");
-        Map<String, JsonNode> offline = run.offline();
-        run.createTopics();
-        run.submit();
+        Map<String, JsonNode> offline = run.start();
         List<PausedInput.Rec> all = PausedInput.records(CAPTURE, "cl-pause", ClusterRun.PARALLELISM);
         // First each partition's first packet alone. A split that has had no record within the
         // idleness timeout is taken for an empty partition and goes idle (SplitIdleness); on a loaded
@@ -140,8 +129,7 @@ class StandaloneClusterITCase {
                     .findFirst()
                     .orElseThrow());
         }
-        long outOfOrdernessMs = Long.parseLong(run.options.getOrDefault(
-                "watermark-out-of-orderness-ms", io.flowtrace.jobs.JobOption.OUT_OF_ORDERNESS_MS.defaultValue()));
+        long outOfOrdernessMs = Long.parseLong(run.options.get(JobOption.OUT_OF_ORDERNESS_MS));
         assertThat(Math.abs(phase0.get(0).timeMs() - phase0.get(1).timeMs()))
                 .as("capture time between the partitions' first packets")
                 .isLessThan(outOfOrdernessMs);
@@ -158,12 +146,12 @@ class StandaloneClusterITCase {
                 .extracting(PausedInput.Rec::partition)
                 .contains(0, 1);
 
-        PausedInput.publish(STACK.kafka(), run.topic(io.flowtrace.jobs.JobOption.PACKETS_TOPIC), phase0);
+        PausedInput.publish(STACK.kafka(), run.topic(JobOption.PACKETS_TOPIC), phase0);
         run.awaitConsumed(Duration.ofMinutes(2));
-        PausedInput.publish(STACK.kafka(), run.topic(io.flowtrace.jobs.JobOption.PACKETS_TOPIC), phase1);
+        PausedInput.publish(STACK.kafka(), run.topic(JobOption.PACKETS_TOPIC), phase1);
         run.awaitConsumed(Duration.ofMinutes(2));
         Thread.sleep(3 * idlenessMs);
-        PausedInput.publish(STACK.kafka(), run.topic(io.flowtrace.jobs.JobOption.PACKETS_TOPIC), phase2);
+        PausedInput.publish(STACK.kafka(), run.topic(JobOption.PACKETS_TOPIC), phase2);
         run.awaitConsumed(Duration.ofMinutes(2));
         Thread.sleep(3 * idlenessMs);
         run.drain();
@@ -188,16 +176,11 @@ class StandaloneClusterITCase {
     @Test
     @Order(4)
     void jobManagerKilledMidStreamIsSucceededAndTheJobResumesFromItsLastCheckpoint() throws Exception {
-        ClusterRun run = new ClusterRun(STACK, "jmkill", Map.of()).capture(CAPTURE, "cl");
-        Map<String, JsonNode> offline = run.offline();
-        run.createTopics();
-        run.submit();
+        ClusterRun run = new ClusterRun(STACK, "jmkill").capture(CAPTURE, "cl");
+        Map<String, JsonNode> offline = run.start();
         List<JavaProcess> agents = run.startAgents(PACE);
         FlinkCluster flink = STACK.flink();
-        FlinkCluster.await(
-                "a completed checkpoint and flow rows",
-                Duration.ofMinutes(2),
-                () -> flink.completedCheckpoints(run.jobId) > 0 && run.count("flow_summary") > 0);
+        run.awaitMidStream();
         long lastCheckpoint = flink.latestCompletedCheckpoint(run.jobId);
         assertThat(agents.get(0).isAlive())
                 .as("the agent is still publishing at the kill")
@@ -233,9 +216,7 @@ class StandaloneClusterITCase {
                 .as("TaskManager processes after the JobManager kill")
                 .allMatch(JavaProcess::isAlive);
 
-        ClusterRun.awaitAgents(agents, Duration.ofMinutes(3));
-        run.awaitConsumed(Duration.ofMinutes(3));
-        run.drain();
+        run.finish(agents, Duration.ofMinutes(3), Duration.ofMinutes(3));
 
         run.assertFlowRowsEqualTheOfflineAnalysis(offline);
         run.assertWindowsAddUp(offline.size());

@@ -25,7 +25,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,13 +78,13 @@ class OpenVpnJobITCase {
     @Test
     void sessionRowsEqualTheOfflineAnalysisAndWindowsHoldEachSessionOnce(
             @org.junit.jupiter.api.io.TempDir Path checkpoints) throws Exception {
-        Map<String, String> options = new HashMap<>(ItJobOptions.bounded(
-                "ovpnit", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER, checkpoints, PARALLELISM));
-        options.put("openvpn-kafka-output", "true");
-        options.put("openvpn-sessions-topic", "ovpnit.openvpn-sessions");
-        options.put("openvpn-server-windows-topic", "ovpnit.openvpn-server-windows");
-        options.put("conntrack-input", "false");
-        JobConfig config = JobConfig.of(options);
+        JobConfig config = ItJobOptions.of(
+                        "ovpnit", KAFKA.bootstrapServers(), POSTGRES.jdbcUrl(), Postgres.USER, checkpoints, PARALLELISM)
+                .with(JobOption.OPENVPN_KAFKA_OUTPUT, true)
+                .with(JobOption.OPENVPN_SESSIONS_TOPIC, "ovpnit.openvpn-sessions")
+                .with(JobOption.OPENVPN_SERVER_WINDOWS_TOPIC, "ovpnit.openvpn-server-windows")
+                .with(JobOption.CONNTRACK_INPUT, false)
+                .config();
         for (JobOption topic : List.of(
                 JobOption.PACKETS_TOPIC,
                 JobOption.FLOWS_TOPIC,

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.JobConfig;
+import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.flow.FlowSummary;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.PipelineServices;
@@ -50,15 +51,12 @@ class FailureRecoveryITCase {
     /** A PostgreSQL outage of 20 s in CI; 60 s (the figure) with -Preliability-heavy. */
     static final int PG_OUTAGE_SECONDS = Integer.getInteger("flowtrace.reliability.pgOutageSeconds", 20);
     /**
-     * Manual checkpoints only: the test decides where the checkpoints are. The periodic interval is a
-     * year, not an hour: Flink's CheckpointCoordinator starts the periodic schedule after a random
-     * delay between the minimum pause (0) and the interval, and with an hour that delay once fell
-     * inside a run in CI (33 checkpoints completed where the test had taken 32).
+     * The periodic interval of the runs that take their checkpoints by hand: a year, not an hour:
+     * Flink's CheckpointCoordinator starts the periodic schedule after a random delay between the
+     * minimum pause (0) and the interval, and with an hour that delay once fell inside a run in CI
+     * (33 checkpoints completed where the test had taken 32).
      */
-    private static final String NO_PERIODIC_CHECKPOINTS_MS = String.valueOf(365L * 24 * 3600 * 1000);
-
-    private static final Map<String, String> MANUAL_CHECKPOINTS = Map.of(
-            "checkpoint-interval-ms", NO_PERIODIC_CHECKPOINTS_MS, "restart-attempts", "5", "restart-delay-ms", "500");
+    private static final long NO_PERIODIC_CHECKPOINTS_MS = 365L * 24 * 3600 * 1000;
 
     @RegisterExtension
     static final PipelineServices SERVICES = PipelineServices.withTaskManagers(2, 1);
@@ -92,7 +90,7 @@ class FailureRecoveryITCase {
         }
         input = ReliabilityInput.build();
         Scenario ref = scenario("reference");
-        JobConfig config = ref.config(Map.of());
+        JobConfig config = ref.config();
         ref.publishFirstHalf();
         ref.publishSecondHalf();
         long started = System.nanoTime();
@@ -112,6 +110,15 @@ class FailureRecoveryITCase {
 
     private static Scenario scenario(String name) {
         return new Scenario(name, input, KAFKA, POSTGRES, work).create();
+    }
+
+    /** Manual checkpoints only: the test decides where the checkpoints are ({@link #NO_PERIODIC_CHECKPOINTS_MS}). */
+    private static JobConfig manualCheckpoints(Scenario s) {
+        return s.options()
+                .with(JobOption.CHECKPOINT_INTERVAL_MS, NO_PERIODIC_CHECKPOINTS_MS)
+                .with(JobOption.RESTART_ATTEMPTS, 5)
+                .with(JobOption.RESTART_DELAY_MS, 500)
+                .config();
     }
 
     /**
@@ -171,11 +178,11 @@ class FailureRecoveryITCase {
     void injectedOperatorFailureRightAfterACheckpointRecoversToTheReference(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         Scenario s = scenario("operator-failure");
-        JobConfig config = s.config(MANUAL_CHECKPOINTS);
+        JobConfig config = manualCheckpoints(s);
         InjectedFailureSink<FlowSummary> failing = InjectedFailureSink.create(s.name);
         s.publishFirstHalf();
         JobClient job = control.submit(config, s.job(config, List.of(failing)), s.name, Map.of());
-        int taken = control.checkpointUntilCommitted(job.getJobID(), "rel-" + s.name, s.firstHalfEndOffsets());
+        int taken = control.checkpointUntilCommitted(job.getJobID(), s.group(), s.firstHalfEndOffsets());
         long completed = control.completedCheckpoints(job.getJobID());
         LOG.info("{}: first half in a completed checkpoint ({} taken); failing at the next flow record", s.name, taken);
 
@@ -199,14 +206,14 @@ class FailureRecoveryITCase {
     void taskManagerKilledBetweenCheckpointsRecoversToTheReference(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         Scenario s = scenario("tm-kill");
-        JobConfig config = s.config(MANUAL_CHECKPOINTS);
+        JobConfig config = manualCheckpoints(s);
         s.publishFirstHalf();
         // Unbounded sources: a bounded job that has read everything finishes with a final checkpoint
         // that commits all its output, which on a fast machine can happen between the check below and
         // the kill (seen in CI). This job only commits on the checkpoints the test triggers.
         JobClient job = control.submit(config, s.unboundedJob(config), s.name, Map.of());
         JobID id = job.getJobID();
-        control.checkpointUntilCommitted(id, "rel-" + s.name, s.firstHalfEndOffsets());
+        control.checkpointUntilCommitted(id, s.group(), s.firstHalfEndOffsets());
 
         // Output of the second half exists but is not committed: open Kafka transactions, rows already
         // flushed to PostgreSQL by the at-least-once JDBC writers. No checkpoint is triggered from here
@@ -232,7 +239,7 @@ class FailureRecoveryITCase {
                 pendingFlows);
         // After the restart: everything consumed and checkpointed, then the input ends as a bounded
         // replay ends it (stop with drain: final watermark, open flows and windows flushed).
-        control.checkpointUntilCommitted(id, "rel-" + s.name, s.allEndOffsets());
+        control.checkpointUntilCommitted(id, s.group(), s.allEndOffsets());
         job.stopWithSavepoint(true, work.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
                 .get(JobControl.JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         control.await(job);
@@ -247,12 +254,12 @@ class FailureRecoveryITCase {
     void stopWithSavepointMidStreamThenUpgradedRestartGivesTheReference(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         Scenario s = scenario("savepoint");
-        JobConfig before = s.config(Map.of());
+        JobConfig before = s.config();
         s.publishFirstHalf();
         JobClient first = control.submit(before, s.unboundedJob(before), s.name + "-v1", Map.of());
         // Mid-stream: the first half (it ends inside the cubic-loss transfer, so flows are open) is
         // in a completed checkpoint; the sources wait for the rest.
-        control.awaitCommitted("rel-" + s.name, s.firstHalfEndOffsets());
+        control.awaitCommitted(s.group(), s.firstHalfEndOffsets());
         String savepoint = first.stopWithSavepoint(
                         false, work.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
                 .get(JobControl.JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -262,23 +269,19 @@ class FailureRecoveryITCase {
         // The upgrade: other JDBC batching, another checkpoint interval and restart delay, and the
         // RocksDB backend instead of the heap (a canonical savepoint is backend-neutral, so the flow
         // state goes through FlowStateSerializer from heap snapshots into RocksDB).
-        JobConfig after = s.config(Map.of(
-                "jdbc-batch-size",
-                "37",
-                "jdbc-batch-interval-ms",
-                "50",
-                "checkpoint-interval-ms",
-                "300",
-                "restart-delay-ms",
-                "700",
-                "state-backend",
-                "rocksdb"));
+        JobConfig after = s.options()
+                .with(JobOption.JDBC_BATCH_SIZE, 37)
+                .with(JobOption.JDBC_BATCH_INTERVAL_MS, 50)
+                .with(JobOption.CHECKPOINT_INTERVAL_MS, 300)
+                .with(JobOption.RESTART_DELAY_MS, 700)
+                .with(JobOption.STATE_BACKEND, "rocksdb")
+                .config();
         JobClient second = control.submit(
                 after, s.unboundedJob(after), s.name + "-v2", Map.of("execution.state-recovery.path", savepoint));
         s.publishSecondHalf();
         // Everything consumed and checkpointed; then end the input as a bounded replay ends it
         // (stop with drain: the sources emit the final watermark, open flows and windows are flushed).
-        control.awaitCommitted("rel-" + s.name, s.allEndOffsets());
+        control.awaitCommitted(s.group(), s.allEndOffsets());
         second.stopWithSavepoint(true, work.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
                 .get(JobControl.JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         control.await(second);
@@ -293,11 +296,14 @@ class FailureRecoveryITCase {
         Scenario s = scenario("pg-outage");
         // A short outage tolerance, so that the sinks give up during the outage and the job fails and
         // restarts (the path of an outage longer than the default 60 s), in a test of 20 s.
-        JobConfig config = s.config(
-                Map.of("restart-attempts", "1000", "restart-delay-ms", "1000", "jdbc-outage-tolerance-ms", "5000"));
+        JobConfig config = s.options()
+                .with(JobOption.RESTART_ATTEMPTS, 1000)
+                .with(JobOption.RESTART_DELAY_MS, 1000)
+                .with(JobOption.JDBC_OUTAGE_TOLERANCE_MS, 5000)
+                .config();
         s.publishFirstHalf();
         JobClient job = control.submit(config, s.job(config, List.of()), s.name, Map.of());
-        control.awaitCommitted("rel-" + s.name, s.firstHalfEndOffsets());
+        control.awaitCommitted(s.group(), s.firstHalfEndOffsets());
         // Before OutageTolerantJdbcSink (docs/reliability.md), a failed JDBC writer's close() threw
         // and Flink treated that as fatal: the TaskManager exited. The supervisor would replace one;
         // none may exit now.
@@ -340,19 +346,22 @@ class FailureRecoveryITCase {
     void newJobResumesAtTheCommittedOffsetsWithoutGapsOrRepeats(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         Scenario s = scenario("resume");
-        JobConfig config =
-                s.config(Map.of("start-offsets", "committed", "checkpoint-interval-ms", NO_PERIODIC_CHECKPOINTS_MS));
+        JobConfig config = s.options()
+                .with(JobOption.START_OFFSETS, "committed")
+                .with(JobOption.CHECKPOINT_INTERVAL_MS, NO_PERIODIC_CHECKPOINTS_MS)
+                .config();
         s.publishFirstHalf();
         JobClient first = control.submit(config, s.job(config, List.of()), s.name + "-1", Map.of());
-        control.checkpointUntilCommitted(first.getJobID(), "rel-" + s.name, s.firstHalfEndOffsets());
+        control.checkpointUntilCommitted(first.getJobID(), s.group(), s.firstHalfEndOffsets());
         first.cancel().get();
         JobControl.poll(
                 "the first job cancelled",
                 JobControl.JOB_TIMEOUT,
                 () -> first.getJobExecutionResult().isDone());
-        assertThat(control.committedOffsets("rel-" + s.name)).isEqualTo(s.firstHalfEndOffsets());
+        assertThat(control.committedOffsets(s.group())).isEqualTo(s.firstHalfEndOffsets());
 
-        JobConfig resumed = s.config(Map.of("start-offsets", "committed"));
+        JobConfig resumed =
+                s.options().with(JobOption.START_OFFSETS, "committed").config();
         JobClient second = control.submit(resumed, s.job(resumed, List.of()), s.name + "-2", Map.of());
         s.publishSecondHalf();
         control.await(second);

@@ -2,6 +2,7 @@ package io.flowtrace.jobs.reliability;
 
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.jobs.FlowtraceJob;
+import io.flowtrace.jobs.ItJobOptions;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.flow.FlowSummary;
@@ -76,7 +77,7 @@ final class Scenario {
         OUTPUT_ROLES.forEach(r -> topics.add(topic(r)));
         createTopics(topics);
         postgres.createDatabase(database());
-        PostgresSinks.applySchema(config(Map.of()));
+        PostgresSinks.applySchema(config());
         return this;
     }
 
@@ -108,45 +109,39 @@ final class Scenario {
         }
     }
 
-    /** The job options every scenario shares, then {@code overrides}. */
-    JobConfig config(Map<String, String> overrides) {
-        Map<String, String> o = new HashMap<>();
-        o.put("bootstrap-servers", kafka.bootstrapServers());
-        o.put("packets-topic", topic("packets"));
-        o.put("conntrack-topic", topic("conntrack"));
-        o.put("flows-topic", topic("flows"));
-        o.put("tcp-events-topic", topic("tcp-events"));
-        o.put("service-windows-topic", topic("service-windows"));
-        o.put("vantage-windows-topic", topic("vantage-windows"));
-        o.put("dead-letters-topic", topic("dead-letters"));
-        o.put("conntrack-budgets-topic", topic("conntrack-budgets"));
-        o.put("conntrack-drain-latency-ms", "1000");
-        o.put("group-id", "rel-" + name);
-        o.put("start-offsets", "earliest");
-        o.put("bounded", "true");
-        o.put("transactional-id-prefix", "rel-" + name);
-        o.put("transaction-timeout-ms", "120000");
-        o.put("jdbc-url", postgres.jdbcUrl(database()));
-        o.put("jdbc-user", Postgres.USER);
-        o.put("jdbc-password-env", "");
-        o.put("jdbc-batch-interval-ms", "200");
-        o.put("checkpoint-interval-ms", "500");
-        o.put("checkpoint-dir", checkpoints.resolve(name).toUri().toString());
-        o.put("state-backend", "hashmap");
-        o.put("restart-attempts", "0");
-        o.put("restart-delay-ms", "500");
-        o.put("parallelism", Integer.toString(PARALLELISM));
-        // A partition without data for a while must not be declared idle: when its data comes back
-        // after a pause (a failure, an outage, the second half of the input) the watermark of the
-        // other partitions would have run ahead and made it late, and late packets change results.
-        o.put("watermark-idleness-ms", "0");
-        // No periodic updates of live flows: a periodic update is emitted when the watermark passes its
-        // time, and the watermark is emitted on a wall-clock period, so how far a flow has got when its
-        // update is taken differs between two failure-free runs (seen: 667 and 677 flow records). Close
-        // updates, final records and everything else are functions of the input alone.
-        o.put("update-interval-s", "86400");
-        o.putAll(overrides);
-        return JobConfig.of(o);
+    /** The job options every scenario shares; a test adds what it is about with {@code with}. */
+    ItJobOptions options() {
+        return ItJobOptions.of(
+                        name,
+                        kafka.bootstrapServers(),
+                        postgres.jdbcUrl(database()),
+                        Postgres.USER,
+                        checkpoints.resolve(name),
+                        PARALLELISM)
+                .with(JobOption.CONNTRACK_DRAIN_LATENCY_MS, 1000)
+                .with(JobOption.GROUP_ID, group())
+                .with(JobOption.TRANSACTIONAL_ID_PREFIX, group())
+                .with(JobOption.TRANSACTION_TIMEOUT_MS, 120_000)
+                .with(JobOption.RESTART_DELAY_MS, 500)
+                // A partition without data for a while must not be declared idle: when its data comes back
+                // after a pause (a failure, an outage, the second half of the input) the watermark of the
+                // other partitions would have run ahead and made it late, and late packets change results.
+                .with(JobOption.IDLENESS_MS, 0)
+                // No periodic updates of live flows: a periodic update is emitted when the watermark passes
+                // its time, and the watermark is emitted on a wall-clock period, so how far a flow has got
+                // when its update is taken differs between two failure-free runs (seen: 667 and 677 flow
+                // records). Close updates, final records and everything else are functions of the input alone.
+                .with(JobOption.UPDATE_INTERVAL_S, 86400);
+    }
+
+    /** The shared options, unchanged. */
+    JobConfig config() {
+        return options().config();
+    }
+
+    /** The scenario's consumer group and transactional id prefix. */
+    String group() {
+        return "rel-" + name;
     }
 
     /** The production pipeline on this scenario's topics and database, with optional extra flow sinks. */

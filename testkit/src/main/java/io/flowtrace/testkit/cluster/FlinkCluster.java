@@ -35,37 +35,6 @@ public final class FlinkCluster implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern JOB_ID = Pattern.compile("JobID ([0-9a-f]{32})");
 
-    /** env.java.opts.all of Flink 2.x's config.yaml: "These parameters are required for Java 17 support." */
-    public static final List<String> JAVA_17_OPTIONS = List.of(
-            "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
-            "--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED",
-            "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
-            "--add-exports=jdk.compiler/com.sun.tools.javac.parser=ALL-UNNAMED",
-            "--add-exports=jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED",
-            "--add-exports=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED",
-            "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "--add-opens=java.base/java.net=ALL-UNNAMED",
-            "--add-opens=java.base/java.io=ALL-UNNAMED",
-            "--add-opens=java.base/java.nio=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-            "--add-opens=java.base/java.text=ALL-UNNAMED",
-            "--add-opens=java.base/java.time=ALL-UNNAMED",
-            "--add-opens=java.base/java.util=ALL-UNNAMED",
-            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-            "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
-
-    /**
-     * Avro allocates whatever length a record claims before reading it; these caps belong in every
-     * TaskManager's env.java.opts (docs/reliability.md, "Hostile input").
-     */
-    public static final List<String> AVRO_LIMITS = List.of(
-            "-Dorg.apache.avro.limits.bytes.maxLength=8388608",
-            "-Dorg.apache.avro.limits.string.maxLength=8388608",
-            "-Dorg.apache.avro.limits.collectionItems.maxLength=1048576");
-
     private final FlinkDistribution flink;
     private final Path home;
     private final Path conf;
@@ -112,7 +81,7 @@ public final class FlinkCluster implements AutoCloseable {
         c.put(
                 "execution.checkpointing.savepoint-dir",
                 this.home.resolve("savepoints").toUri().toString());
-        c.put("env.java.opts.all", String.join(" ", JAVA_17_OPTIONS));
+        c.put("env.java.opts.all", String.join(" ", FlinkJvmOptions.JAVA_17));
         c.putAll(config);
         StringBuilder yaml = new StringBuilder("# written by io.flowtrace.testkit.cluster.FlinkCluster\n");
         c.forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
@@ -127,29 +96,6 @@ public final class FlinkCluster implements AutoCloseable {
                 logger.kafka.name = org.apache.kafka
                 logger.kafka.level = WARN
                 """);
-    }
-
-    /**
-     * Flink's ZooKeeper high availability on {@code quorum}: the leaders (ResourceManager, Dispatcher,
-     * JobMasters, REST) elected in ZooKeeper, the submitted jobs and the pointers to their completed
-     * checkpoints kept there, the files those point to (job graphs, jars, checkpoint metadata) in
-     * {@code storageDir}. A JobManager started after the leader died recovers every job from its
-     * latest completed checkpoint. The ZooKeeper session of a killed JobManager keeps its leader
-     * nodes until the session times out, so the session timeout bounds how soon a successor can
-     * lead: 10 s, as the TaskManager heartbeat timeout above, instead of Flink's default 60 s (and
-     * a connection timeout below it, as Curator expects).
-     */
-    public static Map<String, String> zooKeeperHa(String quorum, Path storageDir) {
-        Map<String, String> c = new LinkedHashMap<>();
-        c.put("high-availability.type", "zookeeper");
-        c.put("high-availability.zookeeper.quorum", quorum);
-        c.put(
-                "high-availability.storageDir",
-                storageDir.toAbsolutePath().toUri().toString());
-        c.put("high-availability.cluster-id", "/flowtrace");
-        c.put("high-availability.zookeeper.client.session-timeout", "10000");
-        c.put("high-availability.zookeeper.client.connection-timeout", "5000");
-        return c;
     }
 
     public Path home() {
@@ -184,7 +130,7 @@ public final class FlinkCluster implements AutoCloseable {
     private void launchJobManager() throws IOException, InterruptedException {
         List<String>[] params = resourceParams("GET_JM_RESOURCE_PARAMS");
         List<String> jvm = new ArrayList<>(params[0]);
-        jvm.addAll(JAVA_17_OPTIONS);
+        jvm.addAll(FlinkJvmOptions.JAVA_17);
         jvm.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
         List<String> args = new ArrayList<>(List.of("--configDir", conf.toString()));
         args.addAll(params[1]);
@@ -203,8 +149,8 @@ public final class FlinkCluster implements AutoCloseable {
     public String startTaskManager() throws IOException, InterruptedException {
         List<String>[] params = resourceParams("GET_TM_RESOURCE_PARAMS");
         List<String> jvm = new ArrayList<>(params[0]);
-        jvm.addAll(JAVA_17_OPTIONS);
-        jvm.addAll(AVRO_LIMITS);
+        jvm.addAll(FlinkJvmOptions.JAVA_17);
+        jvm.addAll(FlinkJvmOptions.AVRO_LIMITS);
         jvm.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
         List<String> args = new ArrayList<>(List.of("--configDir", conf.toString()));
         args.addAll(params[1]);
@@ -314,7 +260,7 @@ public final class FlinkCluster implements AutoCloseable {
     public String cli(String name, List<String> args) throws IOException, InterruptedException {
         Path log = home.resolve("log/" + name + "-" + System.nanoTime() + ".log");
         List<String> cmd = new ArrayList<>(List.of(JavaProcess.javaBinary()));
-        cmd.addAll(JAVA_17_OPTIONS);
+        cmd.addAll(FlinkJvmOptions.JAVA_17);
         cmd.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
         cmd.addAll(List.of("-cp", flink.classpath(), "org.apache.flink.client.cli.CliFrontend"));
         cmd.addAll(args);

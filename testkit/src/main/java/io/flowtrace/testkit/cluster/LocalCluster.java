@@ -41,7 +41,7 @@ public final class LocalCluster {
                 FlinkDistribution.fromSystemProperties(),
                 home.resolve("flink"),
                 slots,
-                ha ? FlinkCluster.zooKeeperHa(zooKeeper.quorum(), home.resolve("flink/ha")) : Map.of());
+                ha ? ZooKeeperHa.settings(zooKeeper.quorum(), home.resolve("flink/ha")) : Map.of());
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicBoolean stopping = new AtomicBoolean();
         Runtime.getRuntime()
@@ -129,7 +129,7 @@ public final class LocalCluster {
         env.append("FLINK_REST=").append(flink.restUrl()).append('\n');
         env.append("FLINK_CONF_DIR=").append(flink.confDir()).append('\n');
         env.append("FLINK_JAVA_OPTS=\"")
-                .append(String.join(" ", FlinkCluster.JAVA_17_OPTIONS))
+                .append(String.join(" ", FlinkJvmOptions.JAVA_17))
                 .append("\"\n");
         env.append("FLINK_LIB=")
                 .append(FlinkDistribution.fromSystemProperties().lib())
