@@ -113,6 +113,10 @@ public enum JobOption {
             "conntrack-drain-latency-ms",
             "100",
             "longest time the conntrack listener goes without reading: buffer needed = largest truesize sum in such an interval"),
+    CONNTRACK_SHORT_WINDOW_MS(
+            "conntrack-short-window-ms",
+            "0",
+            "an extra conntrack budget window shorter than 1 s (1-999 ms, e.g. 100) for bursts shorter than a second; 0 = none"),
     CONNTRACK_WINDOW_MAX_SAMPLES(
             "conntrack-window-max-samples",
             "1000000",

@@ -255,16 +255,21 @@ public final class HtmlReport {
     }
 
     private void conntrack() {
-        String note =
-                "PostgreSQL <code>conntrack_budgets</code>, 1 s windows: events per second, and the buffer a listener"
-                        + " needs (largest truesize sum within its drain latency) against the buffer it requested"
-                        + " (<code>buffer_configured_bytes</code>) and what the kernel grants (<code>buffer_effective_bytes</code>,"
-                        + " twice the request).";
+        long windowMs = db.query("SELECT coalesce(min(window_size_ms), 1000) AS ms FROM conntrack_budgets").stream()
+                .mapToLong(r -> Db.l(r, "ms"))
+                .findFirst()
+                .orElse(1000);
+        String windows = windowMs % 1000 == 0 ? (windowMs / 1000) + " s windows" : windowMs + " ms windows";
+        String note = "PostgreSQL <code>conntrack_budgets</code>, " + windows + " (the shortest the job wrote):"
+                + " events per second, and the buffer a listener"
+                + " needs (largest truesize sum within its drain latency) against the buffer it requested"
+                + " (<code>buffer_configured_bytes</code>) and what the kernel grants (<code>buffer_effective_bytes</code>,"
+                + " twice the request).";
         List<Chart> list = new ArrayList<>();
         List<Map<String, Object>> rows = db.query("""
                 SELECT vantage, extract(epoch FROM window_start)::double precision AS t, events_per_second,
                        buffer_needed_bytes, buffer_configured_bytes, buffer_effective_bytes
-                FROM conntrack_budgets WHERE window_size_ms = 1000 ORDER BY vantage, window_start""");
+                FROM conntrack_budgets WHERE window_size_ms = ? ORDER BY vantage, window_start""", windowMs);
         Map<String, List<Map<String, Object>>> byVantage = new LinkedHashMap<>();
         for (Map<String, Object> r : rows) {
             byVantage
@@ -290,12 +295,12 @@ public final class HtmlReport {
             Style style = n == 1 ? Style.POINTS : Style.LINE;
             list.add(Chart.xy(
                     e.getKey() + ": events per second",
-                    "seconds (1 s windows)",
+                    "seconds (" + windows + ")",
                     "events/s",
                     List.of(new Series("events/s", "#1f77b4", style, x, rate))));
             list.add(Chart.xy(
                     e.getKey() + ": receive buffer",
-                    "seconds (1 s windows)",
+                    "seconds (" + windows + ")",
                     "bytes",
                     List.of(
                             new Series("needed", "#d62728", style, x, needed),

@@ -47,6 +47,8 @@ public final class ConntrackBudgetWindow
     private final int requestedRcvbuf;
     private final String kernelFeatures;
     private final int maxSamplesPerMinute;
+    /** The window lengths this job computes: {@link #WINDOW_SIZES}, after the short window when one is set. */
+    private final List<Duration> windowSizes;
 
     public ConntrackBudgetWindow(long drainLatencyNanos, int requestedRcvbuf, String kernelFeatures) {
         this(
@@ -59,6 +61,20 @@ public final class ConntrackBudgetWindow
     /** @param maxSamplesPerMinute samples per vantage and minute the windows keep at most ({@link ConntrackSampleCap}) */
     public ConntrackBudgetWindow(
             long drainLatencyNanos, int requestedRcvbuf, String kernelFeatures, int maxSamplesPerMinute) {
+        this(drainLatencyNanos, requestedRcvbuf, kernelFeatures, maxSamplesPerMinute, 0);
+    }
+
+    /** @param shortWindowMs an extra window length below 1 s (1-999 ms), or 0 for none */
+    public ConntrackBudgetWindow(
+            long drainLatencyNanos,
+            int requestedRcvbuf,
+            String kernelFeatures,
+            int maxSamplesPerMinute,
+            long shortWindowMs) {
+        if (shortWindowMs < 0 || shortWindowMs >= 1000) {
+            throw new IllegalArgumentException("--" + JobOption.CONNTRACK_SHORT_WINDOW_MS.key()
+                    + " must be 0 (none) or 1 to 999 ms, got " + shortWindowMs);
+        }
         if (drainLatencyNanos <= 0 || requestedRcvbuf <= 0) {
             throw new IllegalArgumentException("conntrack drain latency and receive buffer must be positive");
         }
@@ -67,6 +83,17 @@ public final class ConntrackBudgetWindow
         this.requestedRcvbuf = requestedRcvbuf;
         this.kernelFeatures = kernelFeatures;
         this.maxSamplesPerMinute = maxSamplesPerMinute;
+        List<Duration> sizes = new ArrayList<>();
+        if (shortWindowMs > 0) {
+            sizes.add(Duration.ofMillis(shortWindowMs));
+        }
+        sizes.addAll(WINDOW_SIZES);
+        this.windowSizes = List.copyOf(sizes);
+    }
+
+    /** The window lengths of the budgets, shortest first. */
+    public List<Duration> windowSizes() {
+        return windowSizes;
     }
 
     public static ConntrackBudgetWindow fromConfig(JobConfig config) {
@@ -74,12 +101,14 @@ public final class ConntrackBudgetWindow
                 config.getLong(JobOption.CONNTRACK_DRAIN_LATENCY_MS) * 1_000_000L,
                 config.getInt(JobOption.CONNTRACK_RECEIVE_BUFFER_BYTES),
                 config.get(JobOption.CONNTRACK_KERNEL_FEATURES),
-                config.getInt(JobOption.CONNTRACK_WINDOW_MAX_SAMPLES));
+                config.getInt(JobOption.CONNTRACK_WINDOW_MAX_SAMPLES),
+                config.getLong(JobOption.CONNTRACK_SHORT_WINDOW_MS));
     }
 
     /**
      * keyBy vantage → at most {@code maxSamplesPerMinute} samples per vantage and minute
-     * ({@link ConntrackSampleCap}) → tumbling 1 s and 1 min event-time windows → budgets (operator uids
+     * ({@link ConntrackSampleCap}) → tumbling 1 s and 1 min event-time windows (and the short window
+     * when one is set) → budgets (operator uids
      * fixed for savepoints).
      */
     public static DataStream<BudgetWindow> budgets(
@@ -90,7 +119,7 @@ public final class ConntrackBudgetWindow
                 .uid("conntrack-sample-cap");
         // still partitioned by vantage: no second shuffle
         return TumblingWindows.union(
-                WINDOW_SIZES,
+                function.windowSizes,
                 "conntrack-budgets",
                 size -> DataStreamUtils.reinterpretAsKeyedStream(capped, new VantageKey())
                         .window(TumblingEventTimeWindows.of(size))

@@ -11,8 +11,9 @@ public final class TumblingWindows {
     private TumblingWindows() {}
 
     /**
-     * One window operator per size, each named and with the uid {@code NAME-<seconds>s} (fixed:
-     * savepoints map state by it), their outputs in one stream.
+     * One window operator per size, each named and with the uid {@code NAME-<seconds>s}, or {@code
+     * NAME-<millis>ms} for a size that is not whole seconds (fixed: savepoints map state by it), their
+     * outputs in one stream.
      *
      * @param window the windowed stream of one size, without name and uid
      */
@@ -20,7 +21,9 @@ public final class TumblingWindows {
             List<Duration> sizes, String name, Function<Duration, SingleOutputStreamOperator<O>> window) {
         DataStream<O> all = null;
         for (Duration size : sizes) {
-            String uid = name + "-" + size.toSeconds() + "s";
+            String uid = size.toMillis() % 1000 == 0
+                    ? name + "-" + size.toSeconds() + "s"
+                    : name + "-" + size.toMillis() + "ms";
             DataStream<O> one = window.apply(size).name(uid).uid(uid);
             all = all == null ? one : all.union(one);
         }

@@ -1,6 +1,7 @@
 package io.flowtrace.jobs.window;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.flowtrace.avro.ConntrackBudget;
@@ -39,6 +40,19 @@ class ConntrackBudgetWindowTest {
     private static final int RCVBUF = 1024;
 
     private static final long DRAIN_NS = 100_000_000L;
+
+    @Test
+    void aShortWindowComesFirstAndAbsurdLengthsAreOneClearLine() {
+        assertThat(new ConntrackBudgetWindow(DRAIN_NS, RCVBUF, "stock", 1000, 0).windowSizes())
+                .containsExactly(Duration.ofSeconds(1), Duration.ofMinutes(1));
+        assertThat(new ConntrackBudgetWindow(DRAIN_NS, RCVBUF, "stock", 1000, 100).windowSizes())
+                .containsExactly(Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofMinutes(1));
+        for (long absurd : new long[] {-1, 1000, 60_000}) {
+            assertThatThrownBy(() -> new ConntrackBudgetWindow(DRAIN_NS, RCVBUF, "stock", 1000, absurd))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("--conntrack-short-window-ms must be 0 (none) or 1 to 999 ms, got " + absurd);
+        }
+    }
 
     @Test
     void budgetsPerVantageAndWindowAddUpByHand() throws Exception {
