@@ -155,6 +155,7 @@ public final class FlowStateSerializer extends TypeSerializer<FlowState> {
         to.vantage = from.vantage;
         to.instance = from.instance;
         to.lastSeenNanos = from.lastSeenNanos;
+        to.clockNanos = from.clockNanos;
         to.timerMs = from.timerMs;
         to.nextUpdateMs = from.nextUpdateMs;
         to.latePackets = from.latePackets;
