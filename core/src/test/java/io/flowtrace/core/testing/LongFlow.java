@@ -229,7 +229,7 @@ public final class LongFlow {
                 return;
             }
             if (kind == 5) {
-                for (int b = o + 2; b + 8 <= o + len; b += 4) {
+                for (int b = o + 2; b + 4 <= o + len; b += 4) { // every edge: left and right of each block
                     put32(p, b, u32(p, b) + base[1 - d] + k * seqSpan[1 - d]);
                 }
             } else if (kind == 8 && len == 10) {
