@@ -75,12 +75,14 @@ class ReportDataTest {
     void everyDataSegmentIsDrawnAndTheRetransmissionsAreColouredByClass() throws Exception {
         long tsharkDataSegments =
                 tshark().stream().filter(p -> p.from(CLIENT) && p.len > 0).count();
-        JsonNode series = flow.get("series");
-        long drawn = nonNull(series.get("original"));
-        long retransmissions = 0;
-        for (JsonNode c : flow.get("classes")) {
-            retransmissions += nonNull(series.get(c.asText()));
+        // every segment is drawn, in the column of its class: the original data, or a retransmission's class
+        long segments = flow.get("segments").get("t_us").size();
+        long retransmissions = flow.get("retransmissions").get("index").size();
+        assertThat(flow.get("retransmissions").get("class")).hasSize((int) retransmissions);
+        for (JsonNode c : flow.get("retransmissions").get("class")) {
+            assertThat(c.asInt()).isBetween(0, flow.get("classes").size() - 1);
         }
+        long drawn = segments - retransmissions;
         assertThat(drawn + retransmissions).isEqualTo(tsharkDataSegments);
         assertThat(retransmissions).isEqualTo(TCPTRACE_REXMT_DATA_PKTS_C2D);
     }
@@ -94,25 +96,22 @@ class ReportDataTest {
                 tsharkWindows.add((p.flags & 0x02) != 0 ? p.window : p.window << TCPTRACE_ADV_WIND_SCALE_D);
             }
         }
-        JsonNode ack = flow.get("series").get("ack");
-        JsonNode rwnd = flow.get("series").get("rwnd");
-        List<Long> drawnWindows = new ArrayList<>();
-        for (int i = 0; i < ack.size(); i++) {
-            if (!ack.get(i).isNull()) {
-                drawnWindows.add(rwnd.get(i).asLong() - ack.get(i).asLong());
-            }
-        }
+        // the receive-window line is drawn at ACK + window for each ACK
+        List<Long> drawnWindows = undelta(flow.get("acks").get("window"));
+        assertThat(flow.get("acks").get("t_us")).hasSize(drawnWindows.size());
         assertThat(drawnWindows).isEqualTo(tsharkWindows);
     }
 
     @Test
     void sackBlocksAreThoseOfEveryAckThatCarriedThem() {
-        java.util.Map<Double, Integer> blocksPerAck = new java.util.HashMap<>();
-        for (JsonNode s : flow.get("sack")) {
-            assertThat(s.get(2).asLong())
+        java.util.Map<Long, Integer> blocksPerAck = new java.util.HashMap<>();
+        JsonNode sack = flow.get("sack");
+        List<Long> times = undelta(sack.get("t_us"));
+        for (int i = 0; i < times.size(); i++) {
+            assertThat(sack.get("width").get(i).asLong())
                     .as("right edge after left edge")
-                    .isGreaterThan(s.get(1).asLong());
-            blocksPerAck.merge(s.get(0).asDouble(), 1, Integer::sum);
+                    .isPositive();
+            blocksPerAck.merge(times.get(i), 1, Integer::sum);
         }
         assertThat(blocksPerAck).hasSize(TCPTRACE_SACK_PKTS_D2C);
         assertThat(blocksPerAck.values().stream()
@@ -145,12 +144,15 @@ class ReportDataTest {
         assertThat(t.get("interval_s").asDouble()).isPositive();
     }
 
-    private static long nonNull(JsonNode column) {
-        long n = 0;
-        for (JsonNode v : column) {
-            n += v.isNull() ? 0 : 1;
+    /** A delta-coded column of the page's data (InteractiveReport's FlowGraphJson): the running sums. */
+    private static List<Long> undelta(JsonNode column) {
+        List<Long> out = new ArrayList<>();
+        long v = 0;
+        for (JsonNode d : column) {
+            v += d.asLong();
+            out.add(v);
         }
-        return n;
+        return out;
     }
 
     /** One row of the tshark TSV: the columns these tests read (header of testdata/tcp/README.md). */

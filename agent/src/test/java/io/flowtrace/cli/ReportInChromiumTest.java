@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.flowtrace.cli.report.Chart;
 import io.flowtrace.cli.report.InteractiveReport;
 import io.flowtrace.cli.report.Section;
+import io.flowtrace.core.testing.LongFlow;
 import io.flowtrace.core.testing.TestData;
 import io.flowtrace.testkit.HeadlessChromium;
 import java.nio.charset.StandardCharsets;
@@ -69,6 +70,11 @@ class ReportInChromiumTest {
         // cwnd, throughput, RTT
         assertThat(p.get("charts").asInt()).isEqualTo(8);
         assertThat(p.get("drawn").asInt()).as("charts with ink on their canvas").isEqualTo(8);
+        assertDragZoomedEveryChartOfTheFlow(p);
+    }
+
+    /** The default probe's mouse drag across the first chart narrowed its x range, and the flow's other charts followed. */
+    private static void assertDragZoomedEveryChartOfTheFlow(JsonNode p) {
         double min0 = p.get("before").get(0).asDouble();
         double max0 = p.get("before").get(1).asDouble();
         double min1 = p.get("after").get(0).asDouble();
@@ -82,6 +88,38 @@ class ReportInChromiumTest {
                 .as("the flow's other charts follow")
                 .isEqualTo(min1);
         assertThat(p.get("otherAfter").get(1).asDouble()).isEqualTo(max1);
+    }
+
+    /**
+     * A flow of 10^5 packets (testdata/tcp/cubic-loss.sender.pcap.gz's connection repeated by
+     * core's testing LongFlow): the page holds every one of its segments and ACKs, loads without
+     * errors, draws every chart and zooms. How fast is measured by bench/report-scale.sh
+     * (docs/BENCHMARKS.md, "Report"), not here.
+     */
+    @Test
+    void aFlowOfAHundredThousandPacketsLoadsWithEveryPointDrawsAndZooms(@TempDir Path tmp) throws Exception {
+        Optional<HeadlessChromium> chromium = HeadlessChromium.find();
+        Assumptions.assumeTrue(
+                chromium.isPresent(), "chromium is not installed (apt-get install chromium): browser check skipped");
+        Path capture = tmp.resolve("long.pcap");
+        long packets = LongFlow.write(TestData.file("tcp/cubic-loss.sender.pcap.gz"), capture, 100_000, false);
+        Path report = tmp.resolve("long.html");
+        FlowtraceProcess.Result r =
+                FlowtraceProcess.run("analyze", "-q", "--report", report.toString(), capture.toString());
+        assertThat(r.exit()).as(r.stderr()).isZero();
+
+        JsonNode p = chromium.get().probe(report, tmp);
+        assertThat(p).as("the probe ran").isNotNull();
+        assertThat(p.get("errors")).as("errors in the page").isEmpty();
+        // one flow: time-sequence, flight and cwnd, throughput, RTT
+        assertThat(p.get("charts").asInt()).isEqualTo(4);
+        assertThat(p.get("drawn").asInt()).as("charts with ink on their canvas").isEqualTo(4);
+        // a row per data segment and per ACK, nothing thinned: every packet but the sender's without payload and the
+        // receiver's without an ACK (tshark on this capture: 20 and 8 of 100,845; LongFlow repeats them per copy)
+        assertThat(p.get("rows").asLong())
+                .as("rows of the time-sequence graph of %d packets", packets)
+                .isBetween(packets - packets / 1000, packets);
+        assertDragZoomedEveryChartOfTheFlow(p);
     }
 
     /**

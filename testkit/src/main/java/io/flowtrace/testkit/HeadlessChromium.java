@@ -43,6 +43,7 @@ public final class HeadlessChromium {
                   if (inked > 50) { r.drawn++; }
                 });
                 var u = charts[0], other = charts[1];
+                r.rows = u.data[0].length;
                 r.before = [u.scales.x.min, u.scales.x.max];
                 var over = u.over, rect = over.getBoundingClientRect(), y = rect.top + rect.height / 2;
                 function fire(target, type, x) {
@@ -140,7 +141,7 @@ public final class HeadlessChromium {
 
     /**
      * Opens a copy of the report page with an error trap and the probe: the probe's JSON (errors,
-     * charts, drawn, before/after: the first chart's x range before and after a mouse drag across
+     * charts, drawn, rows: the length of the first chart's x values, before/after: the first chart's x range before and after a mouse drag across
      * 30-60 % of it, otherAfter: the second chart's x range after it), or null when it did not run.
      */
     public JsonNode probe(Path page, Path tmp) throws IOException, InterruptedException {

@@ -2,15 +2,14 @@ package io.flowtrace.cli.report;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.flowtrace.core.tcp.RetransmissionClass;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -23,13 +22,6 @@ import java.util.List;
  */
 public final class InteractiveReport {
     private static final String UPLOT = "META-INF/resources/webjars/uplot/1.6.30/";
-    private static final String[] CLASS_NAMES = new String[RetransmissionClass.values().length];
-
-    static {
-        for (RetransmissionClass c : RetransmissionClass.values()) {
-            CLASS_NAMES[c.ordinal()] = c.jsonName();
-        }
-    }
 
     private InteractiveReport() {}
 
@@ -52,15 +44,40 @@ public final class InteractiveReport {
                 .replace("/*UPLOT_JS*/", resource(UPLOT + "dist/uPlot.iife.min.js"))
                 .replace("UPLOT_LICENSE", escapeHtml(resource(UPLOT + "LICENSE")))
                 .replace("PAGE_TITLE", escapeHtml(title))
-                .replace("<!--INTRO-->", introHtml)
-                .replace("/*REPORT_JSON*/", json(sections).replace("</", "<\\/"));
-        Files.writeString(file, html, StandardCharsets.UTF_8);
+                .replace("<!--INTRO-->", introHtml);
+        int data = html.indexOf("/*REPORT_JSON*/");
+        // streamed: the data of a flow of 10^6 packets is ≈ 15 MB, not copied through strings
+        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            w.write(html, 0, data);
+            json(sections, w);
+            w.write(html, data + "/*REPORT_JSON*/".length(), html.length() - data - "/*REPORT_JSON*/".length());
+        }
         return file;
     }
 
-    private static String json(List<Section> sections) {
-        StringWriter w = new StringWriter();
+    /** No "<" of a string reaches the page as it is (it is written as its JSON escape), so no "</script>" ends the data. */
+    private static final CharacterEscapes NO_TAGS = new CharacterEscapes() {
+        private final int[] escapes = standardAsciiEscapesForJSON();
+
+        {
+            escapes['<'] = CharacterEscapes.ESCAPE_STANDARD;
+        }
+
+        @Override
+        public int[] getEscapeCodesForAscii() {
+            return escapes;
+        }
+
+        @Override
+        public SerializableString getEscapeSequence(int ch) {
+            return null;
+        }
+    };
+
+    private static void json(List<Section> sections, Writer w) throws IOException {
         try (JsonGenerator g = new JsonFactory().createGenerator(w)) {
+            g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+            g.setCharacterEscapes(NO_TAGS);
             g.writeStartArray();
             for (Section s : sections) {
                 g.writeStartObject();
@@ -68,7 +85,7 @@ public final class InteractiveReport {
                 g.writeStringField("note", s.noteHtml());
                 g.writeArrayFieldStart("flows");
                 for (FlowGraph f : s.flows()) {
-                    writeFlow(g, f);
+                    FlowGraphJson.write(g, f);
                 }
                 g.writeEndArray();
                 g.writeArrayFieldStart("charts");
@@ -79,10 +96,7 @@ public final class InteractiveReport {
                 g.writeEndObject();
             }
             g.writeEndArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
-        return w.toString();
     }
 
     private static void writeChart(JsonGenerator g, Chart c) throws IOException {
@@ -134,155 +148,6 @@ public final class InteractiveReport {
             }
         }
         g.writeEndArray();
-    }
-
-    /** One flow's graphs: the per-packet series on one time axis, SACK blocks, rounds, throughput, the exit. */
-    private static void writeFlow(JsonGenerator g, FlowGraph f) throws IOException {
-        g.writeStartObject();
-        g.writeStringField("title", f.flow.title());
-        g.writeArrayFieldStart("classes");
-        for (String c : CLASS_NAMES) {
-            g.writeString(c);
-        }
-        g.writeEndArray();
-        writePacketSeries(g, f);
-        writeSacks(g, f);
-        writeRounds(g, f);
-        writeThroughput(g, f);
-        if (!Double.isNaN(f.slowStartExitSeconds)) {
-            g.writeNumberField("slow_start_exit", seconds(f, f.slowStartExitSeconds));
-        }
-        g.writeEndObject();
-    }
-
-    private static final int ORIGINAL = 0;
-    private static final int ACK = 1 + CLASS_NAMES.length;
-    private static final int RWND = ACK + 1;
-    private static final int FLIGHT = ACK + 2;
-    private static final int CWND = ACK + 3;
-    /** The columns of the per-packet table: a segment's sequence number in its class's column, an ACK's in ack. */
-    private static final String[] COLUMNS = columnNames();
-
-    private static String[] columnNames() {
-        String[] names = new String[CWND + 1];
-        names[ORIGINAL] = "original";
-        System.arraycopy(CLASS_NAMES, 0, names, 1, CLASS_NAMES.length);
-        names[ACK] = "ack";
-        names[RWND] = "rwnd";
-        names[FLIGHT] = "flight";
-        names[CWND] = "cwnd";
-        return names;
-    }
-
-    /**
-     * The segments and ACKs of a flow merged in time order into one x array (uPlot wants one), each
-     * row a segment or an ACK, with the cwnd estimate of the round the row falls in.
-     */
-    private static void writePacketSeries(JsonGenerator g, FlowGraph f) throws IOException {
-        List<double[]> rows = mergedRows(f);
-        int n = rows.size();
-        Double[][] cols = new Double[COLUMNS.length][n];
-        int ri = 0;
-        double cwnd = Double.NaN;
-        g.writeArrayFieldStart("x");
-        for (int i = 0; i < n; i++) {
-            double[] r = rows.get(i);
-            g.writeNumber(Math.round(seconds(f, r[0]) * 1e6) / 1e6);
-            while (ri < f.rounds.size() && f.rounds.get(ri)[0] <= r[0]) {
-                cwnd = f.rounds.get(ri++)[1];
-            }
-            if (r[1] == 0) {
-                double[] s = f.segments.get((int) r[2]);
-                int cls = (int) s[2];
-                cols[cls < 0 ? ORIGINAL : 1 + cls][i] = s[1];
-                cols[FLIGHT][i] = s[3];
-            } else {
-                double[] a = f.acks.get((int) r[2]);
-                cols[ACK][i] = a[1];
-                cols[RWND][i] = a[2];
-            }
-            cols[CWND][i] = Double.isNaN(cwnd) ? null : cwnd;
-        }
-        g.writeEndArray();
-        g.writeObjectFieldStart("series");
-        for (int c = 0; c < cols.length; c++) {
-            g.writeArrayFieldStart(COLUMNS[c]);
-            for (Double v : cols[c]) {
-                if (v == null) {
-                    g.writeNull();
-                } else {
-                    g.writeNumber(v.longValue());
-                }
-            }
-            g.writeEndArray();
-        }
-        g.writeEndObject();
-    }
-
-    /** {t, 0 segment / 1 ack, index} in time order (a segment first when both have the same time). */
-    private static List<double[]> mergedRows(FlowGraph f) {
-        List<double[]> rows = new ArrayList<>();
-        int si = 0;
-        int ai = 0;
-        while (si < f.segments.size() || ai < f.acks.size()) {
-            boolean seg =
-                    ai >= f.acks.size() || (si < f.segments.size() && f.segments.get(si)[0] <= f.acks.get(ai)[0]);
-            rows.add(seg ? new double[] {f.segments.get(si)[0], 0, si++} : new double[] {f.acks.get(ai)[0], 1, ai++});
-        }
-        return rows;
-    }
-
-    private static void writeSacks(JsonGenerator g, FlowGraph f) throws IOException {
-        g.writeArrayFieldStart("sack");
-        for (double[] s : f.sacks) {
-            g.writeStartArray();
-            g.writeNumber(Math.round(seconds(f, s[0]) * 1e6) / 1e6);
-            g.writeNumber((long) s[1]);
-            g.writeNumber((long) s[2]);
-            g.writeEndArray();
-        }
-        g.writeEndArray();
-    }
-
-    private static void writeRounds(JsonGenerator g, FlowGraph f) throws IOException {
-        g.writeObjectFieldStart("rounds");
-        g.writeArrayFieldStart("x");
-        for (double[] r : f.rounds) {
-            g.writeNumber(Math.round(seconds(f, r[0]) * 1e6) / 1e6);
-        }
-        g.writeEndArray();
-        g.writeArrayFieldStart("rtt_ms");
-        for (double[] r : f.rounds) {
-            if (Double.isNaN(r[2])) {
-                g.writeNull();
-            } else {
-                g.writeNumber(Math.round(r[2] * 1000) / 1000.0);
-            }
-        }
-        g.writeEndArray();
-        g.writeEndObject();
-    }
-
-    /** Bytes newly ACKed per interval (the page shows them as Mbit/s over the interval). */
-    private static void writeThroughput(JsonGenerator g, FlowGraph f) throws IOException {
-        FlowGraph.Throughput t = f.throughput();
-        g.writeObjectFieldStart("throughput");
-        g.writeNumberField("interval_s", Math.round(t.intervalNanos() / 1e3) / 1e6);
-        g.writeArrayFieldStart("x");
-        for (int i = 0; i < t.ackedBytes().length; i++) {
-            g.writeNumber(Math.round(seconds(f, t.firstNanos() + i * (double) t.intervalNanos()) * 1e6) / 1e6);
-        }
-        g.writeEndArray();
-        g.writeArrayFieldStart("bytes");
-        for (long b : t.ackedBytes()) {
-            g.writeNumber(b);
-        }
-        g.writeEndArray();
-        g.writeEndObject();
-    }
-
-    private static double seconds(FlowGraph f, double nanos) {
-        return (nanos - f.originNanos) / 1e9;
     }
 
     private static String template() throws IOException {
