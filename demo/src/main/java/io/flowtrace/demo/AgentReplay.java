@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
@@ -57,6 +58,7 @@ final class AgentReplay {
         long size = Files.size(capture.file());
         AtomicLong bytesRead = new AtomicLong();
         String label = "agent packets  " + capture.file().getFileName();
+        StatusLine.Step step = status.step(label, size);
         long started = System.nanoTime();
         try (SpoolingPublisher publisher = open(topic, capture.agentId(), metrics)) {
             // as `flowtrace agent packets FILE` runs by default: per-flow batches, linger in capture time,
@@ -68,13 +70,15 @@ final class AgentReplay {
                     metrics,
                     new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME),
                     io.flowtrace.core.openvpn.OpenVpnWire.defaults());
+            // The bar stands at the bytes before each read: the frames counted so far came from them,
+            // so the percentage never runs ahead of "frames read" by the reader's read-ahead buffer.
             try (InputStream in = counting(
                     Files.newInputStream(capture.file()),
                     bytesRead,
-                    () -> status.update(label + " " + StatusLine.bar((double) bytesRead.get() / size)
-                            + String.format(
-                                    "  %,d frames read, %,d published",
-                                    metrics.read.sum(), metrics.published.sum())))) {
+                    consumed -> step.update(
+                            consumed,
+                            String.format(
+                                    "%,d frames read, %,d published", metrics.read.sum(), metrics.published.sum())))) {
                 CaptureReader reader = CaptureReader.open(in, agent);
                 agent.publishAll(reader, ReplayPacer.UNPACED, stop);
             } catch (CaptureFormatException e) {
@@ -83,10 +87,9 @@ final class AgentReplay {
         }
         Published p = new Published(
                 metrics.read.sum(), metrics.published.sum(), metrics.malformedTotal(), metrics.skippedTotal());
-        status.done(String.format(
-                "%s %s  %,d frames read, %,d TCP packets published%s (%.1f s)",
+        step.done(String.format(
+                "%s  %,d frames read, %,d TCP packets published%s (%.1f s)",
                 label,
-                StatusLine.bar(1),
                 p.read(),
                 p.published(),
                 p.malformed() + p.skipped() > 0
@@ -105,6 +108,7 @@ final class AgentReplay {
                 .setInterfaceName("conntrack")
                 .build();
         String label = "agent conntrack " + recording.file().getFileName();
+        StatusLine.Step step = status.step(label, bin.length);
         CtnetlinkParser parser = new CtnetlinkParser();
         try (SpoolingPublisher publisher = open(topic, recording.agentId(), metrics)) {
             ConntrackPublishingSink sink =
@@ -122,15 +126,13 @@ final class AgentReplay {
                 } catch (CtnetlinkParseException e) {
                     sink.malformed(e);
                 }
-                status.update(label + " " + StatusLine.bar((double) bb.position() / bin.length)
-                        + String.format("  %,d events", metrics.read.sum()));
+                step.update(bb.position(), String.format("%,d events", metrics.read.sum()));
             }
         }
         Published p = new Published(metrics.read.sum(), metrics.published.sum(), metrics.malformedTotal(), 0);
-        status.done(String.format(
-                "%s %s  %,d ctnetlink messages, %,d events published%s",
+        step.done(String.format(
+                "%s  %,d ctnetlink messages, %,d events published%s",
                 label,
-                StatusLine.bar(1),
                 p.read(),
                 p.published(),
                 p.malformed() > 0 ? String.format(", %,d malformed", p.malformed()) : ""));
@@ -144,7 +146,8 @@ final class AgentReplay {
                 new KafkaProducer<>(props), topic, spool, metrics, TimeUnit.SECONDS.toNanos(5), Duration.ofSeconds(60));
     }
 
-    private static InputStream counting(InputStream in, AtomicLong counter, Runnable onRead) {
+    /** Counts the bytes read; {@code onRead} gets the count before each read of the reader's. */
+    private static InputStream counting(InputStream in, AtomicLong counter, LongConsumer onRead) {
         return new FilterInputStream(in) {
             @Override
             public int read() throws IOException {
@@ -157,10 +160,10 @@ final class AgentReplay {
 
             @Override
             public int read(byte[] b, int off, int len) throws IOException {
+                onRead.accept(counter.get());
                 int n = super.read(b, off, len);
                 if (n > 0) {
                     counter.addAndGet(n);
-                    onRead.run();
                 }
                 return n;
             }
