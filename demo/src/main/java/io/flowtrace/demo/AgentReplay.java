@@ -14,8 +14,6 @@ import io.flowtrace.core.conntrack.CtnetlinkParseException;
 import io.flowtrace.core.conntrack.CtnetlinkParser;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
-import java.io.FilterInputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -23,9 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
@@ -55,8 +51,7 @@ final class AgentReplay {
 
     Published packets(Capture capture, String topic) throws Exception {
         AgentMetrics metrics = new AgentMetrics();
-        long size = Files.size(capture.file());
-        AtomicLong bytesRead = new AtomicLong();
+        long size = CaptureBytes.size(capture.file());
         String label = "agent packets  " + capture.file().getFileName();
         StatusLine.Step step = status.step(label, size);
         long started = System.nanoTime();
@@ -70,15 +65,14 @@ final class AgentReplay {
                     metrics,
                     new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME),
                     io.flowtrace.core.openvpn.OpenVpnWire.defaults());
-            // The bar stands at the bytes before each read: the frames counted so far came from them,
-            // so the percentage never runs ahead of "frames read" by the reader's read-ahead buffer.
-            try (InputStream in = counting(
-                    Files.newInputStream(capture.file()),
-                    bytesRead,
+            // the bar and "frames read" from the same bytes (CaptureBytes.java)
+            try (InputStream in = CaptureBytes.open(
+                    capture.file(),
                     consumed -> step.update(
                             consumed,
                             String.format(
-                                    "%,d frames read, %,d published", metrics.read.sum(), metrics.published.sum())))) {
+                                    "  %,d frames read, %,d published",
+                                    metrics.read.sum(), metrics.published.sum())))) {
                 CaptureReader reader = CaptureReader.open(in, agent);
                 agent.publishAll(reader, ReplayPacer.UNPACED, stop);
             } catch (CaptureFormatException e) {
@@ -126,7 +120,7 @@ final class AgentReplay {
                 } catch (CtnetlinkParseException e) {
                     sink.malformed(e);
                 }
-                step.update(bb.position(), String.format("%,d events", metrics.read.sum()));
+                step.update(bb.position(), String.format("  %,d events", metrics.read.sum()));
             }
         }
         Published p = new Published(metrics.read.sum(), metrics.published.sum(), metrics.malformedTotal(), 0);
@@ -144,29 +138,5 @@ final class AgentReplay {
         var spool = io.flowtrace.agent.spool.DiskSpool.open(spoolRoot.resolve(agentId + "-" + topic), 256L << 20);
         return new SpoolingPublisher(
                 new KafkaProducer<>(props), topic, spool, metrics, TimeUnit.SECONDS.toNanos(5), Duration.ofSeconds(60));
-    }
-
-    /** Counts the bytes read; {@code onRead} gets the count before each read of the reader's. */
-    private static InputStream counting(InputStream in, AtomicLong counter, LongConsumer onRead) {
-        return new FilterInputStream(in) {
-            @Override
-            public int read() throws IOException {
-                int b = super.read();
-                if (b >= 0) {
-                    counter.incrementAndGet();
-                }
-                return b;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                onRead.accept(counter.get());
-                int n = super.read(b, off, len);
-                if (n > 0) {
-                    counter.addAndGet(n);
-                }
-                return n;
-            }
-        };
     }
 }

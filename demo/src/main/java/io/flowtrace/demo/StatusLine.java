@@ -59,6 +59,7 @@ final class StatusLine {
                 .setTaskName(task)
                 .setStyle(ProgressBarStyle.ASCII)
                 .setUpdateIntervalMillis(REDRAW_MILLIS)
+                .continuousUpdate() // the elapsed time and the figures move between position changes too
                 .setConsumer(new InPlace(err, columns - 1))
                 .clearDisplayOnFinish();
     }
