@@ -30,6 +30,14 @@ import picocli.CommandLine.Option;
             "Publish conntrack events (Avro ConntrackEvent) and ENOBUFS losses (ConntrackLoss) to Kafka.",
             "  flowtrace agent conntrack --bootstrap-servers k:9092                 (ctnetlink, needs CAP_NET_ADMIN)",
             "  flowtrace agent conntrack --bootstrap-servers k:9092 --source conntrack-tool"
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            AgentExit.CODE_OK,
+            AgentExit.CODE_INPUT,
+            AgentExit.CODE_USAGE,
+            AgentExit.CODE_DROPPED,
+            AgentExit.CODE_SPOOLED
         })
 final class AgentConntrackCommand implements Callable<Integer> {
 
@@ -105,15 +113,16 @@ final class AgentConntrackCommand implements Callable<Integer> {
         AgentProgress progress = new AgentProgress(
                 "conntrack " + source.name().replace('_', '-'), metrics, publisher, publish.quiet, -1);
         try (AgentShutdown shutdown = AgentShutdown.install(this::stopReading, publish.shutdownTimeoutSeconds)) {
+            int delivery;
             try {
                 progress.start();
                 publishEvents(publisher, metrics);
             } finally {
                 progress.stopDisplay();
-                publish.closeAndReport(publisher, progress, endpoint);
+                delivery = publish.closeAndReport(publisher, progress, endpoint, "events");
             }
+            return shutdown.exitStatus(delivery);
         }
-        return metrics.dropped.sum() > 0 ? 3 : 0;
     }
 
     private void stopReading() {

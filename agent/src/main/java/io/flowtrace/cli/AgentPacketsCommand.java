@@ -33,6 +33,14 @@ import picocli.CommandLine.Parameters;
             "  flowtrace agent packets --bootstrap-servers k:9092 capture.pcapng",
             "  tcpdump -i eth0 -s 128 -w - | flowtrace agent packets --bootstrap-servers k:9092 -",
             "  flowtrace agent packets --bootstrap-servers k:9092 --iface eth0 --filter 'tcp'"
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            AgentExit.CODE_OK,
+            AgentExit.CODE_INPUT,
+            AgentExit.CODE_USAGE,
+            AgentExit.CODE_DROPPED,
+            AgentExit.CODE_SPOOLED
         })
 final class AgentPacketsCommand implements Callable<Integer> {
 
@@ -106,12 +114,12 @@ final class AgentPacketsCommand implements Callable<Integer> {
         // SIGTERM/SIGINT: stop reading, then let run() flush the producer and the spool.
         try (AgentShutdown shutdown = AgentShutdown.install(this::stopReading, publish.shutdownTimeoutSeconds)) {
             try {
-                return run();
+                return shutdown.exitStatus(run());
             } catch (IOException | java.io.UncheckedIOException e) {
                 // Spool or capture I/O: the agent cannot keep its promise; say why, without a stack trace.
                 System.err.println("flowtrace agent packets: " + e.getMessage()
                         + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""));
-                return 1;
+                return shutdown.exitStatus(AgentExit.INPUT);
             }
         }
     }
@@ -152,7 +160,8 @@ final class AgentPacketsCommand implements Callable<Integer> {
         supervisor = tcpdumpRun;
         String label = iface != null ? iface : file;
         AgentProgress progress = new AgentProgress(label, metrics, publisher, publish.quiet, sizeOf(file));
-        int status = 0;
+        int status = AgentExit.OK;
+        int delivery;
         try {
             progress.start();
             if (tcpdumpRun != null) {
@@ -165,10 +174,10 @@ final class AgentPacketsCommand implements Callable<Integer> {
             try {
                 capture.close(); // open batches go out before the producer and the spool close
             } finally {
-                publish.closeAndReport(publisher, progress, endpoint);
+                delivery = publish.closeAndReport(publisher, progress, endpoint, "packets");
             }
         }
-        return status != 0 ? status : metrics.dropped.sum() > 0 ? 3 : 0;
+        return AgentExit.combine(status, delivery);
     }
 
     private int replay(CapturePublisher capture, AgentProgress progress) throws IOException {

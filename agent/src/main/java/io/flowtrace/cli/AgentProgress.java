@@ -133,6 +133,10 @@ final class AgentProgress {
         return metrics.batchFlushes().isEmpty() ? "" : String.format(" in %,d batches", batches);
     }
 
+    AgentMetrics metrics() {
+        return metrics;
+    }
+
     double elapsedSeconds() {
         return (System.nanoTime() - startNanos) / 1e9;
     }
