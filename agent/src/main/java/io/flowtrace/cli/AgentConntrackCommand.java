@@ -30,14 +30,6 @@ import picocli.CommandLine.Option;
             "Publish conntrack events (Avro ConntrackEvent) and ENOBUFS losses (ConntrackLoss) to Kafka.",
             "  flowtrace agent conntrack --bootstrap-servers k:9092                 (ctnetlink, needs CAP_NET_ADMIN)",
             "  flowtrace agent conntrack --bootstrap-servers k:9092 --source conntrack-tool"
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            AgentExit.CODE_OK,
-            AgentExit.CODE_INPUT,
-            AgentExit.CODE_USAGE,
-            AgentExit.CODE_DROPPED,
-            AgentExit.CODE_SPOOLED
         })
 final class AgentConntrackCommand implements Callable<Integer> {
 

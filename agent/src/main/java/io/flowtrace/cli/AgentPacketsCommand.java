@@ -13,7 +13,6 @@ import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -33,14 +32,6 @@ import picocli.CommandLine.Parameters;
             "  flowtrace agent packets --bootstrap-servers k:9092 capture.pcapng",
             "  tcpdump -i eth0 -s 128 -w - | flowtrace agent packets --bootstrap-servers k:9092 -",
             "  flowtrace agent packets --bootstrap-servers k:9092 --iface eth0 --filter 'tcp'"
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            AgentExit.CODE_OK,
-            AgentExit.CODE_INPUT,
-            AgentExit.CODE_USAGE,
-            AgentExit.CODE_DROPPED,
-            AgentExit.CODE_SPOOLED
         })
 final class AgentPacketsCommand implements Callable<Integer> {
 
@@ -182,7 +173,7 @@ final class AgentPacketsCommand implements Callable<Integer> {
 
     private int replay(CapturePublisher capture, AgentProgress progress) throws IOException {
         ReplayPacer pacer = pace > 0 ? new ReplayPacer(pace) : ReplayPacer.UNPACED;
-        try (InputStream in = progress.counting("-".equals(file) ? System.in : Files.newInputStream(Path.of(file)))) {
+        try (InputStream in = "-".equals(file) ? progress.counting(System.in) : progress.open(Path.of(file))) {
             CaptureReader reader = CaptureReader.open(in, capture);
             capture.publishAll(reader, pacer, () -> stop);
             return 0;
@@ -195,12 +186,13 @@ final class AgentPacketsCommand implements Callable<Integer> {
         }
     }
 
+    /** The capture's own bytes (CaptureBytes.size), -1 for standard input or a file that cannot be read. */
     private static long sizeOf(String file) {
         if (file == null || file.equals("-")) {
             return -1;
         }
         try {
-            return Files.size(Path.of(file));
+            return CaptureBytes.size(Path.of(file));
         } catch (IOException e) {
             return -1;
         }

@@ -1,4 +1,4 @@
-package io.flowtrace.demo;
+package io.flowtrace.cli;
 
 import java.io.BufferedInputStream;
 import java.io.FilterInputStream;
@@ -11,13 +11,14 @@ import java.util.function.LongConsumer;
 import java.util.zip.GZIPInputStream;
 
 /**
- * A capture file read for a progress bar that agrees with the frames read. The bar counts the
+ * A capture file read for a progress bar that agrees with the frames read (the agent's and the
+ * demo's replays). The bar counts the
  * capture's own bytes (inflated for .gz) and stands, at each read, at the bytes read before it:
  * the reader asks for more only once it has parsed what it holds, so the frames counted so far are
  * those bytes' frames. Counting compressed bytes instead, the gzip and reader buffers (64 KiB each)
  * run ahead: a 114 KiB .gz stood at 56 % with 0 frames read.
  */
-final class CaptureBytes {
+public final class CaptureBytes {
     private static final int BUFFER = 1 << 16;
 
     private CaptureBytes() {}
@@ -26,7 +27,7 @@ final class CaptureBytes {
      * The capture's size in its own bytes: the file's size, or for gzip the ISIZE of its trailer
      * (the uncompressed length mod 2^32, RFC 1952 section 2.3.1; a guide for the bar only).
      */
-    static long size(Path file) throws IOException {
+    public static long size(Path file) throws IOException {
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
             long length = f.length();
             if (length < 18 || f.read() != 0x1f || f.read() != 0x8b) {
@@ -40,7 +41,7 @@ final class CaptureBytes {
     }
 
     /** The capture's own bytes (gunzipped when compressed); {@code beforeRead} gets the count before each read. */
-    static InputStream open(Path file, LongConsumer beforeRead) throws IOException {
+    public static InputStream open(Path file, LongConsumer beforeRead) throws IOException {
         InputStream raw = new BufferedInputStream(Files.newInputStream(file), BUFFER);
         raw.mark(2);
         boolean gzip = raw.read() == 0x1f && raw.read() == 0x8b;

@@ -18,9 +18,19 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** Kafka, spool and identity options shared by the agents (a picocli mixin). */
+/** Kafka, spool and identity options shared by the agents (a picocli mixin), and their exit codes in --help. */
+@Command(
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            AgentExit.CODE_OK,
+            AgentExit.CODE_INPUT,
+            AgentExit.CODE_USAGE,
+            AgentExit.CODE_DROPPED,
+            AgentExit.CODE_SPOOLED
+        })
 final class PublishOptions {
     @Option(
             names = "--bootstrap-servers",

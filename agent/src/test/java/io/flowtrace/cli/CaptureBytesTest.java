@@ -1,9 +1,10 @@
-package io.flowtrace.demo;
+package io.flowtrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
+import io.flowtrace.core.testing.TestData;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * record headers here, not from the reader.
  */
 class CaptureBytesTest {
-    private static final Path CAPTURE = Bundled.home().resolve("testdata/tcp/cubic-loss.sender.pcap.gz");
+    private static final Path CAPTURE = TestData.file("tcp/cubic-loss.sender.pcap.gz");
 
     @Test
     void framesCountedAtEachReadAreThoseOfTheBytesBeforeIt() throws Exception {
@@ -56,7 +57,7 @@ class CaptureBytesTest {
 
     @Test
     void anUncompressedCaptureIsItsFileSize() throws Exception {
-        Path plain = Bundled.home().resolve("testdata/decoding/tcp4-truncated.pcap");
+        Path plain = TestData.file("decoding/tcp4-truncated.pcap");
         assertThat(CaptureBytes.size(plain)).isEqualTo(Files.size(plain));
     }
 

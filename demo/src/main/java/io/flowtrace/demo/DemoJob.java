@@ -109,6 +109,8 @@ final class DemoJob {
                 .withOpenVpnSinks(io.flowtrace.jobs.sink.OpenVpnSinks.fromConfig(config))
                 .build(env);
         StatusLine.Step step = status.step("flink job");
+        // until the first poll answers (the sink tables may not be readable for the first seconds)
+        step.update(String.format("in: %,d records  out: starting", inputRecords));
         long started = System.nanoTime();
         JobClient job = env.executeAsync("flowtrace-demo");
         CompletableFuture<?> result = job.getJobExecutionResult();
