@@ -105,15 +105,16 @@ final class AgentConntrackCommand implements Callable<Integer> {
         AgentProgress progress = new AgentProgress(
                 "conntrack " + source.name().replace('_', '-'), metrics, publisher, publish.quiet, -1);
         try (AgentShutdown shutdown = AgentShutdown.install(this::stopReading, publish.shutdownTimeoutSeconds)) {
+            int delivery;
             try {
                 progress.start();
                 publishEvents(publisher, metrics);
             } finally {
                 progress.stopDisplay();
-                publish.closeAndReport(publisher, progress, endpoint);
+                delivery = publish.closeAndReport(publisher, progress, endpoint, "events");
             }
+            return shutdown.exitStatus(delivery);
         }
-        return metrics.dropped.sum() > 0 ? 3 : 0;
     }
 
     private void stopReading() {

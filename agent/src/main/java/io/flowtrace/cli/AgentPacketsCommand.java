@@ -13,7 +13,6 @@ import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -106,12 +105,12 @@ final class AgentPacketsCommand implements Callable<Integer> {
         // SIGTERM/SIGINT: stop reading, then let run() flush the producer and the spool.
         try (AgentShutdown shutdown = AgentShutdown.install(this::stopReading, publish.shutdownTimeoutSeconds)) {
             try {
-                return run();
+                return shutdown.exitStatus(run());
             } catch (IOException | java.io.UncheckedIOException e) {
                 // Spool or capture I/O: the agent cannot keep its promise; say why, without a stack trace.
                 System.err.println("flowtrace agent packets: " + e.getMessage()
                         + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""));
-                return 1;
+                return shutdown.exitStatus(AgentExit.INPUT);
             }
         }
     }
@@ -152,7 +151,8 @@ final class AgentPacketsCommand implements Callable<Integer> {
         supervisor = tcpdumpRun;
         String label = iface != null ? iface : file;
         AgentProgress progress = new AgentProgress(label, metrics, publisher, publish.quiet, sizeOf(file));
-        int status = 0;
+        int status = AgentExit.OK;
+        int delivery;
         try {
             progress.start();
             if (tcpdumpRun != null) {
@@ -165,15 +165,15 @@ final class AgentPacketsCommand implements Callable<Integer> {
             try {
                 capture.close(); // open batches go out before the producer and the spool close
             } finally {
-                publish.closeAndReport(publisher, progress, endpoint);
+                delivery = publish.closeAndReport(publisher, progress, endpoint, "packets");
             }
         }
-        return status != 0 ? status : metrics.dropped.sum() > 0 ? 3 : 0;
+        return AgentExit.combine(status, delivery);
     }
 
     private int replay(CapturePublisher capture, AgentProgress progress) throws IOException {
         ReplayPacer pacer = pace > 0 ? new ReplayPacer(pace) : ReplayPacer.UNPACED;
-        try (InputStream in = progress.counting("-".equals(file) ? System.in : Files.newInputStream(Path.of(file)))) {
+        try (InputStream in = "-".equals(file) ? progress.counting(System.in) : progress.open(Path.of(file))) {
             CaptureReader reader = CaptureReader.open(in, capture);
             capture.publishAll(reader, pacer, () -> stop);
             return 0;
@@ -186,12 +186,13 @@ final class AgentPacketsCommand implements Callable<Integer> {
         }
     }
 
+    /** The capture's own bytes (CaptureBytes.size), -1 for standard input or a file that cannot be read. */
     private static long sizeOf(String file) {
         if (file == null || file.equals("-")) {
             return -1;
         }
         try {
-            return Files.size(Path.of(file));
+            return CaptureBytes.size(Path.of(file));
         } catch (IOException e) {
             return -1;
         }

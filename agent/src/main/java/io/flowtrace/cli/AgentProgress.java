@@ -2,8 +2,10 @@ package io.flowtrace.cli;
 
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import me.tongfei.progressbar.ProgressBar;
@@ -40,10 +42,19 @@ final class AgentProgress {
         this.terminal = Terminal.isTerminal(Terminal.STDERR);
     }
 
-    /** Counts the bytes read from {@code in} (the file's compressed bytes for .gz) for the bar and ETA. */
+    /** Counts the bytes read from {@code in} (standard input: its compressed bytes for .gz) for the bar. */
     InputStream counting(InputStream in) {
         countsBytes = true;
         return new CountingInputStream(in, bytesRead);
+    }
+
+    /**
+     * Opens a capture file counting its own bytes (inflated for .gz) as the reader takes them, so the
+     * percentage agrees with the packets read (CaptureBytes.java); the total is {@link CaptureBytes#size}.
+     */
+    InputStream open(Path file) throws IOException {
+        countsBytes = true;
+        return CaptureBytes.open(file, bytesRead::set);
     }
 
     void start() {
@@ -131,6 +142,10 @@ final class AgentProgress {
     private String batchesNote() {
         long batches = metrics.publishedBatches.sum();
         return metrics.batchFlushes().isEmpty() ? "" : String.format(" in %,d batches", batches);
+    }
+
+    AgentMetrics metrics() {
+        return metrics;
     }
 
     double elapsedSeconds() {

@@ -156,6 +156,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     private HostFilter hostFilter;
     private FlowCollector.SortKey sortKey;
     private CaptureRecordFilter recordFilter = CaptureRecordFilter.ALL;
+    /** stdout under a "# FILE" header per input that was read (InputSections.java). */
+    private InputSections sections;
 
     @Override
     public Integer call() throws IOException {
@@ -170,16 +172,16 @@ final class AnalyzeCommand implements Callable<Integer> {
     }
 
     private int analyseAll() throws IOException {
-        PrintStream out = new PrintStream(new BufferedOutputStream(System.out, 1 << 16), false);
+        sections = new InputSections(
+                new BufferedOutputStream(System.out, 1 << 16), files.size() > 1 && !json && !services);
+        PrintStream out = new PrintStream(sections, false);
         AnalyzerConfig config = AnalyzerConfig.DEFAULTS.withIdleTimeouts(
                 idleTimeoutSeconds * 1_000_000_000L, AnalyzerConfig.DEFAULTS.halfOpenTimeoutNanos());
         JsonReportWriter jsonWriter = json ? new JsonReportWriter(out) : null;
         ServiceSetupTable serviceTable = new ServiceSetupTable();
         boolean everyInputRead = true;
         for (String file : files) {
-            if (files.size() > 1 && !json && !services) {
-                out.printf("%s# %s%n", file.equals(files.get(0)) ? "" : System.lineSeparator(), file);
-            }
+            sections.begin(file);
             everyInputRead &= analyse(file, config, out, jsonWriter, serviceTable);
             out.flush();
         }
@@ -261,6 +263,9 @@ final class AnalyzeCommand implements Callable<Integer> {
         CaptureSummary summary = read(file, input, config, flows, problems, progress, out);
         if (summary == null) {
             return false;
+        }
+        if (!summary.format.isEmpty()) {
+            sections.recognised();
         }
         collector.finish();
         out.flush();

@@ -18,9 +18,19 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** Kafka, spool and identity options shared by the agents (a picocli mixin). */
+/** Kafka, spool and identity options shared by the agents (a picocli mixin), and their exit codes in --help. */
+@Command(
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            AgentExit.CODE_OK,
+            AgentExit.CODE_INPUT,
+            AgentExit.CODE_USAGE,
+            AgentExit.CODE_DROPPED,
+            AgentExit.CODE_SPOOLED
+        })
 final class PublishOptions {
     @Option(
             names = "--bootstrap-servers",
@@ -181,11 +191,20 @@ final class PublishOptions {
                 Duration.ofSeconds(shutdownTimeoutSeconds));
     }
 
-    /** Flushes and closes the publisher, then prints the agent's summary (unless -q) and stops the endpoint. */
-    void closeAndReport(SpoolingPublisher publisher, AgentProgress progress, MetricsEndpoint endpoint)
+    /**
+     * Flushes and closes the publisher, then prints the agent's summary (unless -q) and stops the
+     * endpoint. What Kafka did not take gets a last line even with -q: nothing stays behind silently.
+     *
+     * @param items what the records carry ("packets", "events"), for that line
+     * @return the delivery part of the exit status: {@link AgentExit#DROPPED}, {@link AgentExit#SPOOLED} or 0
+     */
+    int closeAndReport(SpoolingPublisher publisher, AgentProgress progress, MetricsEndpoint endpoint, String items)
             throws IOException {
+        IOException failure = null;
         try {
             publisher.close();
+        } catch (IOException e) {
+            failure = e; // said by the command, after what the spool holds
         } finally {
             if (!quiet) {
                 progress.printSummary(System.err);
@@ -194,5 +213,10 @@ final class PublishOptions {
                 endpoint.close();
             }
         }
+        int delivery = AgentExit.delivery(progress.metrics(), publisher, items, shutdownTimeoutSeconds, System.err);
+        if (failure != null) {
+            throw failure;
+        }
+        return delivery;
     }
 }

@@ -14,7 +14,8 @@ public final class Terminal {
     /** TIOCGWINSZ (include/uapi/asm-generic/ioctls.h). */
     private static final long TIOCGWINSZ = 0x5413;
 
-    private static final int DEFAULT_COLUMNS = 100;
+    /** The width assumed when the terminal cannot be asked. */
+    public static final int DEFAULT_COLUMNS = 100;
 
     private Terminal() {}
 
@@ -41,7 +42,7 @@ public final class Terminal {
     }
 
     /** The terminal's width in columns (struct winsize's ws_col), or 100 when it cannot be asked. */
-    static int columns(int fd) {
+    public static int columns(int fd) {
         if (Holder.LIBC == null) {
             return DEFAULT_COLUMNS;
         }

@@ -51,6 +51,19 @@ final class FlowtraceProcess {
 
     /** With JVM options ({@code -Dname=value}) before the class name. */
     static Result run(Path stdin, List<String> jvmOptions, String... args) throws IOException, InterruptedException {
+        return run(stdin, jvmOptions, false, args);
+    }
+
+    /**
+     * stdout and stderr into one file, as a terminal shows them: the lines in the order they were
+     * written (the result's stdout holds both, its stderr is empty).
+     */
+    static Result runInterleaved(String... args) throws IOException, InterruptedException {
+        return run(null, List.of(), true, args);
+    }
+
+    private static Result run(Path stdin, List<String> jvmOptions, boolean interleaved, String... args)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
@@ -61,8 +74,12 @@ final class FlowtraceProcess {
         Path out = Files.createTempFile("flowtrace-out", ".txt");
         Path err = Files.createTempFile("flowtrace-err", ".txt");
         try {
-            ProcessBuilder pb =
-                    new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+            ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile());
+            if (interleaved) {
+                pb.redirectErrorStream(true);
+            } else {
+                pb.redirectError(err.toFile());
+            }
             pb.redirectInput(
                     stdin != null
                             ? ProcessBuilder.Redirect.from(stdin.toFile())

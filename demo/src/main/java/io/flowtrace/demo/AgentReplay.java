@@ -10,12 +10,11 @@ import io.flowtrace.agent.packets.CapturePublisher;
 import io.flowtrace.agent.packets.ReplayPacer;
 import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.Vantage;
+import io.flowtrace.cli.CaptureBytes;
 import io.flowtrace.core.conntrack.CtnetlinkParseException;
 import io.flowtrace.core.conntrack.CtnetlinkParser;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
-import java.io.FilterInputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -23,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
@@ -54,9 +52,9 @@ final class AgentReplay {
 
     Published packets(Capture capture, String topic) throws Exception {
         AgentMetrics metrics = new AgentMetrics();
-        long size = Files.size(capture.file());
-        AtomicLong bytesRead = new AtomicLong();
+        long size = CaptureBytes.size(capture.file());
         String label = "agent packets  " + capture.file().getFileName();
+        StatusLine.Step step = status.step(label, size);
         long started = System.nanoTime();
         try (SpoolingPublisher publisher = open(topic, capture.agentId(), metrics)) {
             // as `flowtrace agent packets FILE` runs by default: per-flow batches, linger in capture time,
@@ -68,11 +66,12 @@ final class AgentReplay {
                     metrics,
                     new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME),
                     io.flowtrace.core.openvpn.OpenVpnWire.defaults());
-            try (InputStream in = counting(
-                    Files.newInputStream(capture.file()),
-                    bytesRead,
-                    () -> status.update(label + " " + StatusLine.bar((double) bytesRead.get() / size)
-                            + String.format(
+            // the bar and "frames read" from the same bytes (agent/src/main/java/io/flowtrace/cli/CaptureBytes.java)
+            try (InputStream in = CaptureBytes.open(
+                    capture.file(),
+                    consumed -> step.update(
+                            consumed,
+                            String.format(
                                     "  %,d frames read, %,d published",
                                     metrics.read.sum(), metrics.published.sum())))) {
                 CaptureReader reader = CaptureReader.open(in, agent);
@@ -83,10 +82,9 @@ final class AgentReplay {
         }
         Published p = new Published(
                 metrics.read.sum(), metrics.published.sum(), metrics.malformedTotal(), metrics.skippedTotal());
-        status.done(String.format(
-                "%s %s  %,d frames read, %,d TCP packets published%s (%.1f s)",
+        step.done(String.format(
+                "%s  %,d frames read, %,d TCP packets published%s (%.1f s)",
                 label,
-                StatusLine.bar(1),
                 p.read(),
                 p.published(),
                 p.malformed() + p.skipped() > 0
@@ -105,6 +103,7 @@ final class AgentReplay {
                 .setInterfaceName("conntrack")
                 .build();
         String label = "agent conntrack " + recording.file().getFileName();
+        StatusLine.Step step = status.step(label, bin.length);
         CtnetlinkParser parser = new CtnetlinkParser();
         try (SpoolingPublisher publisher = open(topic, recording.agentId(), metrics)) {
             ConntrackPublishingSink sink =
@@ -122,15 +121,13 @@ final class AgentReplay {
                 } catch (CtnetlinkParseException e) {
                     sink.malformed(e);
                 }
-                status.update(label + " " + StatusLine.bar((double) bb.position() / bin.length)
-                        + String.format("  %,d events", metrics.read.sum()));
+                step.update(bb.position(), String.format("  %,d events", metrics.read.sum()));
             }
         }
         Published p = new Published(metrics.read.sum(), metrics.published.sum(), metrics.malformedTotal(), 0);
-        status.done(String.format(
-                "%s %s  %,d ctnetlink messages, %,d events published%s",
+        step.done(String.format(
+                "%s  %,d ctnetlink messages, %,d events published%s",
                 label,
-                StatusLine.bar(1),
                 p.read(),
                 p.published(),
                 p.malformed() > 0 ? String.format(", %,d malformed", p.malformed()) : ""));
@@ -142,28 +139,5 @@ final class AgentReplay {
         var spool = io.flowtrace.agent.spool.DiskSpool.open(spoolRoot.resolve(agentId + "-" + topic), 256L << 20);
         return new SpoolingPublisher(
                 new KafkaProducer<>(props), topic, spool, metrics, TimeUnit.SECONDS.toNanos(5), Duration.ofSeconds(60));
-    }
-
-    private static InputStream counting(InputStream in, AtomicLong counter, Runnable onRead) {
-        return new FilterInputStream(in) {
-            @Override
-            public int read() throws IOException {
-                int b = super.read();
-                if (b >= 0) {
-                    counter.incrementAndGet();
-                }
-                return b;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                int n = super.read(b, off, len);
-                if (n > 0) {
-                    counter.addAndGet(n);
-                    onRead.run();
-                }
-                return n;
-            }
-        };
     }
 }

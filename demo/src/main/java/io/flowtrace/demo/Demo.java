@@ -1,5 +1,6 @@
 package io.flowtrace.demo;
 
+import io.flowtrace.cli.Terminal;
 import io.flowtrace.demo.report.HtmlReport;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
@@ -45,13 +46,18 @@ final class Demo implements AutoCloseable {
     Demo(Settings settings, PrintStream out, PrintStream err) {
         this.settings = settings;
         this.out = out;
-        this.status = new StatusLine(err, settings.terminal(), settings.quiet());
+        this.status = new StatusLine(
+                err,
+                settings.terminal(),
+                settings.quiet(),
+                settings.terminal() ? Terminal.columns(Terminal.STDERR) : Terminal.DEFAULT_COLUMNS);
     }
 
     Outcome run() throws Exception {
         workDir = Files.createTempDirectory("flowtrace-demo-");
         long t0 = System.nanoTime();
-        status.update("starting Kafka (KRaft) and PostgreSQL ...");
+        StatusLine.Step starting = status.step("services");
+        starting.update("starting Kafka (KRaft) and PostgreSQL ...");
         PrintStream stdout = System.out;
         try {
             // Kafka's storage formatter prints to System.out; the demo's stdout is for results.
@@ -67,7 +73,7 @@ final class Demo implements AutoCloseable {
                 workDir.resolve("checkpoints"),
                 settings.parallelism());
         services.kafka().createTopics(DemoJob.PARTITIONS, DemoJob.topics(config).toArray(String[]::new));
-        status.done(String.format(
+        starting.done(String.format(
                 "services   Kafka (KRaft) at %s, PostgreSQL at %s (%.1f s)",
                 services.bootstrapServers(), services.psqlUrl(), (System.nanoTime() - t0) / 1e9));
 

@@ -108,6 +108,9 @@ final class DemoJob {
                         JobSinks.fromConfig(config))
                 .withOpenVpnSinks(io.flowtrace.jobs.sink.OpenVpnSinks.fromConfig(config))
                 .build(env);
+        StatusLine.Step step = status.step("flink job");
+        // until the first poll answers (the sink tables may not be readable for the first seconds)
+        step.update(String.format("in: %,d records  out: starting", inputRecords));
         long started = System.nanoTime();
         JobClient job = env.executeAsync("flowtrace-demo");
         CompletableFuture<?> result = job.getJobExecutionResult();
@@ -119,16 +122,14 @@ final class DemoJob {
                     result.get(500, TimeUnit.MILLISECONDS);
                     break;
                 } catch (TimeoutException e) {
-                    status.update(String.format(
-                            "flink job  %4.0f s  in: %s  out: %s",
-                            (System.nanoTime() - started) / 1e9, consumed(admin, inputs, inputRecords), rows(db)));
+                    step.update(String.format("in: %s  out: %s", consumed(admin, inputs, inputRecords), rows(db)));
                 }
             }
         } catch (java.util.concurrent.ExecutionException e) {
             throw new IllegalStateException("the Flink job failed: " + rootMessage(e), e.getCause());
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        status.done(String.format("flink job  finished in %.1f s  out: %s", seconds, rows(db)));
+        step.done(String.format("flink job  finished in %.1f s  out: %s", seconds, rows(db)));
         return seconds;
     }
 
@@ -143,8 +144,9 @@ final class DemoJob {
                     sum += e.getValue().offset();
                 }
             }
-            // Kafka offsets are committed at checkpoints only: a bar of them would say 0 % while rows are already out.
-            return String.format("%,d of %,d records committed at the last checkpoint", sum, total);
+            // Kafka offsets are committed at checkpoints only: a bar of them would say 0 % while rows are
+            // already out, so the input is its total, with what the last checkpoint committed beside it.
+            return String.format("%,d records (%,d committed at the last checkpoint)", total, sum);
         } catch (Exception e) {
             return "? records";
         }

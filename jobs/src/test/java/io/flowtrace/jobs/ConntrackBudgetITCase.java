@@ -90,16 +90,7 @@ class ConntrackBudgetITCase {
     @Test
     void budgetsOfRealRecordedEventsAddUpAndMatchCore(@TempDir Path checkpoints) throws Exception {
         JobConfig config = JobConfig.of(jobOptions(checkpoints));
-        KAFKA.createTopics(
-                PARALLELISM,
-                config.get(JobOption.PACKETS_TOPIC),
-                config.get(JobOption.CONNTRACK_TOPIC),
-                config.get(JobOption.FLOWS_TOPIC),
-                config.get(JobOption.TCP_EVENTS_TOPIC),
-                config.get(JobOption.SERVICE_WINDOWS_TOPIC),
-                config.get(JobOption.VANTAGE_WINDOWS_TOPIC),
-                config.get(JobOption.DEAD_LETTERS_TOPIC),
-                config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
+        JobTopics.create(KAFKA, PARALLELISM, config);
 
         Map<String, Expected> expected = new TreeMap<>();
         long burstFirstNs = publishRecordings(config.get(JobOption.CONNTRACK_TOPIC), expected);

@@ -124,14 +124,7 @@ class ConntrackJoinITCase {
                     .with(JobOption.CONNTRACK_TOPIC, common.get(JobOption.CONNTRACK_TOPIC))
                     .with(JobOption.STATE_BACKEND, backend)
                     .config();
-            KAFKA.createTopics(
-                    PARALLELISM,
-                    config.get(JobOption.FLOWS_TOPIC),
-                    config.get(JobOption.TCP_EVENTS_TOPIC),
-                    config.get(JobOption.SERVICE_WINDOWS_TOPIC),
-                    config.get(JobOption.VANTAGE_WINDOWS_TOPIC),
-                    config.get(JobOption.DEAD_LETTERS_TOPIC),
-                    config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
+            JobTopics.create(KAFKA, PARALLELISM, config, JobTopics.OUTPUTS);
             PostgresSinks.applySchema(config);
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));

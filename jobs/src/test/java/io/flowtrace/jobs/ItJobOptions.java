@@ -14,15 +14,7 @@ import java.util.Map;
  * override what they are about with {@link #with}.
  */
 public final class ItJobOptions {
-    private static final List<JobOption> TOPICS = List.of(
-            JobOption.PACKETS_TOPIC,
-            JobOption.CONNTRACK_TOPIC,
-            JobOption.FLOWS_TOPIC,
-            JobOption.TCP_EVENTS_TOPIC,
-            JobOption.SERVICE_WINDOWS_TOPIC,
-            JobOption.VANTAGE_WINDOWS_TOPIC,
-            JobOption.CONNTRACK_BUDGETS_TOPIC,
-            JobOption.DEAD_LETTERS_TOPIC);
+    private static final List<JobOption> TOPICS = JobTopics.ALL;
 
     private final Map<String, String> options = new HashMap<>();
 

@@ -67,17 +67,7 @@ class NoGenericTypesITCase {
                 .with(JobOption.CONNTRACK_INPUT, true)
                 .toMap();
         JobConfig config = JobConfig.of(o);
-        for (JobOption topic : List.of(
-                JobOption.PACKETS_TOPIC,
-                JobOption.CONNTRACK_TOPIC,
-                JobOption.FLOWS_TOPIC,
-                JobOption.TCP_EVENTS_TOPIC,
-                JobOption.SERVICE_WINDOWS_TOPIC,
-                JobOption.VANTAGE_WINDOWS_TOPIC,
-                JobOption.DEAD_LETTERS_TOPIC,
-                JobOption.CONNTRACK_BUDGETS_TOPIC)) {
-            KAFKA.createTopic(config.get(topic), PARALLELISM);
-        }
+        JobTopics.create(KAFKA, PARALLELISM, config);
         publishPackets(config.get(JobOption.PACKETS_TOPIC));
         publishConntrack(config.get(JobOption.CONNTRACK_TOPIC));
         POSTGRES.execute("DROP TABLE IF EXISTS flow_summary, tcp_events, service_windows, vantage_windows,"

@@ -80,10 +80,7 @@ final class SpoolReplay implements Runnable {
                     continue;
                 }
                 if (mode.closing && System.nanoTime() - mode.closeDeadline >= 0) {
-                    LOG.warn(
-                            "shutdown timeout: {} records stay in the spool {} for the next run",
-                            spool.pendingRecords(),
-                            spool.directory());
+                    keptForNextRun();
                     return;
                 }
                 if (!replayOnce()) {
@@ -92,11 +89,30 @@ final class SpoolReplay implements Runnable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (IllegalStateException e) {
+            if (!mode.closing) {
+                stopped(e);
+                return;
+            }
+            // close() closed the producer at its deadline while this thread still offered a record
+            // ("Cannot perform operation after producer has been closed"): the shutdown timeout, not
+            // a failure; the record was not sent and stays in the spool with the rest.
+            keptForNextRun();
         } catch (IOException | SpoolCorruptedException | RuntimeException e) {
-            error = e;
-            LOG.error(
-                    "replaying the spool {} stopped: {}; records keep being spooled", spool.directory(), e.toString());
+            stopped(e);
         }
+    }
+
+    private void keptForNextRun() {
+        LOG.warn(
+                "shutdown timeout: {} records stay in the spool {} for the next run",
+                spool.pendingRecords(),
+                spool.directory());
+    }
+
+    private void stopped(Exception e) {
+        error = e;
+        LOG.error("replaying the spool {} stopped: {}; records keep being spooled", spool.directory(), e.toString());
     }
 
     /** Replays one batch from the spool head; false when nothing could be sent. */

@@ -132,6 +132,11 @@ public final class SpoolingPublisher implements AutoCloseable {
         return spool.pendingRecords();
     }
 
+    /** Where the spool lives (what a later start with the same --spool-dir replays first). */
+    public java.nio.file.Path spoolDirectory() {
+        return spool.directory();
+    }
+
     /** Packets (or events) in the records waiting in the spool. */
     public long spoolPendingPackets() {
         return spool.pendingItems();

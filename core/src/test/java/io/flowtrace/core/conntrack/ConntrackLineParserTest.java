@@ -2,6 +2,7 @@ package io.flowtrace.core.conntrack;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowtrace.core.testing.ConntrackRecordings;
 import java.io.BufferedReader;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -18,7 +19,7 @@ class ConntrackLineParserTest {
     @Test
     void everyTextEventHasTheExactSizeOfItsRawMessageMatchedByIdAndType() throws Exception {
         int matched = 0;
-        for (String name : RecordedCase.TEXT_CASES) {
+        for (String name : ConntrackRecordings.TEXT_CASES) {
             RecordedCase c = RecordedCase.load(name);
             Map<String, ArrayDeque<Integer>> rawLengths = new HashMap<>();
             for (byte[] m : c.messages()) {

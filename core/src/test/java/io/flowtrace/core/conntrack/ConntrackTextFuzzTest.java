@@ -2,6 +2,7 @@ package io.flowtrace.core.conntrack;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowtrace.core.testing.ConntrackRecordings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -89,7 +90,7 @@ class ConntrackTextFuzzTest {
 
     static List<String> seeds() {
         List<String> lines = new ArrayList<>();
-        for (String name : RecordedCase.TEXT_CASES) {
+        for (String name : ConntrackRecordings.TEXT_CASES) {
             try {
                 for (String l :
                         Files.readAllLines(RecordedCase.DIR.resolve(name + ".events.txt"), StandardCharsets.UTF_8)) {

@@ -1,9 +1,9 @@
 package io.flowtrace.core.conntrack;
 
+import io.flowtrace.core.testing.ConntrackRecordings;
+import io.flowtrace.core.testing.TestData;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,40 +18,19 @@ import java.util.Map;
  */
 record RecordedCase(String name, List<byte[]> messages, List<Map<String, String>> reference, Path text) {
 
-    static final Path DIR = Path.of("..", "testdata", "conntrack");
-    static final List<String> TEXT_CASES = List.of(
-            "v4_plain",
-            "v6_plain",
-            "v4_mark",
-            "v6_mark",
-            "v4_zone",
-            "v6_zone",
-            "v4_zone_mark",
-            "v4_nat",
-            "v6_nat",
-            "v4_xml",
-            "v4_nofeat",
-            "v6_nofeat");
+    static final Path DIR = TestData.file("conntrack");
 
     static List<RecordedCase> all() {
         List<RecordedCase> out = new ArrayList<>();
-        for (String n : TEXT_CASES) {
+        for (String n : ConntrackRecordings.CASES) {
             out.add(load(n));
         }
-        out.add(load("burst"));
         return out;
     }
 
     static RecordedCase load(String name) {
         try {
-            byte[] bin = Files.readAllBytes(DIR.resolve(name + ".nl.bin"));
-            ByteBuffer bb = ByteBuffer.wrap(bin).order(ByteOrder.LITTLE_ENDIAN);
-            List<byte[]> msgs = new ArrayList<>();
-            while (bb.remaining() >= 4) {
-                byte[] m = new byte[bb.getInt()];
-                bb.get(m);
-                msgs.add(m);
-            }
+            List<byte[]> msgs = ConntrackRecordings.messages(name);
             List<Map<String, String>> ref = new ArrayList<>();
             for (String line : Files.readAllLines(DIR.resolve(name + ".attrs.txt"), StandardCharsets.UTF_8)) {
                 Map<String, String> kv = new LinkedHashMap<>();
@@ -70,7 +49,6 @@ record RecordedCase(String name, List<byte[]> messages, List<Map<String, String>
 
     /** The features the capture script set for the case (sysctls acct and timestamp). */
     KernelFeatures features() {
-        boolean on = !name.endsWith("nofeat");
-        return KernelFeatures.stock().withAcct(on).withTimestamp(on);
+        return ConntrackRecordings.features(name);
     }
 }

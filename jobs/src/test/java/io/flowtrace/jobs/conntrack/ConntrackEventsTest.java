@@ -10,6 +10,7 @@ import io.flowtrace.avro.mapping.ConntrackEvents;
 import io.flowtrace.core.conntrack.ConntrackMessage;
 import io.flowtrace.core.conntrack.KernelFeatures;
 import io.flowtrace.core.conntrack.NetlinkSizer;
+import io.flowtrace.core.testing.ConntrackRecordings;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,8 +23,8 @@ class ConntrackEventsTest {
     @Test
     void sizesEveryRecordedMessageExactlyWithAndWithoutTheWireSize() {
         int checked = 0;
-        for (String name : ConntrackFixtures.CASES) {
-            KernelFeatures f = ConntrackFixtures.features(name);
+        for (String name : ConntrackRecordings.CASES) {
+            KernelFeatures f = ConntrackRecordings.features(name);
             long received = 1_796_000_000_000_000_000L;
             for (byte[] message : ConntrackFixtures.messages(name)) {
                 ConntrackMessage core = ConntrackFixtures.parse(message, received += 1_000_000L);

@@ -16,6 +16,7 @@ import io.flowtrace.jobs.FlowtraceJob;
 import io.flowtrace.jobs.ItJobOptions;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.JobTopics;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.deploy.GrafanaDashboards.Dashboard;
 import io.flowtrace.jobs.deploy.GrafanaDashboards.PanelQuery;
@@ -131,16 +132,7 @@ class DashboardQueriesITCase {
         runAsAdmin(Files.readString(RepoFiles.path("deploy/sql/admin/roles.sql"), UTF_8)); // idempotent
 
         JobConfig config = JobConfig.of(jobOptions(checkpoints, WRITER));
-        KAFKA.createTopics(
-                PARALLELISM,
-                config.get(JobOption.PACKETS_TOPIC),
-                config.get(JobOption.CONNTRACK_TOPIC),
-                config.get(JobOption.FLOWS_TOPIC),
-                config.get(JobOption.TCP_EVENTS_TOPIC),
-                config.get(JobOption.SERVICE_WINDOWS_TOPIC),
-                config.get(JobOption.VANTAGE_WINDOWS_TOPIC),
-                config.get(JobOption.DEAD_LETTERS_TOPIC),
-                config.get(JobOption.CONNTRACK_BUDGETS_TOPIC));
+        JobTopics.create(KAFKA, PARALLELISM, config);
         long[] packetTimes = publishCaptures(config.get(JobOption.PACKETS_TOPIC));
         publishedPackets = packetTimes[2];
         long[] conntrackTimes = publishConntrack(config.get(JobOption.CONNTRACK_TOPIC));

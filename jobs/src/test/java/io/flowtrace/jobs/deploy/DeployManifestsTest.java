@@ -3,6 +3,7 @@ package io.flowtrace.jobs.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.JobTopics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -301,15 +302,7 @@ class DeployManifestsTest {
     void kafkaTopicsAreTheJobsTopicsWithSizedPartitions() throws IOException {
         Map<String, Object> partitions = topicPartitions();
         Set<String> jobTopics = new HashSet<>();
-        for (JobOption o : List.of(
-                JobOption.PACKETS_TOPIC,
-                JobOption.CONNTRACK_TOPIC,
-                JobOption.FLOWS_TOPIC,
-                JobOption.TCP_EVENTS_TOPIC,
-                JobOption.SERVICE_WINDOWS_TOPIC,
-                JobOption.VANTAGE_WINDOWS_TOPIC,
-                JobOption.DEAD_LETTERS_TOPIC,
-                JobOption.CONNTRACK_BUDGETS_TOPIC)) {
+        for (JobOption o : JobTopics.ALL) {
             jobTopics.add(o.defaultValue());
         }
         assertThat(partitions.keySet()).isEqualTo(jobTopics);

@@ -14,6 +14,7 @@ import io.flowtrace.jobs.FlowtraceJob;
 import io.flowtrace.jobs.ItJobOptions;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.JobTopics;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
@@ -66,20 +67,7 @@ class HostileInputITCase {
     void deadLettersEveryMalformedRecordWithItsReasonAndAnalysesTheRealCaptureAroundThem(@TempDir Path checkpoints)
             throws Exception {
         JobConfig config = JobConfig.of(jobOptions(checkpoints));
-        KAFKA.createTopics(
-                PARALLELISM,
-                List.of(
-                                JobOption.PACKETS_TOPIC,
-                                JobOption.FLOWS_TOPIC,
-                                JobOption.TCP_EVENTS_TOPIC,
-                                JobOption.SERVICE_WINDOWS_TOPIC,
-                                JobOption.VANTAGE_WINDOWS_TOPIC,
-                                JobOption.DEAD_LETTERS_TOPIC,
-                                JobOption.CONNTRACK_TOPIC,
-                                JobOption.CONNTRACK_BUDGETS_TOPIC)
-                        .stream()
-                        .map(config::get)
-                        .toArray(String[]::new));
+        JobTopics.create(KAFKA, PARALLELISM, config);
         Map<String, JsonNode> offline = CaptureFixtures.offlineReports(CAPTURE, PacketEvents.vantage(VANTAGE));
         List<HostilePackets.Bad> bad = HostilePackets.generate(MALFORMED, 20261130L);
         Map<String, Integer> generated = new TreeMap<>();

@@ -15,6 +15,7 @@ import io.flowtrace.jobs.FlowtraceJob;
 import io.flowtrace.jobs.ItJobOptions;
 import io.flowtrace.jobs.JobConfig;
 import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.JobTopics;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.testkit.KafkaBroker;
@@ -112,18 +113,18 @@ class KafkaSaslSslITCase {
     }
 
     private static void createTopics(JobConfig config) {
-        KAFKA.createTopics(
+        // the TCP pipeline's topics only: this job has no conntrack input
+        JobTopics.create(
+                KAFKA,
                 2,
+                config,
                 List.of(
-                                JobOption.PACKETS_TOPIC,
-                                JobOption.FLOWS_TOPIC,
-                                JobOption.TCP_EVENTS_TOPIC,
-                                JobOption.SERVICE_WINDOWS_TOPIC,
-                                JobOption.VANTAGE_WINDOWS_TOPIC,
-                                JobOption.DEAD_LETTERS_TOPIC)
-                        .stream()
-                        .map(config::get)
-                        .toArray(String[]::new));
+                        JobOption.PACKETS_TOPIC,
+                        JobOption.FLOWS_TOPIC,
+                        JobOption.TCP_EVENTS_TOPIC,
+                        JobOption.SERVICE_WINDOWS_TOPIC,
+                        JobOption.VANTAGE_WINDOWS_TOPIC,
+                        JobOption.DEAD_LETTERS_TOPIC));
     }
 
     private static void publish(String topic) {
