@@ -30,6 +30,9 @@ public final class FlowtraceCli implements Runnable {
             "conntrack", ConntrackCommand.class);
 
     public static void main(String[] args) {
+        // picocli's factory looks for Groovy on the class path once (Class.forName of groovy.lang.Closure):
+        // a miss that opens every jar of lib/ in turn, for closures in annotations this CLI has none of
+        System.setProperty("picocli.disable.closures", "true");
         System.exit(commandLine(args).execute(args));
     }
 
@@ -71,9 +74,28 @@ public final class FlowtraceCli implements Runnable {
 
     /** Installs flowtrace's handling of bad command lines and failures (also used by the demo's entry point). */
     public static CommandLine withErrorHandling(CommandLine cl) {
-        cl.setParameterExceptionHandler(FlowtraceCli::usageError);
-        cl.setExecutionExceptionHandler((e, cmd, parsed) -> failure(e, cmd));
+        cl.setParameterExceptionHandler(new UsageErrors());
+        cl.setExecutionExceptionHandler(new Failures());
         return cl;
+    }
+
+    /*
+     * Classes rather than lambdas: the class-data-sharing archive of the launcher cannot hold picocli's
+     * handler interfaces once a lambda implementing them has been linked at dump time (picocli's classes
+     * are of class-file version 49), and each class missing from it is looked for through every jar.
+     */
+    private static final class UsageErrors implements CommandLine.IParameterExceptionHandler {
+        @Override
+        public int handleParseException(CommandLine.ParameterException e, String[] args) {
+            return usageError(e, args);
+        }
+    }
+
+    private static final class Failures implements CommandLine.IExecutionExceptionHandler {
+        @Override
+        public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+            return failure(e, cmd);
+        }
     }
 
     private static int usageError(CommandLine.ParameterException e, String[] args) {
