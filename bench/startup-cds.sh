@@ -39,13 +39,14 @@ archives() {
 
 rows="$work/rows.tsv"
 : >"$rows"
+i=0
 for spec in "$@"; do
-    label="${spec%%=*}" dir="${spec#*=}"
-    cp=$(archives "$dir" "$label")
+    label="${spec%%=*}" dir="${spec#*=}" i=$((i + 1))
+    cp=$(archives "$dir" "build$i")
     printf '%s, main'"'"'s launcher set-up (dynamic archive)\t%s\n' "$label" \
-        "java $base -XX:SharedArchiveFile=$work/$label.dyn.jsa $quiet -cp $cp" >>"$rows"
+        "java $base -XX:SharedArchiveFile=$work/build$i.dyn.jsa $quiet -cp $cp" >>"$rows"
     printf '%s, static archive\t%s\n' "$label" \
-        "java $base -XX:SharedArchiveFile=$work/$label.static.jsa $quiet -cp $cp" >>"$rows"
+        "java $base -XX:SharedArchiveFile=$work/build$i.static.jsa $quiet -cp $cp" >>"$rows"
 done
 cp=$(archives agent/target this)
 s="-XX:SharedArchiveFile=$work/this.static.jsa $quiet -cp $cp"
