@@ -1,6 +1,7 @@
 package io.flowtrace.cli;
 
 import java.io.PrintWriter;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -21,8 +22,18 @@ public final class FlowtraceCli implements Runnable {
     static final int EXIT_INPUT = 1;
     static final int EXIT_USAGE = 2;
 
+    /** The subcommands of the annotation above by name, for a run that names one. */
+    static final Map<String, Class<?>> SUBCOMMANDS = Map.of(
+            "analyze", AnalyzeCommand.class,
+            "demo", DemoRedirectCommand.class,
+            "agent", AgentCommand.class,
+            "conntrack", ConntrackCommand.class);
+
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        // picocli's factory looks for Groovy on the class path once (Class.forName of groovy.lang.Closure):
+        // a miss that opens every jar of lib/ in turn, for closures in annotations this CLI has none of
+        System.setProperty("picocli.disable.closures", "true");
+        System.exit(commandLine(args).execute(args));
     }
 
     /**
@@ -34,11 +45,57 @@ public final class FlowtraceCli implements Runnable {
         return withErrorHandling(new CommandLine(new FlowtraceCli()));
     }
 
+    /**
+     * {@link #commandLine()} for these arguments: when the first one names a subcommand, only that one is
+     * built, under a root that has nothing but the name. picocli reads every option annotation of every
+     * command it is given, and the agent and conntrack commands (with their own subcommands) were about
+     * half of picocli's part in a run of {@code analyze} (docs/BENCHMARKS.md, "Start-up"). What a run
+     * parses and prints is the same: a subcommand's usage, errors and run show the root only by its name
+     * ("flowtrace analyze"), and the root's own help, version and options can only come before a
+     * subcommand. Anything else ({@code --help}, {@code --version}, a misspelt command and its
+     * suggestions) gets the whole command line.
+     */
+    public static CommandLine commandLine(String... args) {
+        Class<?> named = args.length > 0 ? SUBCOMMANDS.get(args[0]) : null;
+        if (named == null) {
+            return commandLine();
+        }
+        return withErrorHandling(new CommandLine(new Root()).addSubcommand(named));
+    }
+
+    /** The root a run of one subcommand is parsed under: only the name the subcommand is shown with. */
+    @Command(name = "flowtrace")
+    static final class Root implements Runnable {
+        @Override
+        public void run() {
+            new FlowtraceCli().run(); // never reached: the first argument named a subcommand
+        }
+    }
+
     /** Installs flowtrace's handling of bad command lines and failures (also used by the demo's entry point). */
     public static CommandLine withErrorHandling(CommandLine cl) {
-        cl.setParameterExceptionHandler(FlowtraceCli::usageError);
-        cl.setExecutionExceptionHandler((e, cmd, parsed) -> failure(e, cmd));
+        cl.setParameterExceptionHandler(new UsageErrors());
+        cl.setExecutionExceptionHandler(new Failures());
         return cl;
+    }
+
+    /*
+     * Classes rather than lambdas: the class-data-sharing archive of the launcher cannot hold picocli's
+     * handler interfaces once a lambda implementing them has been linked at dump time (picocli's classes
+     * are of class-file version 49), and each class missing from it is looked for through every jar.
+     */
+    private static final class UsageErrors implements CommandLine.IParameterExceptionHandler {
+        @Override
+        public int handleParseException(CommandLine.ParameterException e, String[] args) {
+            return usageError(e, args);
+        }
+    }
+
+    private static final class Failures implements CommandLine.IExecutionExceptionHandler {
+        @Override
+        public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+            return failure(e, cmd);
+        }
     }
 
     private static int usageError(CommandLine.ParameterException e, String[] args) {
