@@ -1,5 +1,6 @@
 package io.flowtrace.core.analysis;
 
+import io.flowtrace.core.flow.CanonicalKey;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,12 @@ final class DecodedBatch {
     static final int CAPACITY = 1024;
 
     final DecodedPacket[] packets = new DecodedPacket[CAPACITY];
+    /**
+     * Each packet's canonical key, computed by the reader of a sharded run when it picks the
+     * packet's shard, so the shard's flow table does not compute it again.
+     */
+    final CanonicalKey[] keys = new CanonicalKey[CAPACITY];
+
     int size;
     /** The end of the input: no batch follows. */
     boolean last;
@@ -37,6 +44,7 @@ final class DecodedBatch {
     DecodedBatch(int shards) {
         for (int i = 0; i < CAPACITY; i++) {
             packets[i] = new DecodedPacket();
+            keys[i] = new CanonicalKey();
         }
         members = shards > 1 ? new int[shards][CAPACITY] : new int[0][];
         memberCount = new int[shards > 1 ? shards : 0];

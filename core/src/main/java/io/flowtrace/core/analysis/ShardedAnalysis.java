@@ -14,7 +14,7 @@ import java.util.function.IntFunction;
 
 /**
  * The analysis spread over several threads with the output of one: each shard owns the flows whose
- * canonical key hashes to it ({@link FlowTracker#shardOf}) and runs its own tracker over them; the
+ * canonical key hashes to it ({@link io.flowtrace.core.flow.CanonicalKey#shard}) and runs its own tracker over them; the
  * reader notes which shard owns each packet and, with the same {@link SweepClock} a single tracker
  * uses, after which packets every shard sweeps for idle flows; the calling thread merges what the
  * shards report, batch by batch, into the order one tracker would have reported it
@@ -74,7 +74,7 @@ final class ShardedAnalysis {
         b.sweeps = 0;
         for (int k = 0; k < b.size; k++) {
             DecodedPacket p = b.packets[k];
-            int s = FlowTracker.shardOf(p, shards);
+            int s = b.keys[k].of(p).shard(shards);
             b.members[s][b.memberCount[s]++] = k;
             if (sweepClock.due(p.timestampNanos)) {
                 b.sweepPosition[b.sweeps] = k;
@@ -120,7 +120,7 @@ final class ShardedAnalysis {
             while (m < count && mine[m] <= until) {
                 int k = mine[m++];
                 out.atPacket(b.firstIndex + k);
-                tracker.track(b.packets[k], b.firstIndex + k);
+                tracker.track(b.packets[k], b.firstIndex + k, b.keys[k]);
             }
             if (w < b.sweeps) {
                 out.inSweepAfter(b.firstIndex + until);

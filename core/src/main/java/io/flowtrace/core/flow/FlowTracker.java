@@ -56,6 +56,7 @@ public final class FlowTracker {
     private final IntFunction<VantagePoint> vantageOfInterface;
     private final TcpEventSinkFactory eventsForFlow;
     private final PacketKeyTable table = new PacketKeyTable();
+    private final CanonicalKey scratchKey = new CanonicalKey();
     private final SweepClock sweepClock = new SweepClock();
     private ReportOrder order = ReportOrder.NONE;
     private long packets;
@@ -102,8 +103,13 @@ public final class FlowTracker {
      * times ({@link #sweep}). Indexes must grow.
      */
     public void track(DecodedPacket p, long index) {
+        track(p, index, scratchKey.of(p));
+    }
+
+    /** As {@link #track(DecodedPacket, long)}, with {@code p}'s key already computed (on another thread, say). */
+    public void track(DecodedPacket p, long index, CanonicalKey canonical) {
         long t = p.timestampNanos;
-        FlowEntry e = (FlowEntry) table.get(p);
+        FlowEntry e = (FlowEntry) table.get(canonical);
         if (e != null && FlowInstances.startsNewInstance(e.flow, p, e.lastSeenNanos, config)) {
             report(e);
             e.instance = FlowInstances.instanceId(p.timestampNanos);
@@ -116,7 +122,7 @@ public final class FlowTracker {
             e = new FlowEntry(key, p.interfaceId);
             e.instance = FlowInstances.instanceId(p.timestampNanos);
             startInstance(e, p, index);
-            table.put(p, e);
+            table.put(e);
         }
         e.lastSeenNanos = Math.max(e.lastSeenNanos, t);
         // The lookup already ordered the endpoints: comparing that with the client's side replaces
@@ -178,15 +184,6 @@ public final class FlowTracker {
             report(e);
         }
         table.clear();
-    }
-
-    /**
-     * Which of {@code shards} trackers should own {@code p}'s flow when a capture's flows are
-     * spread over several: both directions of a connection, and every instance on its 5-tuple,
-     * go to the same one.
-     */
-    public static int shardOf(DecodedPacket p, int shards) {
-        return PacketKeyTable.shardOf(p, shards);
     }
 
     public int liveFlows() {

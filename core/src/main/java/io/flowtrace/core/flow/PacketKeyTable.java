@@ -1,6 +1,5 @@
 package io.flowtrace.core.flow;
 
-import io.flowtrace.core.pcap.DecodedPacket;
 import java.util.function.Consumer;
 
 /**
@@ -41,7 +40,7 @@ final class PacketKeyTable {
         return new long[] {word(address, 0, address.length), address.length > 8 ? word(address, 8, address.length) : 0};
     }
 
-    private static long word(byte[] b, int from, int len) {
+    static long word(byte[] b, int from, int len) {
         if (len == 4) { // IPv4, the common case: one big-endian int in the high half
             return ((long) ((b[0] & 0xff) << 24 | (b[1] & 0xff) << 16 | (b[2] & 0xff) << 8 | (b[3] & 0xff))) << 32;
         }
@@ -57,49 +56,21 @@ final class PacketKeyTable {
         return size;
     }
 
-    /**
-     * Which of {@code shards} trackers owns {@code p}'s flow: a function of the canonical key, so
-     * both directions land on the same one. Taken from the high bits of a remix of the table's
-     * hash, so the flows of one shard still spread over all of its table's slots.
-     */
-    static int shardOf(DecodedPacket p, int shards) {
-        long s0 = word(p.srcAddr, 0, p.addrLength);
-        long s1 = p.addrLength > 8 ? word(p.srcAddr, 8, p.addrLength) : 0;
-        long d0 = word(p.dstAddr, 0, p.addrLength);
-        long d1 = p.addrLength > 8 ? word(p.dstAddr, 8, p.addrLength) : 0;
-        boolean srcLow = compare(s0, s1, p.srcPort, d0, d1, p.dstPort) <= 0;
-        int h = srcLow
-                ? hash(s0, s1, d0, d1, (p.srcPort << 16) | p.dstPort, meta(p.addrLength, p.interfaceId))
-                : hash(d0, d1, s0, s1, (p.dstPort << 16) | p.srcPort, meta(p.addrLength, p.interfaceId));
-        int mixed = h * 0x9E3779B9;
-        return (int) (((mixed >>> 1) * (long) shards) >>> 31);
-    }
-
-    Object get(DecodedPacket p) {
-        long s0 = word(p.srcAddr, 0, p.addrLength);
-        long s1 = p.addrLength > 8 ? word(p.srcAddr, 8, p.addrLength) : 0;
-        long d0 = word(p.dstAddr, 0, p.addrLength);
-        long d1 = p.addrLength > 8 ? word(p.dstAddr, 8, p.addrLength) : 0;
-        boolean srcLow = compare(s0, s1, p.srcPort, d0, d1, p.dstPort) <= 0;
-        lastSourceIsLow = srcLow;
-        long a0 = srcLow ? s0 : d0;
-        long a1 = srcLow ? s1 : d1;
-        long b0 = srcLow ? d0 : s0;
-        long b1 = srcLow ? d1 : s1;
-        int ports = srcLow ? (p.srcPort << 16) | p.dstPort : (p.dstPort << 16) | p.srcPort;
-        int meta = meta(p.addrLength, p.interfaceId);
+    /** The value under {@code key}, or null; remembers the key's direction ({@link #lastSourceIsLow}). */
+    Object get(CanonicalKey key) {
+        lastSourceIsLow = key.sourceIsLow;
         int mask = slots.length - 1;
-        for (int i = hash(a0, a1, b0, b1, ports, meta) & mask; ; i = (i + 1) & mask) {
+        for (int i = key.hash & mask; ; i = (i + 1) & mask) {
             Keyed k = slots[i];
             if (k == null) {
                 return null;
             }
-            if (k.a0() == a0
-                    && k.a1() == a1
-                    && k.b0() == b0
-                    && k.b1() == b1
-                    && k.ports() == ports
-                    && k.meta() == meta) {
+            if (k.a0() == key.a0
+                    && k.a1() == key.a1
+                    && k.b0() == key.b0
+                    && k.b1() == key.b1
+                    && k.ports() == key.ports
+                    && k.meta() == key.meta) {
                 return k;
             }
         }
@@ -111,7 +82,7 @@ final class PacketKeyTable {
     }
 
     /** Inserts a value whose key is absent (callers check with {@link #get} first). */
-    void put(DecodedPacket ignored, Keyed value) {
+    void put(Keyed value) {
         if ((size + 1) * 2 > slots.length) {
             resize();
         }
@@ -174,7 +145,7 @@ final class PacketKeyTable {
         }
     }
 
-    private static int compare(long x0, long x1, int xp, long y0, long y1, int yp) {
+    static int compare(long x0, long x1, int xp, long y0, long y1, int yp) {
         int c = Long.compareUnsigned(x0, y0);
         if (c != 0) {
             return c;
@@ -187,7 +158,7 @@ final class PacketKeyTable {
         return hash(k.a0(), k.a1(), k.b0(), k.b1(), k.ports(), k.meta());
     }
 
-    private static int hash(long a0, long a1, long b0, long b1, int ports, int meta) {
+    static int hash(long a0, long a1, long b0, long b1, int ports, int meta) {
         long h = a0 * 0x9E3779B97F4A7C15L;
         h = (h ^ (h >>> 29) ^ a1) * 0xBF58476D1CE4E5B9L;
         h = (h ^ (h >>> 31) ^ b0) * 0x94D049BB133111EBL;

@@ -32,7 +32,9 @@ public interface CaptureReader extends Closeable {
      */
     static CaptureReader open(InputStream in, CaptureErrorListener errors) throws IOException, CaptureFormatException {
         in = gunzipIfCompressed(in);
-        ByteSource src = new ByteSource(in, 1 << 16);
+        // 1 MiB: reads this large pass straight through the BufferedInputStreams below (theirs are
+        // 64 KiB), two copies of every byte fewer than with a 64 KiB buffer (docs/BENCHMARKS.md).
+        ByteSource src = new ByteSource(in, 1 << 20);
         if (src.ensure(4) < 4) {
             throw new CaptureFormatException("empty or too short to be a capture file", 0, 0, false);
         }

@@ -31,6 +31,9 @@ final class PcapReader implements CaptureReader {
     private final boolean nanos;
     private final int snapLength;
     private final int linkType;
+    /** A timestamp's fraction is below this: a second in microseconds or nanoseconds. */
+    private final long fractionLimit;
+
     private long recordNumber;
     private long lastGoodSeconds = -1;
     private long recovered;
@@ -54,6 +57,7 @@ final class PcapReader implements CaptureReader {
         this.bigEndian = !(magicLe == MAGIC_MICROS || magicLe == MAGIC_NANOS);
         long magic = src.u32(0, bigEndian);
         this.nanos = magic == MAGIC_NANOS;
+        this.fractionLimit = nanos ? 1_000_000_000L : 1_000_000L;
         int major = src.u16(4, bigEndian);
         if (major != 2) {
             throw new CaptureFormatException(
@@ -81,7 +85,11 @@ final class PcapReader implements CaptureReader {
         if (avail < RECORD_HEADER) {
             return truncatedTail("record header truncated: " + avail + " of 16 bytes", headerOffset);
         }
-        if (!plausibleHeader(0, false)) {
+        long seconds = src.u32(0, bigEndian);
+        long fraction = src.u32(4, bigEndian);
+        long capturedField = src.u32(8, bigEndian);
+        long wire = src.u32(12, bigEndian);
+        if (capturedField > snapLength || fraction >= fractionLimit) {
             String reason = describeBadHeader();
             if (!resynchronise(headerOffset)) {
                 finished = true;
@@ -95,11 +103,12 @@ final class PcapReader implements CaptureReader {
                     recordNumber,
                     true));
             headerOffset = src.offset();
+            seconds = src.u32(0, bigEndian);
+            fraction = src.u32(4, bigEndian);
+            capturedField = src.u32(8, bigEndian);
+            wire = src.u32(12, bigEndian);
         }
-        long seconds = src.u32(0, bigEndian);
-        long fraction = src.u32(4, bigEndian);
-        int captured = (int) src.u32(8, bigEndian);
-        long wire = src.u32(12, bigEndian);
+        int captured = (int) capturedField;
         int have = src.ensure(RECORD_HEADER + captured);
         if (have < RECORD_HEADER + captured) {
             return truncatedTail(
@@ -149,7 +158,7 @@ final class PcapReader implements CaptureReader {
         long fraction = src.u32(at + 4, bigEndian);
         long captured = src.u32(at + 8, bigEndian);
         long wire = src.u32(at + 12, bigEndian);
-        if (captured > snapLength || fraction >= (nanos ? 1_000_000_000L : 1_000_000L)) {
+        if (captured > snapLength || fraction >= fractionLimit) {
             return false;
         }
         if (strict) {
