@@ -4,9 +4,7 @@ import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The {@code analyze --json} contract for one flow instance, as a walk over the fields of
@@ -18,35 +16,51 @@ import java.util.Map;
 public final class FlowReport {
     private FlowReport() {}
 
-    /** Each field's enclosing objects ({@code slow_start.exit}: [slow_start]), split once: the walk runs per flow record. */
-    private static final Map<FlowField, String[]> PARENTS = parents();
-
-    private static Map<FlowField, String[]> parents() {
-        Map<FlowField, String[]> parents = new IdentityHashMap<>();
-        for (FlowField f : FlowFields.all()) {
-            String[] parts = f.path().split("\\.");
-            parents.put(f, Arrays.copyOf(parts, parts.length - 1));
-        }
-        return parents;
-    }
+    private static final Walk FLOW = Walk.of(FlowFields.FLOW);
+    private static final Walk DIRECTION = Walk.of(FlowFields.DIRECTION);
 
     public static void visit(FlowKey key, long instance, TcpFlowAnalyzer flow, ReportVisitor v) {
         FlowSubject subject = new FlowSubject(key, instance, flow);
         Objects objects = new Objects(v);
-        for (FlowField f : FlowFields.FLOW) {
-            objects.enter(PARENTS.get(f));
-            f.value().emit(f.name(), subject, v);
-        }
+        FLOW.emit(subject, objects, v);
         objects.enter(NONE);
         for (FlowField.Side side : FlowField.Side.values()) {
             subject.side(side);
             v.beginObject(side.jsonName());
-            for (FlowField f : FlowFields.DIRECTION) {
-                objects.enter(PARENTS.get(f));
-                f.value().emit(f.name(), subject, v);
-            }
+            DIRECTION.emit(subject, objects, v);
             objects.enter(NONE);
             v.endObject();
+        }
+    }
+
+    /**
+     * Fields in report order with each one's name and enclosing objects ({@code slow_start.exit}:
+     * exit, [slow_start]), worked out once: the walk runs per flow record, and deriving them per
+     * record was a third of {@code analyze --json}'s time on short connections
+     * (docs/BENCHMARKS.md "Writing the report"). The objects' names are interned, so comparing
+     * the open objects with a field's is mostly a reference check.
+     */
+    private record Walk(FlowField[] fields, String[] names, String[][] parents) {
+        static Walk of(List<FlowField> list) {
+            FlowField[] fields = list.toArray(FlowField[]::new);
+            String[] names = new String[fields.length];
+            String[][] parents = new String[fields.length][];
+            for (int i = 0; i < fields.length; i++) {
+                String[] parts = fields[i].path().split("\\.");
+                for (int j = 0; j < parts.length; j++) {
+                    parts[j] = parts[j].intern();
+                }
+                names[i] = parts[parts.length - 1];
+                parents[i] = Arrays.copyOf(parts, parts.length - 1);
+            }
+            return new Walk(fields, names, parents);
+        }
+
+        void emit(FlowSubject subject, Objects objects, ReportVisitor v) {
+            for (int i = 0; i < fields.length; i++) {
+                objects.enter(parents[i]);
+                fields[i].value().emit(names[i], subject, v);
+            }
         }
     }
 

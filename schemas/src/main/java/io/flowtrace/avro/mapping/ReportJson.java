@@ -2,6 +2,7 @@ package io.flowtrace.avro.mapping;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.report.ReportVisitor;
@@ -9,6 +10,7 @@ import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A flow's {@code flowtrace analyze --json} object: the one JSON writer of the report contract,
@@ -39,62 +41,95 @@ public final class ReportJson {
         FlowReport.visit(key, instance, flow, new Writer(json));
     }
 
+    /**
+     * Field names as Jackson's pre-encoded strings: written from a String, each name's characters
+     * were checked one by one for every field of every record (a fifth of {@code analyze --json}'s
+     * time on short connections: docs/BENCHMARKS.md "Writing the report"). The report has a fixed
+     * set of names, so the cache stays small.
+     */
+    private static final ConcurrentHashMap<String, SerializedString> NAMES = new ConcurrentHashMap<>();
+
+    private static SerializedString encoded(String name) {
+        SerializedString s = NAMES.get(name);
+        return s != null ? s : NAMES.computeIfAbsent(name, SerializedString::new);
+    }
+
     private record Writer(JsonGenerator json) implements ReportVisitor {
         @Override
         public void beginObject(String name) {
-            io(() -> json.writeObjectFieldStart(name));
+            try {
+                json.writeFieldName(encoded(name));
+                json.writeStartObject();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
 
         @Override
         public void endObject() {
-            io(json::writeEndObject);
+            try {
+                json.writeEndObject();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
 
         @Override
         public void string(String name, String value) {
-            io(() -> json.writeStringField(name, value));
+            try {
+                json.writeFieldName(encoded(name));
+                json.writeString(value);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
 
         @Override
         public void integer(String name, long value) {
-            io(() -> json.writeNumberField(name, value));
+            try {
+                json.writeFieldName(encoded(name));
+                json.writeNumber(value);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
 
         @Override
         public void decimal(String name, double value) {
-            if (Double.isNaN(value) || Double.isInfinite(value)) {
-                io(() -> json.writeNullField(name));
-            } else {
-                io(() -> json.writeNumberField(name, Math.round(value * 1000.0) / 1000.0));
+            try {
+                json.writeFieldName(encoded(name));
+                if (Double.isNaN(value) || Double.isInfinite(value)) {
+                    json.writeNull();
+                } else {
+                    json.writeNumber(Math.round(value * 1000.0) / 1000.0);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }
 
         @Override
         public void bool(String name, boolean value) {
-            io(() -> json.writeBooleanField(name, value));
+            try {
+                json.writeFieldName(encoded(name));
+                json.writeBoolean(value);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
 
         @Override
         public void integers(String name, long[] values, int count) {
-            io(() -> {
-                json.writeArrayFieldStart(name);
+            try {
+                json.writeFieldName(encoded(name));
+                json.writeStartArray();
                 for (int i = 0; i < count; i++) {
                     json.writeNumber(values[i]);
                 }
                 json.writeEndArray();
-            });
-        }
-    }
-
-    private interface IoAction {
-        void run() throws IOException;
-    }
-
-    private static void io(IoAction action) {
-        try {
-            action.run();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 }
