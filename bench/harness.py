@@ -11,6 +11,7 @@ import argparse
 import datetime
 import json
 import os
+import signal
 import platform
 import re
 import shutil
@@ -71,13 +72,19 @@ class Timing:
         self.seconds, self.rss_kb, self.stdout, self.timed_out = [], [], "", False
         for i in range(reps):
             tfile = os.path.join(WORK, "time.out")
+            # In a session of its own, so a timeout kills the tool and not only /usr/bin/time: a
+            # surviving tcptrace kept a core busy through the rest of a run and slowed every later line.
+            proc = subprocess.Popen(["/usr/bin/time", "-f", "%e %M", "-o", tfile] + cmd, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True)
             try:
-                p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", tfile] + cmd, capture_output=True,
-                                   text=True, timeout=timeout, cwd=ROOT)
+                out, err = proc.communicate(timeout=timeout)
             except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
                 self.timed_out = True
                 log(f"{name}: timed out after {timeout} s")
                 break
+            p = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
             if p.returncode != 0:
                 raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr[-2000:]}")
             with open(tfile) as f:

@@ -269,8 +269,10 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
         collector.finish();
         out.flush();
-        openvpn.analyze(
-                file, recordFilter, summary.count(DecodeStatus.NOT_TCP) > 0, json, services, quiet, agentId, out);
+        // On a file: a second pass only if the first saw UDP on an OpenVPN port. On standard input
+        // there is no second pass; a user who asked for OpenVPN hears why whenever anything was not TCP.
+        boolean udpSeen = file.equals("-") ? summary.count(DecodeStatus.NOT_TCP) > 0 : summary.watchedUdp > 0;
+        openvpn.analyze(file, recordFilter, udpSeen, json, services, quiet, agentId, out);
         boolean complete = problems.report(input, summary);
         if (drawn != null) {
             writeReport(file, drawn);
@@ -292,8 +294,9 @@ final class AnalyzeCommand implements Callable<Integer> {
             CaptureProblems problems,
             Progress progress,
             PrintStream out) {
-        CaptureAnalysis analysis =
-                new CaptureAnalysis(config, iface -> new VantagePoint(agentId, "if" + iface), threads);
+        CaptureAnalysis analysis = new CaptureAnalysis(
+                        config, iface -> new VantagePoint(agentId, "if" + iface), threads)
+                .watchingUdpPorts(openvpn.watchedPorts());
         TcpEventSinkFactory sinks = events ? eventSinks(out) : TcpEventSinkFactory.NONE;
         try (input;
                 progress) {

@@ -29,8 +29,13 @@ final class OpenVpnAnalysis {
 
     private final OpenVpnServerTable servers = new OpenVpnServerTable();
 
+    /** The UDP ports the TCP pass should watch for: the OpenVPN ports, none when OpenVPN is off. */
+    int[] watchedPorts() {
+        return wire.enabled() ? wire.ports.clone() : new int[0];
+    }
+
     /**
-     * Runs the OpenVPN pass over {@code file} when the TCP pass saw non-TCP IP packets
+     * Runs the OpenVPN pass over {@code file} when the TCP pass saw UDP on an OpenVPN port
      * ({@code udpSeen}); writes sessions unless {@code services}.
      */
     void analyze(

@@ -32,6 +32,7 @@ public final class CaptureAnalysis {
     private final AnalyzerConfig config;
     private final IntFunction<VantagePoint> vantageOfInterface;
     private final int analysers;
+    private int[] watchedUdpPorts = new int[0];
 
     public CaptureAnalysis(AnalyzerConfig config, IntFunction<VantagePoint> vantageOfInterface) {
         this(config, vantageOfInterface, 1);
@@ -48,6 +49,17 @@ public final class CaptureAnalysis {
         this.config = config;
         this.vantageOfInterface = vantageOfInterface;
         this.analysers = analysers;
+    }
+
+    /**
+     * Also counts the UDP datagrams from or to these ports ({@link CaptureSummary#watchedUdp}), on the
+     * reader and only for records that are not TCP, so a caller can skip a second pass over a
+     * capture that has none (before this, any ARP or DNS packet made {@code analyze} read every
+     * capture twice for OpenVPN: docs/BENCHMARKS.md "Writing the report").
+     */
+    public CaptureAnalysis watchingUdpPorts(int... ports) {
+        this.watchedUdpPorts = ports.clone();
+        return this;
     }
 
     /**
@@ -95,7 +107,7 @@ public final class CaptureAnalysis {
         Thread reader = new Thread(
                 () -> {
                     try {
-                        CaptureReading.read(in, filter, summary, errors, progress, free, handOff);
+                        CaptureReading.read(in, filter, watchedUdpPorts, summary, errors, progress, free, handOff);
                     } catch (Throwable t) {
                         readerFailure[0] = t;
                         try {

@@ -23,9 +23,23 @@ final class CaptureReading {
 
     private CaptureReading() {}
 
+    /** Decodes a record that is not TCP as UDP (into {@code scratch}): from or to one of {@code ports}? */
+    private static boolean watched(PacketDecoder udp, CaptureRecord rec, DecodedPacket scratch, int[] ports) {
+        if (udp.decode(rec, scratch) != DecodeStatus.UDP) {
+            return false;
+        }
+        for (int port : ports) {
+            if (scratch.srcPort == port || scratch.dstPort == port) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static void read(
             InputStream in,
             CaptureRecordFilter filter,
+            int[] watchedUdpPorts,
             CaptureSummary summary,
             CaptureErrorListener errors,
             LongConsumer progress,
@@ -42,6 +56,7 @@ final class CaptureReading {
             summary.format = reader.formatDescription();
             CaptureRecord rec = new CaptureRecord();
             PacketDecoder decoder = new PacketDecoder();
+            PacketDecoder udp = watchedUdpPorts.length > 0 ? PacketDecoder.withUdp() : null;
             while (reader.next(rec)) {
                 summary.records++;
                 summary.bytesRead += rec.capturedLength;
@@ -55,6 +70,9 @@ final class CaptureReading {
                 DecodedPacket p = batch.packets[batch.size];
                 DecodeStatus status = decoder.decode(rec, p);
                 summary.byStatus[status.ordinal()]++;
+                if (status == DecodeStatus.NOT_TCP && udp != null && watched(udp, rec, p, watchedUdpPorts)) {
+                    summary.watchedUdp++;
+                }
                 if (status == DecodeStatus.TCP && ++batch.size == DecodedBatch.CAPACITY) {
                     handOff.put(batch);
                     batch = free.take();

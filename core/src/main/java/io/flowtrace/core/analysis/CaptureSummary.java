@@ -10,6 +10,11 @@ public final class CaptureSummary {
     public long formatErrors;
     /** Records a capture filter rejected (neither decoded nor counted in {@link #byStatus}). */
     public long filteredOut;
+    /**
+     * UDP datagrams from or to a port the analysis was asked to watch
+     * ({@link CaptureAnalysis#watchingUdpPorts}): whether a pass over them (OpenVPN) has anything to find.
+     */
+    public long watchedUdp;
 
     public long flows;
     public String format = "";
