@@ -55,7 +55,7 @@ public final class CaptureAnalysis {
      * Also counts the UDP datagrams from or to these ports ({@link CaptureSummary#watchedUdp}), on the
      * reader and only for records that are not TCP, so a caller can skip a second pass over a
      * capture that has none (before this, any ARP or DNS packet made {@code analyze} read every
-     * capture twice for OpenVPN: docs/BENCHMARKS.md "Writing the report").
+     * capture twice for OpenVPN: docs/BENCHMARKS.md "The reader, the flow key and the JSON writer").
      */
     public CaptureAnalysis watchingUdpPorts(int... ports) {
         this.watchedUdpPorts = ports.clone();

@@ -7,7 +7,8 @@ import io.flowtrace.core.pcap.DecodedPacket;
  * stores keys), with its hash and which endpoint sent the packet. Mutable and reused: filled once
  * per packet, so a sharded analysis computes it on the thread that decodes the packet and both the
  * choice of shard and the flow table's lookup use it (the key's words and hash were 11 % of an
- * analysing thread's samples when each computed them again: docs/BENCHMARKS.md "Sharded analysis").
+ * analysing thread's samples when each computed them again: docs/BENCHMARKS.md "The reader, the
+ * flow key and the JSON writer").
  */
 public final class CanonicalKey {
     long a0;

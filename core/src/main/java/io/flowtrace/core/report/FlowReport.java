@@ -37,7 +37,7 @@ public final class FlowReport {
      * Fields in report order with each one's name and enclosing objects ({@code slow_start.exit}:
      * exit, [slow_start]), worked out once: the walk runs per flow record, and deriving them per
      * record was a third of {@code analyze --json}'s time on short connections
-     * (docs/BENCHMARKS.md "Writing the report"). The objects' names are interned, so comparing
+     * (docs/BENCHMARKS.md "The reader, the flow key and the JSON writer"). The objects' names are interned, so comparing
      * the open objects with a field's is mostly a reference check.
      */
     private record Walk(FlowField[] fields, String[] names, String[][] parents) {

@@ -44,7 +44,7 @@ public final class ReportJson {
     /**
      * Field names as Jackson's pre-encoded strings: written from a String, each name's characters
      * were checked one by one for every field of every record (a fifth of {@code analyze --json}'s
-     * time on short connections: docs/BENCHMARKS.md "Writing the report"). The report has a fixed
+     * time on short connections: docs/BENCHMARKS.md "The reader, the flow key and the JSON writer"). The report has a fixed
      * set of names, so the cache stays small.
      */
     private static final ConcurrentHashMap<String, SerializedString> NAMES = new ConcurrentHashMap<>();
