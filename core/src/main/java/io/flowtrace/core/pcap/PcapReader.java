@@ -89,7 +89,7 @@ final class PcapReader implements CaptureReader {
         long fraction = src.u32(4, bigEndian);
         long capturedField = src.u32(8, bigEndian);
         long wire = src.u32(12, bigEndian);
-        if (capturedField > snapLength || fraction >= fractionLimit) {
+        if (!saneLengths(fraction, capturedField)) {
             String reason = describeBadHeader();
             if (!resynchronise(headerOffset)) {
                 finished = true;
@@ -143,7 +143,7 @@ final class PcapReader implements CaptureReader {
         if (captured > snapLength) {
             return "absurd captured length " + captured + " (snap length " + snapLength + ")";
         }
-        if (fraction >= (nanos ? 1_000_000_000L : 1_000_000L)) {
+        if (fraction >= fractionLimit) {
             return "timestamp fraction " + fraction + " out of range";
         }
         if (wire < captured) {
@@ -152,22 +152,25 @@ final class PcapReader implements CaptureReader {
         return "implausible record header (timestamp jumps more than a day)";
     }
 
-    /** Header at {@code at} bytes from the current position looks like a real record header. */
-    private boolean plausibleHeader(int at, boolean strict) {
+    /** What every record header must have: a fraction below one second, a length within the snap length. */
+    private boolean saneLengths(long fraction, long captured) {
+        return captured <= snapLength && fraction < fractionLimit;
+    }
+
+    /**
+     * The header at {@code at} bytes from the current position looks like a real record header to
+     * resynchronise on: sane lengths, a wire length from the captured one to the largest record,
+     * and a time within a day of the last good record.
+     */
+    private boolean plausibleHeader(int at) {
         long seconds = src.u32(at, bigEndian);
         long fraction = src.u32(at + 4, bigEndian);
         long captured = src.u32(at + 8, bigEndian);
         long wire = src.u32(at + 12, bigEndian);
-        if (captured > snapLength || fraction >= fractionLimit) {
+        if (!saneLengths(fraction, captured) || wire < captured || wire > MAX_RECORD) {
             return false;
         }
-        if (strict) {
-            if (wire < captured || wire > MAX_RECORD) {
-                return false;
-            }
-            return lastGoodSeconds < 0 || Math.abs(seconds - lastGoodSeconds) <= RESYNC_MAX_SKEW_SECONDS;
-        }
-        return true;
+        return lastGoodSeconds < 0 || Math.abs(seconds - lastGoodSeconds) <= RESYNC_MAX_SKEW_SECONDS;
     }
 
     /** Scans forward for a header that is plausible and followed by another plausible header or the end. */
@@ -178,11 +181,11 @@ final class PcapReader implements CaptureReader {
             if (avail < RECORD_HEADER) {
                 return false;
             }
-            if (plausibleHeader(0, true)) {
+            if (plausibleHeader(0)) {
                 int captured = (int) src.u32(8, bigEndian);
                 int after = src.ensure(RECORD_HEADER + captured + RECORD_HEADER);
                 if (after == RECORD_HEADER + captured
-                        || (after >= 2 * RECORD_HEADER + captured && plausibleHeader(RECORD_HEADER + captured, true))) {
+                        || (after >= 2 * RECORD_HEADER + captured && plausibleHeader(RECORD_HEADER + captured))) {
                     return true;
                 }
             }
