@@ -17,7 +17,7 @@ final class DecodedBatch {
      * once, and on a two-core virtual machine those wake-ups cost more than the queues' work. At
      * 4.67 M packets, 1,024 → 4,096 took CPU 3.46 → 3.23 s and wall 2.34 → 1.98 s (medians of 6
      * interleaved runs); 8,192 and 16,384 gained nothing more (docs/BENCHMARKS.md, "Batches of
-     * 4,096 packets").
+     * 4,096 packets, and what did not help").
      */
     static final int CAPACITY = 4096;
 
