@@ -3,6 +3,7 @@ package io.flowtrace.cli;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
 import java.io.PrintStream;
+import java.util.Locale;
 
 /**
  * The agents' exit statuses (their --help and docs/agent.md list them). An agent that ends with
@@ -37,6 +38,7 @@ final class AgentExit {
         long pending = publisher.spoolPendingRecords();
         if (pending > 0) {
             err.printf(
+                    Locale.ROOT,
                     "flowtrace agent: NOT DELIVERED: %,d %s in %,d records remain in the spool %s (Kafka did not"
                             + " take them within --shutdown-timeout %d s); a later start with --spool-dir %s sends"
                             + " them first%n",
@@ -49,8 +51,12 @@ final class AgentExit {
         }
         if (dropped > 0) {
             err.printf(
+                    Locale.ROOT,
                     "flowtrace agent: LOST: %,d %s in %,d records were dropped because the spool %s was full%n",
-                    dropped, items, metrics.droppedBatches.sum(), publisher.spoolDirectory());
+                    dropped,
+                    items,
+                    metrics.droppedBatches.sum(),
+                    publisher.spoolDirectory());
             return DROPPED;
         }
         return pending > 0 ? SPOOLED : OK;

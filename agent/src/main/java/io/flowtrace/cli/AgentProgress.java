@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import me.tongfei.progressbar.ProgressBar;
@@ -109,23 +110,25 @@ final class AgentProgress {
         long read = metrics.read.sum();
         double s = elapsedSeconds();
         bar.stepTo(countsBytes || totalBytes > 0 ? bytesRead.get() : read);
-        String batches =
-                metrics.batchFlushes().isEmpty() ? "" : String.format(", %,d batches", metrics.publishedBatches.sum());
-        bar.setExtraMessage(
-                String.format("  %,d packets %,.0f/s%s%s", read, s > 0 ? read / s : 0.0, batches, spoolNote()));
+        String batches = metrics.batchFlushes().isEmpty()
+                ? ""
+                : String.format(Locale.ROOT, ", %,d batches", metrics.publishedBatches.sum());
+        bar.setExtraMessage(String.format(
+                Locale.ROOT, "  %,d packets %,.0f/s%s%s", read, s > 0 ? read / s : 0.0, batches, spoolNote()));
     }
 
     private void logLine() {
         double s = elapsedSeconds();
         long read = metrics.read.sum();
         System.err.printf(
+                Locale.ROOT,
                 "flowtrace agent: %s: %,d packets read, %,d published%s, %,.0f packets/s%s%s%n",
                 label,
                 read,
                 metrics.published.sum(),
                 batchesNote(),
                 s > 0 ? read / s : 0.0,
-                totalBytes > 0 ? String.format(", %.0f%%", 100.0 * bytesRead.get() / totalBytes) : "",
+                totalBytes > 0 ? String.format(Locale.ROOT, ", %.0f%%", 100.0 * bytesRead.get() / totalBytes) : "",
                 spoolNote());
         System.err.flush();
     }
@@ -133,15 +136,17 @@ final class AgentProgress {
     private String spoolNote() {
         return publisher.spooling()
                 ? String.format(
+                        Locale.ROOT,
                         ", SPOOLING (%,d packets in %,d records in spool)",
-                        publisher.spoolPendingPackets(), publisher.spoolPendingRecords())
+                        publisher.spoolPendingPackets(),
+                        publisher.spoolPendingRecords())
                 : "";
     }
 
     /** " in N batches" while batches carry the packets, else nothing. */
     private String batchesNote() {
         long batches = metrics.publishedBatches.sum();
-        return metrics.batchFlushes().isEmpty() ? "" : String.format(" in %,d batches", batches);
+        return metrics.batchFlushes().isEmpty() ? "" : String.format(Locale.ROOT, " in %,d batches", batches);
     }
 
     AgentMetrics metrics() {
@@ -157,6 +162,7 @@ final class AgentProgress {
         long read = metrics.read.sum();
         StringBuilder b = new StringBuilder();
         b.append(String.format(
+                Locale.ROOT,
                 "flowtrace agent: %s: %,d read, %,d published, %,d spooled, %,d replayed from spool, "
                         + "%,d dropped (spool full), %,d left in spool; %.2f s (%,.0f packets/s)",
                 label,
@@ -170,6 +176,7 @@ final class AgentProgress {
                 s > 0 ? read / s : 0.0));
         if (!metrics.batchFlushes().isEmpty()) {
             b.append(String.format(
+                    Locale.ROOT,
                     "%n  batches: %,d published, %,d spooled, %,d replayed from spool, %,d dropped, "
                             + "%,d records left in spool",
                     metrics.publishedBatches.sum(),
@@ -191,6 +198,6 @@ final class AgentProgress {
             return;
         }
         b.append("\n  ").append(what).append(':');
-        counts.forEach((k, v) -> b.append(String.format(" %s %,d;", k, v)));
+        counts.forEach((k, v) -> b.append(String.format(Locale.ROOT, " %s %,d;", k, v)));
     }
 }

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -326,7 +327,12 @@ final class AnalyzeCommand implements Callable<Integer> {
                 FlowGraph.read(Path.of(file), agentId, selection, recordFilter));
         if (!quiet) {
             System.err.printf(
-                    "%s: report of %d flow%s: %s%n", NAME, selection.size(), selection.size() == 1 ? "" : "s", written);
+                    Locale.ROOT,
+                    "%s: report of %d flow%s: %s%n",
+                    NAME,
+                    selection.size(),
+                    selection.size() == 1 ? "" : "s",
+                    written);
         }
     }
 

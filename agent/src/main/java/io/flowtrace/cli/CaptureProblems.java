@@ -3,6 +3,7 @@ package io.flowtrace.cli;
 import io.flowtrace.core.analysis.CaptureSummary;
 import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.pcap.CaptureFormatException;
+import java.util.Locale;
 
 /**
  * What went wrong reading one capture, said on stderr as tshark says it: the first few format
@@ -43,26 +44,42 @@ final class CaptureProblems implements CaptureErrorListener {
         long whole = summary.records;
         if (summary.format.isEmpty() && input.cutShort() != null) {
             System.err.printf(
+                    Locale.ROOT,
                     "%s: \"%s\" appears to have been cut short (%s) before a capture header could be read%n",
-                    NAME, file, input.cutShort());
+                    NAME,
+                    file,
+                    input.cutShort());
         } else if (truncatedTail != null) {
             // tshark's words for the same case: "appears to have been cut short in the middle of a packet".
             System.err.printf(
+                    Locale.ROOT,
                     "%s: \"%s\" appears to have been cut short in the middle of a packet (%s%s); the %,d whole"
                             + " records before it were analysed%n",
-                    NAME, file, truncatedTail, input.cutShort() != null ? "; " + input.cutShort() : "", whole);
+                    NAME,
+                    file,
+                    truncatedTail,
+                    input.cutShort() != null ? "; " + input.cutShort() : "",
+                    whole);
         } else if (input.cutShort() != null) {
             System.err.printf(
+                    Locale.ROOT,
                     "%s: \"%s\" appears to have been cut short (%s); the %,d records before it were analysed%n",
-                    NAME, file, input.cutShort(), whole);
+                    NAME,
+                    file,
+                    input.cutShort(),
+                    whole);
         }
         if (summary.fatalError != null && !(summary.format.isEmpty() && input.cutShort() != null)) {
             if (summary.format.isEmpty()) {
-                System.err.printf("%s: \"%s\": %s%n", NAME, file, summary.fatalError);
+                System.err.printf(Locale.ROOT, "%s: \"%s\": %s%n", NAME, file, summary.fatalError);
             } else {
                 System.err.printf(
+                        Locale.ROOT,
                         "%s: \"%s\": reading stopped: %s; the %,d records before it were analysed%n",
-                        NAME, file, summary.fatalError, whole);
+                        NAME,
+                        file,
+                        summary.fatalError,
+                        whole);
             }
         }
         return truncatedTail == null

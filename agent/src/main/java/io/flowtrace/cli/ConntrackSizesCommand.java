@@ -115,14 +115,20 @@ final class ConntrackSizesCommand implements Callable<Integer> {
         } catch (CharacterCodingException e) {
             out.flush();
             System.err.printf(
-                    "%s: \"%s\": line %,d is not text: this is not conntrack -E output%n", NAME, file, read.lines + 1);
+                    Locale.ROOT,
+                    "%s: \"%s\": line %,d is not text: this is not conntrack -E output%n",
+                    NAME,
+                    file,
+                    read.lines + 1);
             return 1;
         }
         if (read.errors > MAX_ERRORS_SHOWN) {
-            System.err.printf("%s: \"%s\": %,d more unreadable lines%n", NAME, file, read.errors - MAX_ERRORS_SHOWN);
+            System.err.printf(
+                    Locale.ROOT, "%s: \"%s\": %,d more unreadable lines%n", NAME, file, read.errors - MAX_ERRORS_SHOWN);
         }
         if (read.events.isEmpty() && read.errors > 0) {
-            System.err.printf("%s: \"%s\": none of its %,d lines is a conntrack -E event%n", NAME, file, read.lines);
+            System.err.printf(
+                    Locale.ROOT, "%s: \"%s\": none of its %,d lines is a conntrack -E event%n", NAME, file, read.lines);
         }
         BudgetReport budget = budget(read.events, features, sizer);
         if (json) {
@@ -174,8 +180,14 @@ final class ConntrackSizesCommand implements Callable<Integer> {
         private void row(ConntrackMessage e) {
             if (events.isEmpty() && !json) {
                 out.printf(
+                        Locale.ROOT,
                         "%-8s %12s %12s %16s %15s  %s%n",
-                        "kind", "id", "exact_bytes", "estimated_bytes", "truesize_bytes", "tuple (original direction)");
+                        "kind",
+                        "id",
+                        "exact_bytes",
+                        "estimated_bytes",
+                        "truesize_bytes",
+                        "tuple (original direction)");
             }
             events.add(e);
             int exact = sizer.exactSize(e);
@@ -184,10 +196,23 @@ final class ConntrackSizesCommand implements Callable<Integer> {
             String id = e.id() == ConntrackMessage.ABSENT ? (json ? "null" : "-") : Long.toString(e.id());
             if (json) {
                 out.printf(
+                        Locale.ROOT,
                         "{\"kind\":\"%s\",\"id\":%s,\"exact_bytes\":%d,\"estimated_bytes\":%d,\"truesize_bytes\":%d}%n",
-                        e.type(), id, exact, estimate, truesize);
+                        e.type(),
+                        id,
+                        exact,
+                        estimate,
+                        truesize);
             } else {
-                out.printf("%-8s %12s %12d %16d %15d  %s%n", e.type(), id, exact, estimate, truesize, tuple(e.orig()));
+                out.printf(
+                        Locale.ROOT,
+                        "%-8s %12s %12d %16d %15d  %s%n",
+                        e.type(),
+                        id,
+                        exact,
+                        estimate,
+                        truesize,
+                        tuple(e.orig()));
             }
         }
     }
@@ -241,6 +266,7 @@ final class ConntrackSizesCommand implements Callable<Integer> {
         long window = r.windowNanos();
         out.println();
         out.printf(
+                Locale.ROOT,
                 "events: %,d (NEW %,d, UPDATE %,d, DESTROY %,d) over %.0f s: %.1f events/s%n",
                 r.newEvents() + r.updateEvents() + r.destroyEvents(),
                 r.newEvents(),
@@ -249,12 +275,22 @@ final class ConntrackSizesCommand implements Callable<Integer> {
                 window / 1e9,
                 r.eventsPerSecond());
         out.printf(
+                Locale.ROOT,
                 "message bytes: min %d, avg %.1f, p99 %d, max %d; %.0f B/s; estimate waste %.0f%%%n",
-                r.minSize(), r.avgSize(), r.p99Size(), r.maxSize(), r.bytesPerSecond(), 100 * r.wasteRatio());
+                r.minSize(),
+                r.avgSize(),
+                r.p99Size(),
+                r.maxSize(),
+                r.bytesPerSecond(),
+                100 * r.wasteRatio());
         out.printf(
+                Locale.ROOT,
                 "receive buffer charge (truesize): %.0f B/s; peak %,d B in 10 ms, %,d B in 100 ms%n",
-                r.truesizeBytesPerSecond(), r.peakTruesize10ms(), r.peakTruesize100ms());
+                r.truesizeBytesPerSecond(),
+                r.peakTruesize10ms(),
+                r.peakTruesize100ms());
         out.printf(
+                Locale.ROOT,
                 "buffer needed at %d ms drain latency: %,d B (SO_RCVBUF %,d); configured SO_RCVBUF %,d -> sk_rcvbuf %,d: "
                         + "risk %s, predicted %,d drops / %,d ENOBUFS%n",
                 drainLatencyMs,

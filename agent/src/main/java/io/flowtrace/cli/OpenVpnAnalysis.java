@@ -7,6 +7,7 @@ import io.flowtrace.core.pcap.CaptureRecordFilter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Locale;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParseResult;
@@ -79,6 +80,7 @@ final class OpenVpnAnalysis {
         out.flush();
         if (!quiet && summary.openVpnPackets > 0) {
             System.err.printf(
+                    Locale.ROOT,
                     "flowtrace analyze: %s: %,d OpenVPN packets, %,d sessions, %,d opaque (tls-crypt),"
                             + " %,d truncated, %,d malformed headers%s%n",
                     file,

@@ -1,6 +1,7 @@
 package io.flowtrace.cli;
 
 import java.io.PrintStream;
+import java.util.Locale;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -61,7 +62,7 @@ final class Progress implements AutoCloseable {
     void update(long records) {
         if (bar != null) {
             bar.stepTo(input.bytesRead());
-            bar.setExtraMessage(String.format("  %,d packets", records));
+            bar.setExtraMessage(String.format(Locale.ROOT, "  %,d packets", records));
         }
     }
 

@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -147,8 +148,10 @@ final class PublishOptions {
         // One println of the whole line: printf writes it piece by piece, and the producer's log lines
         // (stdout, same terminal or pipe) landed inside the URL (TcpdumpAgentLiveITCase failed on it).
         System.err.println(String.format(
+                Locale.ROOT,
                 "flowtrace agent: metrics on http://%s:%d/metrics, health on /healthz",
-                metricsAddress, endpoint.port()));
+                metricsAddress,
+                endpoint.port()));
         return endpoint;
     }
 
@@ -177,8 +180,10 @@ final class PublishOptions {
         DiskSpool spool = DiskSpool.open(dir, spoolMaxBytes, weight);
         if (spool.recoveredTornBytes() > 0) {
             System.err.printf(
+                    Locale.ROOT,
                     "flowtrace agent: spool %s: cut off a torn last record (%d bytes) left by a crash%n",
-                    dir, spool.recoveredTornBytes());
+                    dir,
+                    spool.recoveredTornBytes());
         }
         long blockMs = maxBlockMs != null ? maxBlockMs : liveSource ? 0 : 5000;
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props);

@@ -2,6 +2,7 @@ package io.flowtrace.cli;
 
 import io.flowtrace.core.analysis.CaptureSummary;
 import io.flowtrace.core.pcap.DecodeStatus;
+import java.util.Locale;
 
 /**
  * The one line {@code analyze} prints on stderr after each capture: format, records by decode
@@ -19,26 +20,33 @@ final class SummaryLine {
     static String of(
             String file, CaptureSummary s, String bpf, String filter, long flows, long matched, double seconds) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format("flowtrace analyze: %s: %s; %,d records", file, s.format, s.records));
+        b.append(String.format(Locale.ROOT, "flowtrace analyze: %s: %s; %,d records", file, s.format, s.records));
         if (bpf != null) {
-            b.append(String.format(", %,d matched -f '%s'", s.records - s.filteredOut, bpf));
+            b.append(String.format(Locale.ROOT, ", %,d matched -f '%s'", s.records - s.filteredOut, bpf));
         }
-        b.append(String.format(", %,d TCP", s.tcpPackets()));
+        b.append(String.format(Locale.ROOT, ", %,d TCP", s.tcpPackets()));
         for (DecodeStatus st : DecodeStatus.values()) {
             if (st != DecodeStatus.TCP && s.count(st) > 0) {
                 b.append(String.format(
-                        ", %,d %s", s.count(st), st.name().toLowerCase().replace('_', ' ')));
+                        Locale.ROOT,
+                        ", %,d %s",
+                        s.count(st),
+                        st.name().toLowerCase(Locale.ROOT).replace('_', ' ')));
             }
         }
         if (filter.isEmpty() || matched < 0) {
-            b.append(String.format("; %,d flows", flows));
+            b.append(String.format(Locale.ROOT, "; %,d flows", flows));
         } else {
-            b.append(String.format("; %,d of %,d flows matched%s", matched, flows, filter));
+            b.append(String.format(Locale.ROOT, "; %,d of %,d flows matched%s", matched, flows, filter));
         }
         long formatErrors = s.formatErrors + (s.fatalError != null ? 1 : 0);
         b.append(String.format(
+                Locale.ROOT,
                 "; %,d format error%s; %.2f s (%,.0f packets/s)",
-                formatErrors, formatErrors == 1 ? "" : "s", seconds, seconds > 0 ? s.records / seconds : 0.0));
+                formatErrors,
+                formatErrors == 1 ? "" : "s",
+                seconds,
+                seconds > 0 ? s.records / seconds : 0.0));
         return b.toString();
     }
 }

@@ -24,6 +24,7 @@ final class TextEventWriter {
         if (originNanos == Long.MIN_VALUE) {
             originNanos = e.timeNanos();
             out.printf(
+                    Locale.ROOT,
                     "# events: seconds since the first event shown (%s), connection, direction of the data"
                             + " (c2s: client to server), event; sequence numbers relative to the sender's ISN%n",
                     Units.epochMicros(Math.floorDiv(e.timeNanos(), 1000)));

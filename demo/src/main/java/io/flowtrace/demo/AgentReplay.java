@@ -21,6 +21,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -72,8 +73,10 @@ final class AgentReplay {
                     consumed -> step.update(
                             consumed,
                             String.format(
+                                    Locale.ROOT,
                                     "  %,d frames read, %,d published",
-                                    metrics.read.sum(), metrics.published.sum())))) {
+                                    metrics.read.sum(),
+                                    metrics.published.sum())))) {
                 CaptureReader reader = CaptureReader.open(in, agent);
                 agent.publishAll(reader, ReplayPacer.UNPACED, stop);
             } catch (CaptureFormatException e) {
@@ -83,12 +86,13 @@ final class AgentReplay {
         Published p = new Published(
                 metrics.read.sum(), metrics.published.sum(), metrics.malformedTotal(), metrics.skippedTotal());
         step.done(String.format(
+                Locale.ROOT,
                 "%s  %,d frames read, %,d TCP packets published%s (%.1f s)",
                 label,
                 p.read(),
                 p.published(),
                 p.malformed() + p.skipped() > 0
-                        ? String.format(", %,d not TCP, %,d malformed", p.skipped(), p.malformed())
+                        ? String.format(Locale.ROOT, ", %,d not TCP, %,d malformed", p.skipped(), p.malformed())
                         : "",
                 (System.nanoTime() - started) / 1e9));
         return p;
@@ -121,16 +125,17 @@ final class AgentReplay {
                 } catch (CtnetlinkParseException e) {
                     sink.malformed(e);
                 }
-                step.update(bb.position(), String.format("  %,d events", metrics.read.sum()));
+                step.update(bb.position(), String.format(Locale.ROOT, "  %,d events", metrics.read.sum()));
             }
         }
         Published p = new Published(metrics.read.sum(), metrics.published.sum(), metrics.malformedTotal(), 0);
         step.done(String.format(
+                Locale.ROOT,
                 "%s  %,d ctnetlink messages, %,d events published%s",
                 label,
                 p.read(),
                 p.published(),
-                p.malformed() > 0 ? String.format(", %,d malformed", p.malformed()) : ""));
+                p.malformed() > 0 ? String.format(Locale.ROOT, ", %,d malformed", p.malformed()) : ""));
         return p;
     }
 

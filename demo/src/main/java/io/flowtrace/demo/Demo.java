@@ -13,6 +13,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * One demo run, in order: Kafka + PostgreSQL up (topics, sink schema), the agents replay the
@@ -74,8 +75,11 @@ final class Demo implements AutoCloseable {
                 settings.parallelism());
         services.kafka().createTopics(DemoJob.PARTITIONS, DemoJob.topics(config).toArray(String[]::new));
         starting.done(String.format(
+                Locale.ROOT,
                 "services   Kafka (KRaft) at %s, PostgreSQL at %s (%.1f s)",
-                services.bootstrapServers(), services.psqlUrl(), (System.nanoTime() - t0) / 1e9));
+                services.bootstrapServers(),
+                services.psqlUrl(),
+                (System.nanoTime() - t0) / 1e9));
 
         AgentReplay agents =
                 new AgentReplay(services.bootstrapServers(), workDir.resolve("spool"), status, () -> stopping);
@@ -99,18 +103,28 @@ final class Demo implements AutoCloseable {
 
         DemoSummary.print(db, out);
         out.flush();
+        int exported = exportAndReport(db);
+        long flows = db.count("SELECT count(*) FROM flow_summary");
+        out.flush();
+        return new Outcome(packets, conntrack, flows, exported, jobSeconds);
+    }
+
+    /** Writes the --export-flows file and the --report page when asked; returns the flows exported, or -1. */
+    private int exportAndReport(Db db) throws Exception {
         int exported = -1;
         if (settings.exportFile() != null) {
             exported = FlowExport.write(services.dataSource(), settings.exportFile());
-            out.printf("%nexported %,d flows (analyze --json format) to %s%n", exported, settings.exportFile());
+            out.printf(
+                    Locale.ROOT,
+                    "%nexported %,d flows (analyze --json format) to %s%n",
+                    exported,
+                    settings.exportFile());
         }
         if (settings.reportDir() != null) {
             Path page = new HtmlReport(db, settings.captures()).write(settings.reportDir());
             out.printf("%nHTML report: %s (self-contained; open it in any browser)%n", page.toAbsolutePath());
         }
-        long flows = db.count("SELECT count(*) FROM flow_summary");
-        out.flush();
-        return new Outcome(packets, conntrack, flows, exported, jobSeconds);
+        return exported;
     }
 
     /** The data source of the sink tables (tests check the summary against it). */

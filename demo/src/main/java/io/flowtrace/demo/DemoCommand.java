@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -218,9 +219,12 @@ public final class DemoCommand implements Callable<Integer> {
     /** --keep: says how to reach the services, then waits for Ctrl-C (the shutdown hook closes everything). */
     private void keepUntilInterrupted(Demo demo) throws InterruptedException {
         out.printf(
+                Locale.ROOT,
                 "%n--keep: the services stay up until Ctrl-C.%n  %s%n  JDBC %s (user flowtrace, password in PGPASSFILE)%n  Kafka bootstrap servers %s%n"
                         + "  tables: flow_summary tcp_events service_windows vantage_windows conntrack_budgets dead_letters%n",
-                demo.psqlCommand(), demo.jdbcUrl(), demo.bootstrapServers());
+                demo.psqlCommand(),
+                demo.jdbcUrl(),
+                demo.bootstrapServers());
         out.flush();
         new CountDownLatch(1).await();
     }

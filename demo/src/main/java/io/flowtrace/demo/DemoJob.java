@@ -12,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -110,7 +111,7 @@ final class DemoJob {
                 .build(env);
         StatusLine.Step step = status.step("flink job");
         // until the first poll answers (the sink tables may not be readable for the first seconds)
-        step.update(String.format("in: %,d records  out: starting", inputRecords));
+        step.update(String.format(Locale.ROOT, "in: %,d records  out: starting", inputRecords));
         long started = System.nanoTime();
         JobClient job = env.executeAsync("flowtrace-demo");
         CompletableFuture<?> result = job.getJobExecutionResult();
@@ -122,14 +123,15 @@ final class DemoJob {
                     result.get(500, TimeUnit.MILLISECONDS);
                     break;
                 } catch (TimeoutException e) {
-                    step.update(String.format("in: %s  out: %s", consumed(admin, inputs, inputRecords), rows(db)));
+                    step.update(String.format(
+                            Locale.ROOT, "in: %s  out: %s", consumed(admin, inputs, inputRecords), rows(db)));
                 }
             }
         } catch (java.util.concurrent.ExecutionException e) {
             throw new IllegalStateException("the Flink job failed: " + rootMessage(e), e.getCause());
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        step.done(String.format("flink job  finished in %.1f s  out: %s", seconds, rows(db)));
+        step.done(String.format(Locale.ROOT, "flink job  finished in %.1f s  out: %s", seconds, rows(db)));
         return seconds;
     }
 
@@ -146,7 +148,7 @@ final class DemoJob {
             }
             // Kafka offsets are committed at checkpoints only: a bar of them would say 0 % while rows are
             // already out, so the input is its total, with what the last checkpoint committed beside it.
-            return String.format("%,d records (%,d committed at the last checkpoint)", total, sum);
+            return String.format(Locale.ROOT, "%,d records (%,d committed at the last checkpoint)", total, sum);
         } catch (Exception e) {
             return "? records";
         }
@@ -177,9 +179,15 @@ final class DemoJob {
                                 + " (SELECT count(*) FROM conntrack_budgets), (SELECT count(*) FROM dead_letters)")) {
             r.next();
             return String.format(
+                    Locale.ROOT,
                     "%,d flow rows (%,d final), %,d tcp events, %,d service windows, %,d conntrack windows,"
                             + " %,d dead letters",
-                    r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4), r.getLong(5), r.getLong(6));
+                    r.getLong(1),
+                    r.getLong(2),
+                    r.getLong(3),
+                    r.getLong(4),
+                    r.getLong(5),
+                    r.getLong(6));
         } catch (Exception e) {
             return "(sink tables not readable yet)";
         }

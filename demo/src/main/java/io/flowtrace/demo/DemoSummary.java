@@ -2,6 +2,7 @@ package io.flowtrace.demo;
 
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -24,6 +25,7 @@ public final class DemoSummary {
         out.println();
         out.println("== flowtrace demo: results (read back from PostgreSQL)");
         out.printf(
+                Locale.ROOT,
                 "flows: %,d at %d vantage points; packets: %,d; data bytes: %,d; retransmitted packets: %,d;"
                         + " tcp events: %,d%n",
                 Db.l(t, "flows"),
@@ -49,14 +51,22 @@ public final class DemoSummary {
                 ORDER BY rtx DESC, first_seen, client LIMIT ?""", TOP);
         out.println();
         out.printf(
+                Locale.ROOT,
                 "top flows by retransmissions (%,d flows retransmitted):%n",
                 db.count(
                         "SELECT count(*) FROM flow_summary WHERE c2s_retransmitted_packets + s2c_retransmitted_packets > 0"));
         out.printf(
+                Locale.ROOT,
                 "  %-22s %-24s %-24s %5s %8s  %s%n",
-                "vantage", "client", "server", "rtx", "packets", "classes (rto fast spurious tlp other)");
+                "vantage",
+                "client",
+                "server",
+                "rtx",
+                "packets",
+                "classes (rto fast spurious tlp other)");
         for (Map<String, Object> r : rows) {
             out.printf(
+                    Locale.ROOT,
                     "  %-22s %-24s %-24s %5d %8d  %d %d %d %d %d  (%s)%n",
                     Db.s(r, "vantage"),
                     Db.s(r, "client"),
@@ -75,6 +85,7 @@ public final class DemoSummary {
                        coalesce(sum(retransmits_spurious), 0) AS spurious, coalesce(sum(retransmits_tlp), 0) AS tlp,
                        coalesce(sum(retransmits_other), 0) AS other FROM flow_summary""").get(0);
         out.printf(
+                Locale.ROOT,
                 "  all flows by class: rto %,d, fast %,d, spurious %,d, tlp %,d, other %,d%n",
                 Db.l(byClass, "rto"),
                 Db.l(byClass, "fast"),
@@ -102,9 +113,14 @@ public final class DemoSummary {
         long total = byReason.stream().mapToLong(r -> Db.l(r, "n")).sum();
         long premature = byReason.stream().mapToLong(r -> Db.l(r, "premature")).sum();
         out.println();
-        out.printf("slow-start exits: %,d (premature: %,d)%n", total, premature);
+        out.printf(Locale.ROOT, "slow-start exits: %,d (premature: %,d)%n", total, premature);
         for (Map<String, Object> r : byReason) {
-            out.printf("  %-10s %,6d exits, %,d premature%n", Db.s(r, "reason"), Db.l(r, "n"), Db.l(r, "premature"));
+            out.printf(
+                    Locale.ROOT,
+                    "  %-10s %,6d exits, %,d premature%n",
+                    Db.s(r, "reason"),
+                    Db.l(r, "n"),
+                    Db.l(r, "premature"));
         }
         for (Map<String, Object> r : db.query("""
                 SELECT f.report -> d.dir -> 'slow_start' ->> 'exit' AS reason, count(*) AS n
@@ -113,8 +129,10 @@ public final class DemoSummary {
                   AND f.report -> d.dir -> 'slow_start' ->> 'exit' <> 'none'
                 GROUP BY 1 ORDER BY 2 DESC, 1""")) {
             out.printf(
+                    Locale.ROOT,
                     "  %-10s %,6d senders still in slow start at the end, held back by this limit%n",
-                    Db.s(r, "reason"), Db.l(r, "n"));
+                    Db.s(r, "reason"),
+                    Db.l(r, "n"));
         }
         List<Map<String, Object>> largest = db.query(
                 "SELECT * FROM (" + SLOW_START_EXITS + ") x" + " ORDER BY data_bytes DESC, vantage, client LIMIT 5");
@@ -124,6 +142,7 @@ public final class DemoSummary {
         for (Map<String, Object> r : largest) {
             long bdp = Db.l(r, "bdp_bytes");
             out.printf(
+                    Locale.ROOT,
                     "  %-22s %-24s %s  exit %-9s cwnd %4d segments (%,d B), BDP %s%s%n",
                     Db.s(r, "vantage"),
                     Db.s(r, "client"),
@@ -131,7 +150,7 @@ public final class DemoSummary {
                     Db.s(r, "reason"),
                     Db.l(r, "cwnd_segments"),
                     Db.l(r, "cwnd_bytes"),
-                    bdp < 0 ? "- (no RTT sample)" : String.format("%,d B", bdp),
+                    bdp < 0 ? "- (no RTT sample)" : String.format(Locale.ROOT, "%,d B", bdp),
                     Boolean.TRUE.equals(r.get("premature")) ? "  PREMATURE" : "");
         }
     }
@@ -147,10 +166,19 @@ public final class DemoSummary {
         out.println();
         out.println("connection setup time per service (SYN → handshake ACK, µs):");
         out.printf(
+                Locale.ROOT,
                 "  %-22s %-24s %6s %10s %12s %12s %12s %8s%n",
-                "vantage", "service", "flows", "handshakes", "p50", "p90", "max", "SYN rtx");
+                "vantage",
+                "service",
+                "flows",
+                "handshakes",
+                "p50",
+                "p90",
+                "max",
+                "SYN rtx");
         for (Map<String, Object> r : db.query(SETUP_PER_SERVICE + " LIMIT ?", TOP)) {
             out.printf(
+                    Locale.ROOT,
                     "  %-22s %-24s %6d %10d %12s %12s %12s %8d%n",
                     Db.s(r, "vantage"),
                     Db.s(r, "server"),
@@ -177,6 +205,7 @@ public final class DemoSummary {
         }
         for (Map<String, Object> r : rows) {
             out.printf(
+                    Locale.ROOT,
                     "  %-22s %,6d events, %,9d B exact; peak %,d B per 100 ms; buffer needed %,d B at %s ms drain"
                             + " latency vs %,d B configured; ENOBUFS predicted %d (%s)%n",
                     Db.s(r, "vantage"),
@@ -196,17 +225,17 @@ public final class DemoSummary {
                 "SELECT stage, reason, count(*) AS n FROM dead_letters GROUP BY stage, reason ORDER BY n DESC LIMIT 10");
         long total = db.count("SELECT count(*) FROM dead_letters");
         out.println();
-        out.printf("dead letters: %,d%n", total);
+        out.printf(Locale.ROOT, "dead letters: %,d%n", total);
         for (Map<String, Object> r : rows) {
-            out.printf("  %,6d %s %s%n", Db.l(r, "n"), Db.s(r, "stage"), Db.s(r, "reason"));
+            out.printf(Locale.ROOT, "  %,6d %s %s%n", Db.l(r, "n"), Db.s(r, "stage"), Db.s(r, "reason"));
         }
     }
 
     private static String us(Double v) {
-        return v == null ? "-" : String.format("%,.0f", v);
+        return v == null ? "-" : String.format(Locale.ROOT, "%,.0f", v);
     }
 
     private static String num(Double v) {
-        return v == null ? "-" : String.format("%.0f", v);
+        return v == null ? "-" : String.format(Locale.ROOT, "%.0f", v);
     }
 }

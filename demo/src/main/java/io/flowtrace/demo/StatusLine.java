@@ -2,6 +2,7 @@ package io.flowtrace.demo;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Locale;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -68,8 +69,13 @@ final class StatusLine {
     private static final ProgressBarRenderer ELAPSED = (state, width) -> {
         Duration d = state.getTotalElapsed();
         return String.format(
+                Locale.ROOT,
                 "%s  %d:%02d:%02d  %s",
-                state.getTaskName(), d.toHours(), d.toMinutesPart(), d.toSecondsPart(), state.getExtraMessage());
+                state.getTaskName(),
+                d.toHours(),
+                d.toMinutesPart(),
+                d.toSecondsPart(),
+                state.getExtraMessage());
     };
 
     /** One step: redrawn while it runs (on a terminal), its final state a plain line. */

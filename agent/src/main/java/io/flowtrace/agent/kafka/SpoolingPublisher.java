@@ -5,6 +5,7 @@ import io.flowtrace.agent.metrics.RateLimitedLog;
 import io.flowtrace.agent.spool.DiskSpool;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
@@ -195,9 +196,13 @@ public final class SpoolingPublisher implements AutoCloseable {
             spoolFullAnnounced = true;
             // Loud on purpose: this is data loss, the one thing the agent exists to avoid.
             System.err.printf(
+                    Locale.ROOT,
                     "flowtrace agent: SPOOL FULL (%s, %,d of %,d bytes): Kafka is still unreachable; "
                             + "DROPPING records until it drains (%,d dropped so far)%n",
-                    spool.directory(), spool.sizeBytes(), spool.maxBytes(), metrics.dropped.sum());
+                    spool.directory(),
+                    spool.sizeBytes(),
+                    spool.maxBytes(),
+                    metrics.dropped.sum());
         }
         spoolFullLog.warn("spool {} full: {} records dropped so far", spool.directory(), metrics.dropped.sum());
     }

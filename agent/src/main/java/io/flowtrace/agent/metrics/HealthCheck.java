@@ -2,6 +2,7 @@ package io.flowtrace.agent.metrics;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Locale;
 import java.util.function.LongSupplier;
 
 /**
@@ -79,8 +80,10 @@ public final class HealthCheck {
             return new Status(
                     false,
                     String.format(
+                            Locale.ROOT,
                             "tcpdump restarted %d times in the last %d s",
-                            restartTimes.size(), restartWindowNanos / 1_000_000_000L));
+                            restartTimes.size(),
+                            restartWindowNanos / 1_000_000_000L));
         }
         long silent = now - lastPublishChangeNanos;
         long readSince = metrics.read.sum() - readAtLastPublish;
@@ -88,8 +91,10 @@ public final class HealthCheck {
             return new Status(
                     false,
                     String.format(
+                            Locale.ROOT,
                             "nothing published for %d s while %,d records were read",
-                            silent / 1_000_000_000L, readSince));
+                            silent / 1_000_000_000L,
+                            readSince));
         }
         return new Status(true, "ok");
     }

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Locale;
 import java.util.zip.CRC32C;
 
 /**
@@ -27,7 +28,7 @@ final class SegmentFormat {
     private SegmentFormat() {}
 
     static Path segmentPath(Path dir, long id) {
-        return dir.resolve(String.format("%020d%s", id, SUFFIX));
+        return dir.resolve(String.format(Locale.ROOT, "%020d%s", id, SUFFIX));
     }
 
     static int recordSize(byte[] key, byte[] value) {
