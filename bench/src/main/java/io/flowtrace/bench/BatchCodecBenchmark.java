@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.avro.io.BinaryDecoder;
@@ -102,8 +103,14 @@ public class BatchCodecBenchmark {
             batchBytes += v.length;
         }
         System.out.printf(
+                Locale.ROOT,
                 "%n%s: %d packets; PacketEvent %.1f bytes/packet; PacketBatch (<= %d) %.1f bytes/packet in %d records%n",
-                input, packets, eventBytes / (double) packets, batch, batchBytes / (double) packets, batches.length);
+                input,
+                packets,
+                eventBytes / (double) packets,
+                batch,
+                batchBytes / (double) packets,
+                batches.length);
     }
 
     @Benchmark

@@ -1,6 +1,7 @@
 package io.flowtrace.bench;
 
 import java.util.Collection;
+import java.util.Locale;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
@@ -20,7 +21,8 @@ public final class PerPacketReport {
                 .include(AnalyzerBenchmark.class.getSimpleName())
                 .build();
         Collection<RunResult> results = new Runner(opts).run();
-        System.out.printf("%n%-40s %10s %14s %12s %14s%n", "input", "packets", "ns/packet", "±error", "packets/s");
+        System.out.printf(
+                Locale.ROOT, "%n%-40s %10s %14s %12s %14s%n", "input", "packets", "ns/packet", "±error", "packets/s");
         for (RunResult r : results) {
             String input = r.getParams().getParam("input");
             AnalyzerBenchmark b = new AnalyzerBenchmark();
@@ -30,7 +32,13 @@ public final class PerPacketReport {
             double nsPerInput = r.getPrimaryResult().getScore();
             double err = r.getPrimaryResult().getScoreError();
             System.out.printf(
-                    "%-40s %10d %14.1f %12.1f %,14.0f%n", input, n, nsPerInput / n, err / n, 1e9 * n / nsPerInput);
+                    Locale.ROOT,
+                    "%-40s %10d %14.1f %12.1f %,14.0f%n",
+                    input,
+                    n,
+                    nsPerInput / n,
+                    err / n,
+                    1e9 * n / nsPerInput);
         }
     }
 }

@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 
 /**
  * Makes a large benchmark capture from a small real one: {@code copies} back-to-back copies of an
@@ -62,7 +63,7 @@ public final class ScaleUp {
                 }
             }
         }
-        System.err.printf("ScaleUp: %d copies of %s, %,d packets -> %s%n", copies, in, written, args[1]);
+        System.err.printf(Locale.ROOT, "ScaleUp: %d copies of %s, %,d packets -> %s%n", copies, in, written, args[1]);
     }
 
     private static long span(Path in) throws IOException, CaptureFormatException {

@@ -122,7 +122,8 @@ final class Demo implements AutoCloseable {
         }
         if (settings.reportDir() != null) {
             Path page = new HtmlReport(db, settings.captures()).write(settings.reportDir());
-            out.printf("%nHTML report: %s (self-contained; open it in any browser)%n", page.toAbsolutePath());
+            out.printf(
+                    Locale.ROOT, "%nHTML report: %s (self-contained; open it in any browser)%n", page.toAbsolutePath());
         }
         return exported;
     }

@@ -90,15 +90,20 @@ public final class JobConfig implements Serializable {
     public static String usage() {
         StringBuilder out = new StringBuilder("flink run flowtrace-job.jar [--config FILE] [--option value ...]\n\n");
         out.append(String.format(
-                "  %-32s %s%n", "--config FILE", "properties file of option=value lines (command line wins)"));
+                Locale.ROOT,
+                "  %-32s %s%n",
+                "--config FILE",
+                "properties file of option=value lines (command line wins)"));
         for (JobOption o : JobOption.values()) {
             out.append(String.format(
+                    Locale.ROOT,
                     "  %-32s %s (default: %s)%n",
                     "--" + o.key() + " VALUE",
                     o.description(),
                     o.defaultValue().isEmpty() ? "unset" : o.defaultValue()));
         }
         out.append(String.format(
+                Locale.ROOT,
                 "  %-32s %s%n",
                 "--kafka.<property> VALUE",
                 "any Kafka client property for sources and sinks, e.g. --kafka.security.protocol SASL_SSL"));

@@ -1,5 +1,7 @@
 package io.flowtrace.core.openvpn;
 
+import java.util.Locale;
+
 /**
  * The compact header view of one OpenVPN packet, as {@link OpenVpnHeaderDecoder} found it.
  * Mutable and reused: the decoder fills it without allocating.
@@ -68,6 +70,6 @@ public final class OpenVpnHeader {
 
     /** Session ids are printed as 16 hex digits, as OpenVPN's session_id_print() does. */
     public static String sessionIdText(long id) {
-        return String.format("%016x", id);
+        return String.format(Locale.ROOT, "%016x", id);
     }
 }

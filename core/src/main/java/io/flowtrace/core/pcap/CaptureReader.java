@@ -3,6 +3,7 @@ package io.flowtrace.core.pcap;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Locale;
 
 /**
  * Streaming reader of pcap or pcapng captures. Reads record by record from any InputStream (a
@@ -46,7 +47,7 @@ public interface CaptureReader extends Closeable {
             return new PcapReader(in, src, errors);
         }
         throw new CaptureFormatException(
-                String.format("not a pcap or pcapng file: magic 0x%08x", src.u32(0, true)), 0, 0, false);
+                String.format(Locale.ROOT, "not a pcap or pcapng file: magic 0x%08x", src.u32(0, true)), 0, 0, false);
     }
 
     static CaptureReader open(InputStream in) throws IOException, CaptureFormatException {

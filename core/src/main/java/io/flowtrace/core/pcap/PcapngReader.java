@@ -3,6 +3,7 @@ package io.flowtrace.core.pcap;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * pcapng (draft-ietf-opsawg-pcapng): Section Header, Interface Description, Enhanced Packet,
@@ -132,7 +133,10 @@ final class PcapngReader implements CaptureReader {
             bigEndian = true;
         } else {
             throw new CaptureFormatException(
-                    String.format("bad pcapng byte-order magic 0x%08x", bomLe), offset + 8, recordNumber, false);
+                    String.format(Locale.ROOT, "bad pcapng byte-order magic 0x%08x", bomLe),
+                    offset + 8,
+                    recordNumber,
+                    false);
         }
         int major = src.u16(12, bigEndian);
         if (major != 1) {

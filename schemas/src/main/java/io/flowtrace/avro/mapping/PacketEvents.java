@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Between core's {@link DecodedPacket} and the {@link PacketEvent} contract: the agents encode
@@ -232,7 +233,8 @@ public final class PacketEvents {
         }
         for (int i = 0; i < s.length(); i++) {
             if (Character.isISOControl(s.charAt(i))) {
-                return "vantage " + field + " contains control character U+" + String.format("%04X", (int) s.charAt(i));
+                return "vantage " + field + " contains control character U+"
+                        + String.format(Locale.ROOT, "%04X", (int) s.charAt(i));
             }
         }
         return null;
