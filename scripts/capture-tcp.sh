@@ -5,7 +5,7 @@
 #        OUTDIR defaults to testdata/tcp next to this script; CASEs default to all of:
 #        cubic-loss bbr-loss reno-taildrop cubic-deepqueue rwnd-limited short-conns reorder
 #        ipv6-loss tso-on short-http zero-window cubic-clean cwnd-locked cwnd-locked-tso app-limited
-#        short-lowrtt reorder-lane bbr-clean
+#        short-lowrtt reorder-lane bbr-clean http-both
 # Needs: root, iproute2, nftables, ethtool, tcpdump, tshark, tcptrace, iperf3, python3, tracefs.
 #
 # Every case builds client -> router -> server (scripts/lab/netns.sh; bottleneck tbf on the
@@ -33,7 +33,7 @@ CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(cubic-loss bbr-loss reno-taildrop cubic-deepqueue rwnd-limited
                                 short-conns reorder ipv6-loss tso-on short-http zero-window
                                 cubic-clean cwnd-locked cwnd-locked-tso app-limited short-lowrtt reorder-lane
-                                bbr-clean)
+                                bbr-clean http-both)
 . "$HERE/lab/netns.sh"
 . "$HERE/lab/ktrace.sh"
 export LC_ALL=C
@@ -172,6 +172,26 @@ run_short_http() {
     sleep 0.5
     lab_ns client python3 "$HERE/lab/tcpblast.py" client --addr "$LAB_SERVER4" --port 5210 \
         --bytes 150000 --conns 80 --parallel 4 --await-reply --cc cubic 2> "$WORK/short.txt" || true
+    tail -1 "$WORK/short.txt" | sed 's/^/  /'
+    sleep 1
+    kill "$srv" 2>/dev/null || true
+    wait "$srv" 2>/dev/null || true
+    case_end
+}
+
+run_http_both() {
+    # HTTP-like: the client sends a 300-byte request, the server answers 30 KB, 200 connections 4 at
+    # a time, 1 % random drop in both directions, no reordering (RPS pinned, offloads off). The
+    # server is the data sender of the responses: the client's capture is their receiver's vantage,
+    # the server's capture their sender's, so the two captures of one connection are the truth of
+    # which response segment was a retransmission and which (none) was reordered.
+    case_begin http-both 5218 --rate 50mbit --burst 16k --limit 150k --loss 10 --loss-dir both
+    lab_bg server python3 "$HERE/lab/tcpblast.py" server --bind "$LAB_SERVER4" --port 5218 --cc cubic \
+        --reply-every 300 --response 30000
+    local srv=$LAB_BG_PID
+    sleep 0.5
+    lab_ns client python3 "$HERE/lab/tcpblast.py" client --addr "$LAB_SERVER4" --port 5218 \
+        --bytes 300 --response 30000 --conns 200 --parallel 4 --await-reply --cc cubic 2> "$WORK/short.txt" || true
     tail -1 "$WORK/short.txt" | sed 's/^/  /'
     sleep 1
     kill "$srv" 2>/dev/null || true

@@ -12,11 +12,14 @@ server:  tcpblast.py server --bind ADDR --port P [--cc cubic] [--rcvbuf BYTES] [
          exchange: the client waits for it, so its socket stays ESTABLISHED while the ACKs of its
          data arrive and tcp_probe records them). --stall SEC reads nothing for SEC seconds after
          accept (the receive buffer fills, the window goes to zero, the sender probes it).
+         --response BYTES makes each reply BYTES long instead of one byte (an HTTP-like
+         request/response: the server is the data sender of the response).
 client:  tcpblast.py client --addr ADDR --port P --bytes N [--conns K] [--gap SEC] [--cc cubic]
          [--ipopts HEX] [--parallel J] [--await-reply]
          K connections one after another (or J at a time): connect, send N bytes, shutdown(WR),
          wait for the server's FIN, close. --await-reply: after sending, wait for the server's
-         one-byte reply (server --reply-every N) before shutdown(WR).
+         one-byte reply (server --reply-every N) before shutdown(WR); --response BYTES waits for
+         that many reply bytes instead (server --response BYTES).
          --ipopts sets IP_OPTIONS (IPv4 header options) on
          the socket, e.g. 01010101 (four NOPs) or a timestamp option.
 Prints one line per connection to stderr: local port, bytes, seconds, status.
@@ -61,7 +64,7 @@ def serve(a):
                     before = got // a.reply_every
                     got += len(b)
                     if got // a.reply_every > before:
-                        s.sendall(b"k")
+                        s.sendall(b"k" * max(1, a.response))
         except OSError:
             pass
         finally:
@@ -94,8 +97,13 @@ def one_conn(a, buf, results):
         left = a.bytes
         while left > 0:
             left -= s.send(buf[: min(left, len(buf))])
-        if a.await_reply and not s.recv(1):
-            status = "error:no-reply"
+        want = max(1, a.response) if a.await_reply else 0
+        while want > 0:
+            b = s.recv(min(want, 1 << 16))
+            if not b:
+                status = "error:no-reply"
+                break
+            want -= len(b)
         s.shutdown(socket.SHUT_WR)
         while s.recv(4096):
             pass
@@ -139,6 +147,7 @@ def main():
     s.add_argument("--read-rate", type=float, default=0.0)
     s.add_argument("--reply-every", type=int, default=0)
     s.add_argument("--stall", type=float, default=0.0)
+    s.add_argument("--response", type=int, default=0)
     c = sub.add_parser("client")
     c.add_argument("--addr", required=True)
     c.add_argument("--port", type=int, required=True)
@@ -150,6 +159,7 @@ def main():
     c.add_argument("--ipopts")
     c.add_argument("--timeout", type=float, default=60.0)
     c.add_argument("--await-reply", action="store_true")
+    c.add_argument("--response", type=int, default=0)
     a = p.parse_args()
     if a.mode == "server":
         serve(a)

@@ -66,10 +66,12 @@ public final class TcpFlowAnalyzer {
         SenderState s = fromClientSide ? fromClient : fromServer;
         SenderState r = fromClientSide ? fromServer : fromClient;
         s.stats.packets++;
-        if (p.ipVersion == 4) {
+        boolean syn = p.hasFlag(DecodedPacket.SYN);
+        if (p.ipVersion == 4 && !(syn && p.hasFlag(DecodedPacket.ACK))) {
+            // not a SYN-ACK's id: Linux sends it from the listener (ip_build_and_send_pkt: id 0 under
+            // DF), outside the connection's own counter, which starts at a random value
             s.observeIpId(p.ipId);
         }
-        boolean syn = p.hasFlag(DecodedPacket.SYN);
         boolean fin = p.hasFlag(DecodedPacket.FIN);
         if (syn) {
             onSyn(p, s, r, fromClientSide, t, events);
