@@ -136,10 +136,14 @@ final class RoundTracker {
         }
     }
 
-    /** A data→ACK RTT sample (Karn-filtered) arrived. */
-    void onRttSample(long rtt) {
-        if (stats.minRttNanos < 0 || rtt < stats.minRttNanos) {
-            stats.minRttNanos = rtt;
+    /** A data→ACK RTT sample (Karn-filtered) arrived; {@code pathRtt} is the handshake's, -1 if unknown. */
+    void onRttSample(long rtt, long pathRtt) {
+        // Under a quarter of the handshake's loop it is no round trip: the tap is next to the receiver
+        // and sees only its ACK delay (testdata/tcp/short-http.receiver: 2-6 µs against 39-7,533 µs);
+        // the path's min RTT is then the handshake's (Linux's min_rtt holds the SYN's sample too).
+        long pathSample = pathRtt > 0 && rtt < pathRtt / 4 ? pathRtt : rtt;
+        if (stats.minRttNanos < 0 || pathSample < stats.minRttNanos) {
+            stats.minRttNanos = pathSample;
         }
         if (roundRttSamples < ROUND_RTT_SAMPLES) {
             roundRttSamples++;
@@ -166,9 +170,11 @@ final class RoundTracker {
             // HyStart tests cwnd before this ACK grows it: the flight just before the ACK, or the
             // round's largest flight if that was larger
             long cwnd = Math.max(Math.max(0, s.nextSeq - previous - s.sackedOutBytes()), roundMaxFlight);
-            long srtt = s.srttNanos > 0 ? s.srttNanos : stats.minRttNanos;
-            SlowStartExitCause fired = hyStart.onSampledAck(
-                    nanos, ack, s.nextSeq, pendingRtt, cwnd, s.segmentSize(), stats.minRttNanos, srtt);
+            // HyStart's delay_min: the smallest data→ACK sample itself, as the kernel's
+            long delayMin = s.stats.rtt.count() > 0 ? s.stats.rtt.min() : -1;
+            long srtt = s.srttNanos > 0 ? s.srttNanos : delayMin;
+            SlowStartExitCause fired =
+                    hyStart.onSampledAck(nanos, ack, s.nextSeq, pendingRtt, cwnd, s.segmentSize(), delayMin, srtt);
             if (fired != null) {
                 setCandidate(fired, nanos, cwnd);
             }
@@ -224,7 +230,10 @@ final class RoundTracker {
             SenderState s, long nanos, long flightAtEnd, long firstSynNanos, TcpEventSink events, boolean fromClient) {
         stats.rounds++;
         long duration = nanos - roundStartNanos;
-        if (duration > 0 && roundDelivered > 0) {
+        // Linux discards a delivery-rate sample whose interval is shorter than the min RTT
+        // (tcp_rate_gen): a burst that passed a token bucket's depth at line rate and was ACKed
+        // within µs says nothing about the bottleneck's rate
+        if (duration > 0 && roundDelivered > 0 && duration >= stats.minRttNanos) {
             stats.maxDeliveryRateBytesPerSecond =
                     Math.max(stats.maxDeliveryRateBytesPerSecond, roundDelivered * 1e9 / duration);
         }

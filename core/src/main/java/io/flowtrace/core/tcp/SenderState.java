@@ -137,6 +137,12 @@ final class SenderState {
         return (ipIdSequential >= 4 && ipIdSequential >= 4 * ipIdOther) || (ipIdSequential >= 1 && ipIdOther == 0);
     }
 
+    /**
+     * The path's round trip from the handshake (SYN → handshake ACK: a full loop from any tap), -1
+     * before it; not state: TcpFlowAnalyzer sets it from the flow's setup before each packet.
+     */
+    long pathRttNanos = -1;
+
     /** RFC 6298 §2 smoothed RTT and variance of this side's data→ACK samples; 0 before the first. */
     long srttNanos;
 
@@ -144,7 +150,7 @@ final class SenderState {
 
     void addRttSample(long r) {
         stats.rtt.add(r);
-        rounds.onRttSample(r);
+        rounds.onRttSample(r, pathRttNanos);
         if (srttNanos == 0) {
             srttNanos = r;
             rttvarNanos = r / 2;

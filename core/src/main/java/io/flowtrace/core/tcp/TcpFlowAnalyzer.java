@@ -66,6 +66,8 @@ public final class TcpFlowAnalyzer {
         SenderState s = fromClientSide ? fromClient : fromServer;
         SenderState r = fromClientSide ? fromServer : fromClient;
         s.stats.packets++;
+        s.pathRttNanos = setup.handshakeRttNanos;
+        r.pathRttNanos = setup.handshakeRttNanos;
         boolean syn = p.hasFlag(DecodedPacket.SYN);
         if (p.ipVersion == 4 && !(syn && p.hasFlag(DecodedPacket.ACK))) {
             // not a SYN-ACK's id: Linux sends it from the listener (ip_build_and_send_pkt: id 0 under
