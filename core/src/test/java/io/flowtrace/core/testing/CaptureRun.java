@@ -52,11 +52,19 @@ public final class CaptureRun {
         return run;
     }
 
+    /**
+     * A numeric field of the flow of {@code client}; a flow flowtrace did not report, or a field it
+     * lacks, fails the test (a 0 there made truth checks pass on nothing).
+     */
     public long value(String client, String field) {
         Map<String, Object> f = flows.get(client);
         if (f == null) {
-            return 0;
+            throw new AssertionError("flowtrace reported no flow for client " + client);
         }
-        return ((Number) f.get(field)).longValue();
+        Object v = f.get(field);
+        if (!(v instanceof Number n)) {
+            throw new AssertionError("flow " + client + " has no numeric field " + field + ": " + v);
+        }
+        return n.longValue();
     }
 }
