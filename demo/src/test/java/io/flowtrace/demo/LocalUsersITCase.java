@@ -120,14 +120,18 @@ class LocalUsersITCase {
         chown(privateDir.resolve("pg-binaries"));
         System.setProperty(io.flowtrace.testkit.PrivateDirectory.PROPERTY, privateDir.toString());
         try {
-            try (io.flowtrace.testkit.Postgres planted = new io.flowtrace.testkit.Postgres()) {
+            io.flowtrace.testkit.Postgres planted = new io.flowtrace.testkit.Postgres();
+            try {
                 assertThatThrownBy(planted::start)
                         .isInstanceOf(io.flowtrace.testkit.PrivateDirectory.UnsafeDirectoryException.class)
                         .hasMessageContaining("the PostgreSQL binary cache")
                         .hasMessageContaining("belongs to uid 65534");
+            } finally {
+                planted.close();
             }
             Files.delete(privateDir.resolve("pg-binaries"));
-            try (io.flowtrace.testkit.Postgres pg = new io.flowtrace.testkit.Postgres()) {
+            io.flowtrace.testkit.Postgres pg = new io.flowtrace.testkit.Postgres();
+            try {
                 pg.start();
                 int port = pg.port();
                 assertThat(Files.readAllLines(Path.of("/proc/net/unix")))
@@ -152,6 +156,8 @@ class LocalUsersITCase {
                 // the suite itself logs in with the random password, as superuser
                 assertThat(pg.query("SELECT rolsuper FROM pg_roles WHERE rolname = current_user"))
                         .containsExactly(java.util.Map.of("rolsuper", true));
+            } finally {
+                pg.close();
             }
             Path cache = privateDir.resolve("pg-binaries");
             assertThat(Files.getPosixFilePermissions(cache, LinkOption.NOFOLLOW_LINKS))
@@ -289,7 +295,7 @@ class LocalUsersITCase {
                     .isEqualTo(PosixFilePermissions.fromString("rwx------"));
             assertThat(privateName.resolve("demo.lock")).isRegularFile();
             assertThat(Files.readString(privateName.resolve("demo.log")))
-                    .contains("flowtrace demo --pcap /nonexistent.pcap");
+                    .contains("flowtrace demo --allow-root --pcap /nonexistent.pcap");
             for (Path target : targets) {
                 assertThat(target).hasContent("precious");
             }
