@@ -180,8 +180,11 @@ public final class Postgres implements ClassScopedService {
         return java.sql.DriverManager.getConnection(plainJdbcUrl(database), role, rolePassword(role));
     }
 
-    /** The password {@link #connectAs} gives {@code role} (set on first use). */
+    /** The password {@link #connectAs} gives {@code role} (set on first use; {@value #USER}: {@link #password()}). */
     public String rolePassword(String role) {
+        if (USER.equals(role)) {
+            return password; // the superuser keeps the server's own password
+        }
         return rolePasswords.computeIfAbsent(checkedName(role), r -> {
             String pw = Secrets.randomPassword();
             execute("ALTER ROLE " + r + " PASSWORD '" + pw + "'"); // hex digits: nothing to quote
