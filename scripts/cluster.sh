@@ -8,20 +8,41 @@
 #   scripts/cluster.sh status       addresses, PIDs, registered TaskManagers
 #   scripts/cluster.sh flink ARGS...  Flink's CLI against it (run -d, list, stop --drain ...)
 #   scripts/cluster.sh down         stop every process it started, by PID
-# State and logs: ${FLOWTRACE_CLUSTER_HOME:-target/cluster} under the repository.
+# State and logs: ${FLOWTRACE_CLUSTER_HOME:-target/cluster} under the repository. Maven runs only when
+# a jar is missing or a source is newer; FLOWTRACE_CLUSTER_NO_BUILD=1 never runs it.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 home="${FLOWTRACE_CLUSTER_HOME:-$here/target/cluster}"
 env_file="$home/cluster.env"
 
+# What `up` runs: the job jar, Flink's lib/ and the harness (testkit's jar and the class path its build
+# wrote). Maven runs only when one of them is missing or a source is newer (first run, after a change);
+# FLOWTRACE_CLUSTER_NO_BUILD=1 never runs it (the jars must be there).
+built() {
+    local stamp="$here/testkit/target/cluster.classpath"
+    [[ -f "$here/jobs/target/flowtrace-job.jar" && -d "$here/cluster/target/flink-lib" && -f "$stamp" ]] \
+        && ls "$here"/testkit/target/flowtrace-testkit-*.jar >/dev/null 2>&1 || return 1
+    [[ -n "${FLOWTRACE_CLUSTER_NO_BUILD:-}" ]] && return 0
+    local newer
+    newer="$(find "$here"/{core,schemas,jobs,testkit,cluster}/src "$here"/pom.xml "$here"/{core,schemas,jobs,testkit,cluster}/pom.xml \
+        -type f \( -newer "$stamp" -o -newer "$here/jobs/target/flowtrace-job.jar" \) -print -quit 2>/dev/null || true)"
+    [[ -z "$newer" ]]
+}
+
 build() {
-    if [[ -z "${FLOWTRACE_CLUSTER_NO_BUILD:-}" ]]; then   # set it to use the jars already in target/
-        echo "cluster: building the job jar, Flink's lib/ and the harness (mvn package -DskipTests)..." >&2
-        (cd "$here" && mvn -q -B -ntp -DskipTests -pl cluster,jobs,agent,testkit -am package) >"$home/build.log" 2>&1 \
-            || { echo "cluster: build failed; see $home/build.log" >&2; exit 1; }
+    if built; then
+        return 0
     fi
-    (cd "$here" && mvn -q -B -ntp -pl testkit dependency:build-classpath -Dmdep.outputFile="$home/testkit.classpath") \
-        >>"$home/build.log" 2>&1 || { echo "cluster: classpath failed; see $home/build.log" >&2; exit 1; }
+    if [[ -n "${FLOWTRACE_CLUSTER_NO_BUILD:-}" ]]; then
+        echo "cluster: FLOWTRACE_CLUSTER_NO_BUILD is set but the jars are not built (mvn -DskipTests -pl cluster,jobs,testkit -am package)" >&2
+        exit 1
+    fi
+    command -v mvn >/dev/null || { echo "cluster: the jars are not built and Maven (mvn) is not installed" >&2; exit 1; }
+    echo "cluster: building the job jar, Flink's lib/ and the harness (mvn package -DskipTests)..." >&2
+    (cd "$here" && mvn -q -B -ntp -DskipTests -pl cluster,jobs,testkit -am package) >"$home/build.log" 2>&1 \
+        || { echo "cluster: build failed; see $home/build.log" >&2; exit 1; }
+    # a jar whose bytes did not change keeps its time: without this every later run would build again
+    touch -- "$here/jobs/target/flowtrace-job.jar" "$here/testkit/target/cluster.classpath"
 }
 
 load_env() {
@@ -50,7 +71,7 @@ up)
     testkit_jar="$(ls "$here"/testkit/target/flowtrace-testkit-*.jar | sed -n 1p)"
     nohup java -Xmx256m -Dflowtrace.flinkLib="$here/cluster/target/flink-lib" \
         -Dflowtrace.jobJar="$here/jobs/target/flowtrace-job.jar" \
-        -cp "$testkit_jar:$(cat "$home/testkit.classpath")" io.flowtrace.testkit.cluster.LocalCluster \
+        -cp "$testkit_jar:$(cat "$here/testkit/target/cluster.classpath")" io.flowtrace.testkit.cluster.LocalCluster \
         "$home" "${1:-2}" "${2:-1}" $ha >"$home/supervisor.log" 2>&1 &
     echo $! >"$home/supervisor.pid"
     for _ in $(seq 1 300); do
@@ -92,7 +113,7 @@ down)
     echo "cluster: stopped"
     ;;
 *)
-    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

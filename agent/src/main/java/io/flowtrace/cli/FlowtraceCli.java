@@ -11,7 +11,13 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "flowtrace 0.1.0",
         description = "Streaming TCP flow analysis: offline over captures, live through Kafka and Flink.",
-        subcommands = {AnalyzeCommand.class, DemoRedirectCommand.class, AgentCommand.class, ConntrackCommand.class},
+        subcommands = {
+            AnalyzeCommand.class,
+            DemoRedirectCommand.class,
+            ClusterRedirectCommand.class,
+            AgentCommand.class,
+            ConntrackCommand.class
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",
@@ -26,6 +32,7 @@ public final class FlowtraceCli implements Runnable {
     static final Map<String, Class<?>> SUBCOMMANDS = Map.of(
             "analyze", AnalyzeCommand.class,
             "demo", DemoRedirectCommand.class,
+            "cluster", ClusterRedirectCommand.class,
             "agent", AgentCommand.class,
             "conntrack", ConntrackCommand.class);
 

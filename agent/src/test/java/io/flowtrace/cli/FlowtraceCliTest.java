@@ -28,7 +28,7 @@ class FlowtraceCliTest {
         }
         assertThat(FlowtraceCli.SUBCOMMANDS)
                 .isEqualTo(declared)
-                .containsOnlyKeys("analyze", "demo", "agent", "conntrack");
+                .containsOnlyKeys("analyze", "demo", "cluster", "agent", "conntrack");
     }
 
     @Test
@@ -52,7 +52,7 @@ class FlowtraceCliTest {
             CommandLine cl = FlowtraceCli.commandLine(args);
             assertThat(cl.getSubcommands().keySet())
                     .as("subcommands for %s", Arrays.toString(args))
-                    .containsExactly("analyze", "demo", "agent", "conntrack");
+                    .containsExactly("analyze", "demo", "cluster", "agent", "conntrack");
             assertThat(usage(cl)).isEqualTo(usage(WHOLE));
         }
     }
@@ -62,6 +62,7 @@ class FlowtraceCliTest {
         for (List<String> path : List.of(
                 List.of("analyze"),
                 List.of("demo"),
+                List.of("cluster"),
                 List.of("agent"),
                 List.of("agent", "packets"),
                 List.of("agent", "conntrack"),

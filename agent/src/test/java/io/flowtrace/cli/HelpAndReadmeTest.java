@@ -74,7 +74,8 @@ class HelpAndReadmeTest {
                 .contains("analyze")
                 .contains("conntrack")
                 .contains("agent")
-                .contains("demo");
+                .contains("demo")
+                .contains("cluster");
         for (String[] command :
                 new String[][] {{"analyze"}, {"conntrack", "sizes"}, {"agent", "packets"}, {"agent", "conntrack"}}) {
             List<String> args = new ArrayList<>(List.of(command));

@@ -99,7 +99,7 @@ final class Demo implements AutoCloseable {
                 services.bootstrapServers(),
                 List.of(config.get(JobOption.PACKETS_TOPIC), config.get(JobOption.CONNTRACK_TOPIC)));
         Db db = new Db(services.dataSource());
-        double jobSeconds = DemoJob.run(config, services.dataSource(), status, input);
+        double jobSeconds = DemoJob.run(config, services.flinkTls(), services.dataSource(), status, input);
 
         DemoSummary.print(db, out);
         out.flush();

@@ -66,6 +66,12 @@ public final class DemoCommand implements Callable<Integer> {
     int parallelism;
 
     @Option(
+            names = "--allow-root",
+            description = "run even as root (CI, a container); otherwise root is refused: any user account can run"
+                    + " the demo")
+    boolean allowRoot;
+
+    @Option(
             names = {"-q", "--quiet"},
             description = "no progress lines on stderr")
     boolean quiet;
@@ -156,14 +162,21 @@ public final class DemoCommand implements Callable<Integer> {
         } catch (DemoLock.DemoBusyException e) {
             err.println("flowtrace demo: " + e.getMessage());
             return 4;
-        } catch (RuntimeDir.UnsafeDirectoryException e) {
+        } catch (io.flowtrace.testkit.PrivateDirectory.UnsafeDirectoryException e) {
             err.println("flowtrace demo: " + e.getMessage());
             return 1;
         }
         if (RuntimeDir.currentUid() == 0) {
-            err.println("flowtrace demo: running as root. PostgreSQL then runs with root's uid in a user namespace"
-                    + " (unshare -U), so the demo locks it down: no superuser login, a random password for its role,"
-                    + " every service on 127.0.0.1 only. Any user account can run the demo; root is not needed.");
+            if (!allowRoot) {
+                err.println("flowtrace demo: refusing to run as root: PostgreSQL would run with root's uid in a user"
+                        + " namespace (unshare -U) and the job's code as root. Run it as an ordinary user (any"
+                        + " account can), or pass --allow-root.");
+                lock.close();
+                return 1;
+            }
+            err.println("flowtrace demo: running as root (--allow-root). PostgreSQL then runs with root's uid in a"
+                    + " user namespace (unshare -U), so the demo locks it down: no superuser login, a random password"
+                    + " for its role, every service on 127.0.0.1 only, Flink's endpoints with mutual TLS.");
         }
         Demo.Settings settings;
         try {

@@ -6,6 +6,7 @@ import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
 import io.flowtrace.jobs.source.InputSources;
+import io.flowtrace.testkit.FlinkTls;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -83,10 +84,14 @@ final class DemoJob {
     }
 
     /**
-     * The MiniCluster's configuration: the job's, with every listener on 127.0.0.1 only: the REST endpoint
-     * (unauthenticated: /config, /jobs/&lt;id&gt;/config, POST /jobs) on a free port, the blob server.
+     * The MiniCluster's configuration: the job's, with every listener on 127.0.0.1 only (the REST endpoint
+     * on a free port, the blob server, RPC, data exchange) and all of them behind mutual TLS from the run's
+     * keystore ({@link FlinkTls}): every local user reaches 127.0.0.1, and a MiniCluster always starts its
+     * REST endpoint, which takes a JobGraph with jars at {@code POST /jobs} ({@code web.submit.enable: false}
+     * does not turn that off). The demo itself needs none of them from outside: it submits in-process and
+     * reads its progress from Kafka and PostgreSQL.
      */
-    static Configuration flinkConfiguration(JobConfig config) {
+    static Configuration flinkConfiguration(JobConfig config, FlinkTls tls) {
         Configuration flink = FlowtraceJob.flinkConfiguration(config);
         flink.set(RestOptions.BIND_PORT, "0");
         flink.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
@@ -94,13 +99,15 @@ final class DemoJob {
         // the blob server (and the RPC endpoints of a cluster's processes) bind to the bind-host options
         flink.set(JobManagerOptions.BIND_HOST, "127.0.0.1");
         flink.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
+        tls.flinkConfiguration().forEach(flink::setString);
         return flink;
     }
 
     /** Runs the job to its end, showing progress; returns the wall time in seconds. */
-    static double run(JobConfig config, DataSource db, StatusLine status, long inputRecords) throws Exception {
+    static double run(JobConfig config, FlinkTls tls, DataSource db, StatusLine status, long inputRecords)
+            throws Exception {
         PostgresSinks.applySchema(config);
-        Configuration flink = flinkConfiguration(config);
+        Configuration flink = flinkConfiguration(config, tls);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         new FlowtraceJob(
                         config,

@@ -1,19 +1,16 @@
 package io.flowtrace.demo;
 
+import io.flowtrace.testkit.FlinkTls;
 import io.flowtrace.testkit.KafkaBroker;
+import io.flowtrace.testkit.LockedPostgres;
+import io.flowtrace.testkit.Secrets;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -21,80 +18,52 @@ import javax.sql.DataSource;
 
 /**
  * The real services of the demo, in this JVM: testkit's KRaft Kafka broker (log directories temporary,
- * removed on close; broker and controller on 127.0.0.1) and an embedded PostgreSQL 17 (zonky; data
- * directory temporary, removed on close).
+ * removed on close; broker and controller on 127.0.0.1) and an embedded PostgreSQL 17 locked down as the
+ * test suite's ({@link LockedPostgres}: scram-sha-256 with a random superuser password, 127.0.0.1 only,
+ * no Unix socket, the binary cache in the private directory; data directory temporary, removed on close).
  *
- * <p>PostgreSQL is locked down, because every local user can reach 127.0.0.1: zonky's initdb asks for
- * {@code -A trust -U postgres}; the options zonky appends after its own override them:
- * {@code --auth=scram-sha-256} and {@code --pwfile} with a random superuser password (a 0600 file in the
- * private directory, deleted once initdb has read it). Only TCP on 127.0.0.1 (no Unix socket: it would
- * sit in /tmp). The demo creates a non-superuser role {@value #OWNER} with its own random password that
- * owns the database {@value #DATABASE}, and then removes the superuser's password, so nobody (not even
- * this JVM) can log in as superuser for the rest of the run; {@code COPY ... TO PROGRAM} needs one. As
- * root, zonky runs PostgreSQL under {@code unshare -U}, which keeps host uid 0: this is why it matters.
- *
- * <p>The binary cache (zonky unpacks PostgreSQL once and reuses it) is {@code pg-binaries} in the
- * private directory ({@link RuntimeDir}): zonky makes that folder world-writable
- * ({@code setWritable(true, false)} in its prepareBinaries), harmless inside a 0700 parent, and it is
- * set back to 0700 after every start.
+ * <p>The demo also creates a non-superuser role {@value #OWNER} with its own random password that owns
+ * the database {@value #DATABASE}, and then removes the superuser's password, so nobody (not even this
+ * JVM) can log in as superuser for the rest of the run; {@code COPY ... TO PROGRAM} needs one.
  */
 final class EmbeddedServices implements AutoCloseable {
     static final String OWNER = "flowtrace";
     static final String DATABASE = "flowtrace";
-    private static final String SUPERUSER = "postgres";
+    private static final String SUPERUSER = LockedPostgres.SUPERUSER;
 
     private final KafkaBroker kafka = new KafkaBroker();
-    private final String ownerPassword = randomPassword();
+    private final String ownerPassword = Secrets.randomPassword();
     private EmbeddedPostgres postgres;
+    private FlinkTls flinkTls;
     private Path passwordFile;
     private Path pgpass;
 
     /** @param privateDir this user's checked 0700 directory ({@link RuntimeDir#open}) */
     void start(Path privateDir) throws Exception {
-        Path binaries = privateDir.resolve("pg-binaries");
-        if (Files.exists(binaries, LinkOption.NOFOLLOW_LINKS)) {
-            Files.setPosixFilePermissions(binaries, PosixFilePermissions.fromString("rwx------"));
-            RuntimeDir.check(binaries, "the PostgreSQL binary cache");
-        }
-        // zonky's data-directory parent (default <tmp>/embedded-pg, shared) and the data directory itself
-        System.setProperty("ot.epg.working-dir", privateDir.resolve("pg-work").toString());
+        LockedPostgres.binaryCache(privateDir); // refused here, in one line, before anything starts
         Path dataDir = Files.createTempDirectory(privateDir, "pg-data-");
-        String superPassword = randomPassword();
-        Path pwfile = secretFile(privateDir, "pg-superuser-", superPassword);
+        String superPassword = Secrets.randomPassword();
         // Both take seconds and are independent: PostgreSQL starts while the broker formats and starts.
         CompletableFuture<EmbeddedPostgres> pg = CompletableFuture.supplyAsync(() -> {
             try {
-                return EmbeddedPostgres.builder()
-                        .setOverrideWorkingDirectory(binaries.toFile())
-                        .setDataDirectory(dataDir)
-                        .setCleanDataDirectory(true)
-                        .setLocaleConfig("auth", "scram-sha-256")
-                        .setLocaleConfig("pwfile", pwfile.toString())
-                        .setServerConfig("listen_addresses", "127.0.0.1")
-                        .setServerConfig("unix_socket_directories", "")
-                        .setConnectConfig("password", superPassword)
-                        .start();
+                return LockedPostgres.start(privateDir, dataDir, superPassword, 0, true);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException("cannot start the embedded PostgreSQL", e);
             }
         });
         try {
             kafka.start();
+            flinkTls = FlinkTls.create(privateDir);
         } finally {
             try {
                 postgres = pg.join();
             } catch (CompletionException e) {
                 throw e.getCause() instanceof Exception x ? x : e;
-            } finally {
-                Files.deleteIfExists(pwfile);
-                if (Files.isDirectory(binaries, LinkOption.NOFOLLOW_LINKS)) {
-                    Files.setPosixFilePermissions(binaries, PosixFilePermissions.fromString("rwx------"));
-                }
             }
         }
         createOwner(postgres.getDatabase(SUPERUSER, "postgres", Map.of("password", superPassword)));
-        passwordFile = secretFile(privateDir, "pg-password-", ownerPassword);
-        pgpass = secretFile(
+        passwordFile = Secrets.file(privateDir, "pg-password-", ownerPassword);
+        pgpass = Secrets.file(
                 privateDir,
                 "pgpass-",
                 "127.0.0.1:" + postgres.getPort() + ":" + DATABASE + ":" + OWNER + ":" + ownerPassword);
@@ -112,23 +81,9 @@ final class EmbeddedServices implements AutoCloseable {
         }
     }
 
-    private static String randomPassword() {
-        byte[] b = new byte[24];
-        new SecureRandom().nextBytes(b);
-        return HexFormat.of().formatHex(b);
-    }
-
-    /** A new 0600 file in the private directory holding one line (created, never opened through a link). */
-    private static Path secretFile(Path dir, String prefix, String line) throws IOException {
-        Path f = Files.createTempFile(
-                dir, prefix, "", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(
-                f,
-                line + "\n",
-                StandardCharsets.UTF_8,
-                StandardOpenOption.TRUNCATE_EXISTING,
-                LinkOption.NOFOLLOW_LINKS);
-        return f;
+    /** The run's keystore for the MiniCluster's mutual TLS (in the private directory, deleted on close). */
+    FlinkTls flinkTls() {
+        return flinkTls;
     }
 
     KafkaBroker kafka() {
@@ -144,7 +99,7 @@ final class EmbeddedServices implements AutoCloseable {
     }
 
     String jdbcUrl() {
-        return "jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/" + DATABASE;
+        return LockedPostgres.jdbcUrl(postgres.getPort(), DATABASE);
     }
 
     /** The file holding the demo role's password (the job's {@code --jdbc-password-file}). */
@@ -185,6 +140,9 @@ final class EmbeddedServices implements AutoCloseable {
                 }
             }
             postgres = null;
+        }
+        if (flinkTls != null) {
+            flinkTls.delete();
         }
         for (Path secret : new Path[] {passwordFile, pgpass}) {
             if (secret != null) {

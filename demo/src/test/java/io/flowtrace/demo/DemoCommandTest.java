@@ -63,7 +63,7 @@ class DemoCommandTest {
         System.setProperty("flowtrace.demo.lock", tmp.resolve("demo.lock").toString());
         int status;
         try {
-            status = cli.execute("--pcap", "/nonexistent/capture.pcap");
+            status = cli.execute("--allow-root", "--pcap", "/nonexistent/capture.pcap");
         } finally {
             System.clearProperty("flowtrace.demo.lock");
         }
@@ -88,7 +88,7 @@ class DemoCommandTest {
             ByteArrayOutputStream err = new ByteArrayOutputStream();
             int status = new CommandLine(
                             new DemoCommand(System.out, new PrintStream(err, true, StandardCharsets.UTF_8)))
-                    .execute("-q");
+                    .execute("--allow-root", "-q");
             assertThat(status).isEqualTo(4);
             assertThat(err.toString(StandardCharsets.UTF_8))
                     .contains("another flowtrace demo is already running")

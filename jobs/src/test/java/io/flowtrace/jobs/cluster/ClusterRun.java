@@ -58,7 +58,10 @@ final class ClusterRun {
         this.stack = stack;
         this.prefix = prefix;
         this.database = prefix.replace('-', '_');
-        String jdbcUrl = stack.postgres().createDatabase(database);
+        stack.postgres().createDatabase(database);
+        // flink run's arguments are any local user's to read (/proc/PID/cmdline): the URL without the
+        // password, which the job reads from a 0600 file in this user's private directory
+        String jdbcUrl = stack.postgres().plainJdbcUrl(database);
         this.options = ItJobOptions.of(
                         prefix,
                         stack.kafka().bootstrapServers(),
@@ -68,9 +71,18 @@ final class ClusterRun {
                         PARALLELISM)
                 .with(JobOption.BOUNDED, false)
                 .with(JobOption.CONNTRACK_INPUT, false)
+                .with(JobOption.JDBC_PASSWORD_FILE, passwordFile(stack))
                 .with(JobOption.CHECKPOINT_INTERVAL_MS, 2000)
                 .with(JobOption.RESTART_ATTEMPTS, 20)
                 .with(JobOption.RESTART_DELAY_MS, 1000);
+    }
+
+    private static java.nio.file.Path passwordFile(StandaloneStack stack) {
+        try {
+            return stack.postgres().passwordFile();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** A job option of this run (and of its next {@link #submit}). */

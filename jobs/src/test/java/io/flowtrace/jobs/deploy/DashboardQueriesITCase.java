@@ -33,7 +33,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -568,17 +567,13 @@ class DashboardQueriesITCase {
 
     // ------------------------------------------------------------------ setup
 
-    private static String url() {
-        return "jdbc:postgresql://localhost:" + POSTGRES.port() + "/" + Postgres.DATABASE;
-    }
-
-    /** The embedded server trusts local connections, so a role logs in by name (no password in tests). */
+    /** A real login as the role (the embedded server gives it a random password first: it trusts nobody). */
     private static Connection connect(String role) throws SQLException {
-        return DriverManager.getConnection(url(), role, "");
+        return POSTGRES.connectAs(role, Postgres.DATABASE);
     }
 
     private static void runAsAdmin(String sql) throws SQLException {
-        try (Connection c = connect(Postgres.USER);
+        try (Connection c = POSTGRES.dataSource().getConnection();
                 Statement st = c.createStatement()) {
             st.execute(sql);
         }
@@ -664,6 +659,8 @@ class DashboardQueriesITCase {
     }
 
     private static Map<String, String> jobOptions(Path checkpoints, String user) {
-        return ItJobOptions.bounded("dash", KAFKA.bootstrapServers(), url(), user, checkpoints, PARALLELISM);
+        // the role's password in the URL: this JVM's MiniCluster only, and the job masks it in its log
+        String url = POSTGRES.plainJdbcUrl(Postgres.DATABASE) + "?password=" + POSTGRES.rolePassword(user);
+        return ItJobOptions.bounded("dash", KAFKA.bootstrapServers(), url, user, checkpoints, PARALLELISM);
     }
 }

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Base64;
@@ -157,7 +156,8 @@ class PostgresRolesITCase {
                 .redirectOutput(dir.resolve("out").toFile());
         Map<String, String> env = pb.environment();
         env.put("PATH", dir + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
-        env.put("PGHOST", "localhost");
+        env.put("PGHOST", "127.0.0.1");
+        env.put("PGPASSWORD", POSTGRES.password()); // the environment, not argv (as the script's own passwords)
         env.put("PGPORT", String.valueOf(POSTGRES.port()));
         env.put("POSTGRES_USER", Postgres.USER);
         env.put("POSTGRES_DB", Postgres.DATABASE);
@@ -166,6 +166,8 @@ class PostgresRolesITCase {
         env.put("FLOWTRACE_PG_READER_PASSWORD", readerPassword);
         Process p = pb.start();
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        POSTGRES.forgetRolePassword(WRITER); // init-roles.sh set both passwords
+        POSTGRES.forgetRolePassword(READER);
         assertThat(p.exitValue())
                 .as("init-roles.sh output: %s", Files.readString(dir.resolve("out")))
                 .isZero();
@@ -211,9 +213,8 @@ class PostgresRolesITCase {
         return b;
     }
 
-    /** The embedded server trusts local connections: a role logs in by name. */
+    /** A real login as the role (the embedded server gives it a random password first: it trusts nobody). */
     private static Connection connect(String role) throws SQLException {
-        return DriverManager.getConnection(
-                "jdbc:postgresql://localhost:" + POSTGRES.port() + "/" + Postgres.DATABASE, role, "");
+        return POSTGRES.connectAs(role, Postgres.DATABASE);
     }
 }

@@ -121,11 +121,10 @@ public final class LocalCluster {
             throws java.io.IOException {
         StringBuilder env = new StringBuilder();
         env.append("KAFKA_BOOTSTRAP=").append(kafka.bootstrapServers()).append('\n');
-        env.append("JDBC_URL=")
-                .append("jdbc:postgresql://localhost:")
-                .append(postgres.port())
-                .append("/postgres\n");
+        // the URL without the password: the job reads it from JDBC_PASSWORD_FILE (0600, private directory)
+        env.append("JDBC_URL=").append(postgres.plainJdbcUrl(Postgres.DATABASE)).append('\n');
         env.append("JDBC_USER=").append(Postgres.USER).append('\n');
+        env.append("JDBC_PASSWORD_FILE=").append(postgres.passwordFile()).append('\n');
         env.append("FLINK_REST=").append(flink.restUrl()).append('\n');
         env.append("FLINK_CONF_DIR=").append(flink.confDir()).append('\n');
         env.append("FLINK_JAVA_OPTS=\"")
