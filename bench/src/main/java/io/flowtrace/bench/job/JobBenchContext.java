@@ -173,6 +173,15 @@ final class JobBenchContext {
                 "flows", "tcp-events", "service-windows", "vantage-windows", "dead-letters", "conntrack-budgets")) {
             o.put(out + "-topic", "bench." + run + "." + out);
         }
+        // --job-options name=value,...: job options for every run (an A/B of e.g. jdbc-own-thread=false);
+        // the phases' own settings (bounded, parallelism, outputs) are put after this and win
+        for (String kv : args.get("job-options").split(",")) {
+            if (kv.contains("=")) {
+                o.put(
+                        kv.substring(0, kv.indexOf('=')).strip(),
+                        kv.substring(kv.indexOf('=') + 1).strip());
+            }
+        }
         return o;
     }
 
