@@ -37,7 +37,12 @@ final class Targets {
     }
 
     private static void ratio(Map<String, Double> m, String a, String b, double target, String what) {
-        if (!m.containsKey(a) || !m.containsKey(b) || !(m.get(b) > 0)) {
+        if (!m.containsKey(a) || !m.containsKey(b)) {
+            return;
+        }
+        if (!(m.get(b) > 0) || Double.isNaN(m.get(a))) {
+            // e.g. no steady rate: the input too small for a flow record past 10 % and 90 % of it
+            report("target %s: not measured in this run (%s %,.0f, %s %,.0f)", what, a, m.get(a), b, m.get(b));
             return;
         }
         double r = m.get(a) / m.get(b);
