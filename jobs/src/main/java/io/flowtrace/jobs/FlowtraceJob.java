@@ -9,6 +9,7 @@ import io.flowtrace.jobs.flow.FlowSummary;
 import io.flowtrace.jobs.openvpn.OpenVpnRouting;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.OpenVpnSinks;
+import io.flowtrace.jobs.sink.OutageTolerantJdbcSink;
 import io.flowtrace.jobs.sink.PostgresSinks;
 import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.jobs.source.InputTriage;
@@ -24,6 +25,7 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.Either;
@@ -216,10 +218,20 @@ public final class FlowtraceJob {
         sinkAll(deadLetters, sinks.deadLetters(), "dead-letters");
     }
 
-    private static <T> void sinkAll(DataStream<T> stream, List<Sink<T>> targets, String output) {
+    /**
+     * Every sink of one output. A PostgreSQL sink ({@link OutageTolerantJdbcSink}) is a task of its
+     * own with {@code jdbc-own-thread} (the default): chained, its synchronous {@code executeBatch}
+     * and outage retries ran in the thread of the operator before it (flow analysis, windows), which
+     * stopped analysing for every batch round trip (docs/BENCHMARKS.md "Job"). The uids do not
+     * change, so savepoints restore either way.
+     */
+    private <T> void sinkAll(DataStream<T> stream, List<Sink<T>> targets, String output) {
         for (Sink<T> sink : targets) {
             String name = output + "-" + sink.getClass().getSimpleName();
-            stream.sinkTo(sink).name(name).uid(name);
+            DataStreamSink<T> s = stream.sinkTo(sink).name(name).uid(name);
+            if (sink instanceof OutageTolerantJdbcSink<?> && config.getBoolean(JobOption.JDBC_OWN_THREAD)) {
+                s.disableChaining();
+            }
         }
     }
 }

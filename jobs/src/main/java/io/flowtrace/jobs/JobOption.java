@@ -59,6 +59,10 @@ public enum JobOption {
             "apply every migration of deploy/sql/migrations.list (idempotent) when the job starts"),
     JDBC_BATCH_SIZE("jdbc-batch-size", "500", "rows per JDBC batch"),
     JDBC_BATCH_INTERVAL_MS("jdbc-batch-interval-ms", "1000", "longest wait before a partial JDBC batch is written"),
+    JDBC_OWN_THREAD(
+            "jdbc-own-thread",
+            "true",
+            "run each PostgreSQL sink as a task of its own (not chained to the operator before it), so its executeBatch does not stop the flow analysis; false: chained, in the analysis thread"),
     JDBC_MAX_RETRIES(
             "jdbc-max-retries",
             "3",

@@ -1,7 +1,6 @@
 package io.flowtrace.bench.job;
 
 import static io.flowtrace.bench.job.JobBenchContext.report;
-import static io.flowtrace.bench.job.JobBenchContext.stats;
 
 import io.flowtrace.bench.Packets;
 import io.flowtrace.bench.ScaleUp;
@@ -31,16 +30,27 @@ final class AnalyzePhase {
                 new String[] {Packets.testdata(bench.arg("capture")).toString(), pcap.toString(), Long.toString(copies)
                 });
         try {
+            String load = JobBenchContext.load();
             analyzeSeconds(pcap);
             List<Double> rates = new ArrayList<>();
             for (int r = 0; r < runs; r++) {
                 double seconds = analyzeSeconds(pcap);
-                report("  analyze run: %.2f s, %.0f packets/s", seconds, n / seconds);
+                report(
+                        "  analyze run: %.2f s, %.0f packets/s, %.0f flows/s",
+                        seconds, n / seconds, n / seconds * bench.flowsPerPacket());
                 rates.add(n / seconds);
             }
+            bench.remember("analyze", JobBenchContext.median(rates));
             report(
-                    "(0) flowtrace analyze --json, whole process, %,d copies = %,d TCP packets, %,d bytes: %s packets/s",
-                    copies, n, Files.size(pcap), stats(rates));
+                    "(0) flowtrace analyze --json, whole process, %,d copies = %,d TCP packets, %,d flows, %,d bytes: %s;"
+                            + " load %s -> %s",
+                    copies,
+                    n,
+                    copies * bench.flowsPerCopy,
+                    Files.size(pcap),
+                    bench.rates(rates),
+                    load,
+                    JobBenchContext.load());
         } finally {
             Files.deleteIfExists(pcap);
         }

@@ -73,8 +73,8 @@ final class BenchPackets {
     }
 
     PacketEvent copy(PacketEvent p, int copy, boolean shift) {
-        if (copy > 0xffff) {
-            throw new IllegalArgumentException("at most 65536 copies (two address octets)");
+        if (copy >= 16 << 16) {
+            throw new IllegalArgumentException("at most 1,048,576 copies (two address octets, then the first)");
         }
         PacketEvent c = PacketEvent.newBuilder(p)
                 .setSrcAddr(shifted(p.getSrcAddr(), copy))
@@ -91,6 +91,7 @@ final class BenchPackets {
         byte[] a = new byte[d.remaining()];
         d.get(a);
         if (a.length == 4) {
+            a[0] = (byte) (a[0] + (copy >> 16)); // past 65,536 copies (the scale probe's 10^6 flows)
             a[1] = (byte) (copy >> 8);
             a[2] = (byte) copy;
         }

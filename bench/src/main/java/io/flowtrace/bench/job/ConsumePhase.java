@@ -1,7 +1,6 @@
 package io.flowtrace.bench.job;
 
 import static io.flowtrace.bench.job.JobBenchContext.report;
-import static io.flowtrace.bench.job.JobBenchContext.stats;
 
 import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.PacketEvent;
@@ -35,11 +34,15 @@ final class ConsumePhase {
     }
 
     void run(InputTopic input, int runs) throws IOException {
+        String load = JobBenchContext.load();
         List<Double> rates = new ArrayList<>();
         for (int r = 0; r < runs; r++) {
             rates.add(consume(input.name(), input.packets()));
         }
-        report("(1) consume + Avro decode (%s): %s packets/s", bench.batching(), stats(rates));
+        bench.remember("consume", JobBenchContext.median(rates));
+        report(
+                "(1) consume + Avro decode (%s): %s; load %s -> %s",
+                bench.batching(), bench.rates(rates), load, JobBenchContext.load());
     }
 
     private double consume(String topic, long n) throws IOException {

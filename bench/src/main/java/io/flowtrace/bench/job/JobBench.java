@@ -25,16 +25,23 @@ import java.util.Map;
  *   <li>(2) the whole job (bounded) on the same topic to PostgreSQL and exactly-once Kafka, parallelism 1
  *       and 2: wall time, and the steady rate over the middle 80 % of the input ({@link ThroughputPhase});
  *   <li>(3) event → PostgreSQL latency at a paced input rate ({@link LatencyPhase});
- *   <li>(4) state bytes per idle flow, heap and RocksDB (savepoint size / live flows).
+ *   <li>(C) the Flink ceiling: the same source, keyBy flow key, a discarding sink ({@link CeilingPhase});
+ *   <li>(4) state bytes per idle flow, heap and RocksDB (savepoint size / live flows);
+ *   <li>(5) the scale probe: {@code --scale-flows} open flows in RocksDB, checkpoint size and duration
+ *       ({@link ScalePhase}).
  * </ol>
+ * Every result row gives packets/s and flows/s (the input is whole copies, so flows per packet is
+ * exact) and the load average before and after it; the run ends with {@link Targets}' ratio lines.
  * Every measurement is repeated and reported as median [min, max]. One class per phase
  * ({@link AnalyzePhase}, {@link ConsumePhase}, {@link ThroughputPhase}, {@link LatencyPhase},
  * {@link StatePhase}) on the shared {@link JobBenchContext}; the input is {@link InputTopic}.
  *
  * <p>Usage: {@code bench/job-bench.sh [--packets N] [--runs R] [--rate PPS] [--latency-seconds S]
  * [--latency-runs R] [--idle-copies C] [--parallelism 1,2] [--capture testdata/...] [--batch 512] [--linger-ms 20]
- * [--outputs all|kafka|postgres] [--analyze-command ./flowtrace]}; phases
- * {@code analyze,consume,job,latency,state} ({@code analyze} is not in the default list)
+ * [--outputs all|kafka|postgres] [--analyze-command ./flowtrace] [--scale-flows 1000000] [--job-options name=value,...]}; {@code --rate half-steady}
+ * (the default) offers half the steady rate (2) measured earlier in the run; phases
+ * {@code analyze,consume,ceiling,job,latency,state,scale} (default: the first five).
+ * {@code bench/job-targets.sh} runs what the targets need in one command.
  */
 public final class JobBench {
     private final Map<String, String> args;
@@ -51,13 +58,16 @@ public final class JobBench {
         Map<String, String> a = new LinkedHashMap<>();
         a.put("packets", "1000000");
         a.put("runs", "5");
-        a.put("rate", "100000");
+        a.put("rate", "half-steady");
+        a.put("latency-checkpoint-interval-ms", "10000");
+        a.put("scale-flows", "1000000");
+        a.put("job-options", "");
         a.put("latency-seconds", "20");
         a.put("latency-runs", "3");
         a.put("idle-copies", "10000");
         a.put("parallelism", "1,2");
         a.put("capture", "join/client.pcap");
-        a.put("phases", "consume,job,latency,state");
+        a.put("phases", "analyze,consume,ceiling,job,latency");
         a.put("checkpoint-interval-ms", "2000");
         a.put("batch", "512");
         a.put("linger-ms", "20");
@@ -108,7 +118,7 @@ public final class JobBench {
         n = (n + perCopy - 1) / perCopy * perCopy; // whole copies: the flow count is exact
         int runs = Integer.parseInt(args.get("runs"));
         InputTopic input = null;
-        if (phases.contains("consume") || phases.contains("job")) {
+        if (phases.contains("consume") || phases.contains("job") || phases.contains("ceiling")) {
             long t0 = System.nanoTime();
             input = InputTopic.fill(bench, n);
             report(
@@ -121,6 +131,9 @@ public final class JobBench {
         if (phases.contains("consume")) {
             new ConsumePhase(bench).run(input, runs);
         }
+        if (phases.contains("ceiling")) {
+            new CeilingPhase(bench).run(input, runs);
+        }
         if (phases.contains("job")) {
             new ThroughputPhase(bench).run(input, runs);
         }
@@ -130,5 +143,9 @@ public final class JobBench {
         if (phases.contains("state")) {
             new StatePhase(bench).run(Integer.parseInt(args.get("idle-copies")));
         }
+        if (phases.contains("scale")) {
+            new StatePhase(bench).scale(Long.parseLong(args.get("scale-flows")));
+        }
+        Targets.print(bench);
     }
 }

@@ -8,11 +8,14 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -39,6 +42,9 @@ final class JobBenchContext {
     final long flowsPerCopy;
 
     private final Map<String, String> args;
+    /** Medians of this run by name ("consume", "analyze", "steady p=2", ...), for {@link Targets}. */
+    final Map<String, Double> medians = new LinkedHashMap<>();
+
     private int topicSeq;
 
     JobBenchContext(
@@ -167,6 +173,15 @@ final class JobBenchContext {
                 "flows", "tcp-events", "service-windows", "vantage-windows", "dead-letters", "conntrack-budgets")) {
             o.put(out + "-topic", "bench." + run + "." + out);
         }
+        // --job-options name=value,...: job options for every run (an A/B of e.g. jdbc-own-thread=false);
+        // the phases' own settings (bounded, parallelism, outputs) are put after this and win
+        for (String kv : args.get("job-options").split(",")) {
+            if (kv.contains("=")) {
+                o.put(
+                        kv.substring(0, kv.indexOf('=')).strip(),
+                        kv.substring(kv.indexOf('=') + 1).strip());
+            }
+        }
         return o;
     }
 
@@ -202,10 +217,42 @@ final class JobBenchContext {
         }
     }
 
+    /** Flows per packet of the input (whole copies, so exact): a packets/s rate times this is flows/s. */
+    double flowsPerPacket() {
+        return flowsPerCopy / (double) packets.size();
+    }
+
+    /** {@link #stats} of packets/s rates, then the same in flows/s: "median N [...] packets/s = median M [...] flows/s". */
+    String rates(List<Double> packetRates) {
+        List<Double> flows = packetRates.stream().map(r -> r * flowsPerPacket()).toList();
+        return stats(packetRates) + " packets/s = " + stats(flows) + " flows/s";
+    }
+
+    /** Keeps a median (packets/s) of this run for the closing {@link Targets} lines. */
+    void remember(String name, double median) {
+        medians.put(name, median);
+    }
+
+    /** The 1, 5 and 15 minute load averages ({@code uptime}'s), as printed on every result row. */
+    static String load() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    static double median(List<Double> values) {
+        List<Double> v = new ArrayList<>(values);
+        Collections.sort(v);
+        return v.size() % 2 == 1 ? v.get(v.size() / 2) : (v.get(v.size() / 2 - 1) + v.get(v.size() / 2)) / 2;
+    }
+
     static String stats(List<Double> values) {
         List<Double> v = new ArrayList<>(values);
         Collections.sort(v);
-        double median = v.size() % 2 == 1 ? v.get(v.size() / 2) : (v.get(v.size() / 2 - 1) + v.get(v.size() / 2)) / 2;
+        double median = median(v);
         return String.format(
                 Locale.ROOT,
                 "median %,.0f [min %,.0f, max %,.0f] over %d runs",

@@ -39,7 +39,8 @@ final class LatencyPhase {
     }
 
     void run() throws Exception {
-        int rate = bench.intArg("rate");
+        int rate = rate();
+        String load = JobBenchContext.load();
         int seconds = bench.intArg("latency-seconds");
         List<Double> p50 = new ArrayList<>();
         List<Double> p99 = new ArrayList<>();
@@ -50,10 +51,38 @@ final class LatencyPhase {
             p99.add(l[1]);
             max.add(l[2]);
         }
+        bench.remember("latency p99 ms", JobBenchContext.median(p99));
+        bench.remember("latency rate", rate);
         report(
-                "(3) event -> PostgreSQL latency at %,d packets/s offered (%s, linger on the wall clock), ms: "
-                        + "p50 %s, p99 %s, max %s",
-                rate, bench.batching(), stats(p50), stats(p99), stats(max));
+                "(3) event -> PostgreSQL latency at %,d packets/s = %,.0f flows/s offered (%s, linger on the wall clock;"
+                        + " checkpoint interval %s ms), ms: p50 %s, p99 %s, max %s; load %s -> %s",
+                rate,
+                rate * bench.flowsPerPacket(),
+                bench.batching(),
+                bench.arg("latency-checkpoint-interval-ms"),
+                stats(p50),
+                stats(p99),
+                stats(max),
+                load,
+                JobBenchContext.load());
+    }
+
+    /**
+     * {@code --rate}: packets/s, or {@code half-steady}: half the median steady rate of (2) at the
+     * highest parallelism measured earlier in this run (the issue's latency target is at half the
+     * measured steady rate); 5,000 when (2) did not run.
+     */
+    private int rate() {
+        String r = bench.arg("rate");
+        if (!r.equals("half-steady")) {
+            return Integer.parseInt(r);
+        }
+        double steady = bench.medians.entrySet().stream()
+                .filter(e -> e.getKey().startsWith("steady p="))
+                .mapToDouble(e -> e.getValue())
+                .reduce((a, b) -> b)
+                .orElse(10_000);
+        return Double.isNaN(steady) ? 5_000 : Math.max(1, (int) (steady / 2));
     }
 
     /** One run: {p50, p99, max} in ms over the flows that closed. */
@@ -92,7 +121,7 @@ final class LatencyPhase {
         o.put("bounded", "false");
         o.put("parallelism", "2");
         o.put("state-backend", "hashmap");
-        o.put("checkpoint-interval-ms", "10000");
+        o.put("checkpoint-interval-ms", bench.arg("latency-checkpoint-interval-ms"));
         bench.createOutputs(o);
         bench.resetTables();
         JobConfig config = JobConfig.of(o);

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -45,15 +46,23 @@ final class StatePhase {
         this.bench = bench;
     }
 
+    /** The scale probe ({@link ScalePhase}): {@code flows} idle flows held in RocksDB. */
+    void scale(long flows) throws Exception {
+        new ScalePhase(bench, this).run(flows);
+    }
+
     void run(int copies) throws Exception {
         for (String backend : List.of("hashmap", "rocksdb")) {
             stateSize(backend, copies);
         }
     }
 
-    private void stateSize(String backend, int copies) throws Exception {
+    /**
+     * The idle packets of one copy: the first 6 packets of every connection without FIN/RST;
+     * {@code perFlow} receives one entry per flow.
+     */
+    List<PacketEvent> idlePackets(Map<String, Integer> perFlow) {
         List<PacketEvent> idle = new ArrayList<>();
-        Map<String, Integer> perFlow = new HashMap<>();
         DecodedPacket scratch = new DecodedPacket();
         for (PacketEvent p : bench.packets.base()) {
             String k = new String(JobBenchContext.key(p, scratch), UTF_8);
@@ -62,10 +71,11 @@ final class StatePhase {
                 idle.add(p);
             }
         }
-        String topic = bench.newTopic("bench.idle");
-        long published = publishCopies(topic, idle, copies, scratch);
-        long flows = (long) perFlow.size() * copies;
-        String run = "state-" + backend + "-" + bench.nextSeq();
+        return idle;
+    }
+
+    /** Job options of an unbounded state run without sinks on {@code topic}. */
+    Map<String, String> idleJobOptions(String topic, String run, String backend) {
         Map<String, String> o = bench.jobOptions(topic, run);
         o.put("bounded", "false");
         o.put("parallelism", "2");
@@ -73,15 +83,31 @@ final class StatePhase {
         o.put("checkpoint-interval-ms", "2000");
         o.put("postgres-output", "false");
         o.put("kafka-output", "false");
+        return o;
+    }
+
+    /** Starts the job without sinks; {@code flink} adds Flink settings to the job's own. */
+    static JobClient startWithoutSinks(Map<String, String> o, Configuration flink, String run) throws Exception {
         JobConfig config = JobConfig.of(o);
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        Configuration c = FlowtraceJob.flinkConfiguration(config);
+        c.addAll(flink);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
         new FlowtraceJob(
                         config,
                         InputSources.packets(config),
                         new JobSinks(List.of(), List.of(), List.of(), List.of(), List.of()))
                 .build(env);
-        JobClient job = env.executeAsync("bench-" + run);
+        return env.executeAsync("bench-" + run);
+    }
+
+    private void stateSize(String backend, int copies) throws Exception {
+        Map<String, Integer> perFlow = new HashMap<>();
+        List<PacketEvent> idle = idlePackets(perFlow);
+        String topic = bench.newTopic("bench.idle");
+        long published = publishCopies(topic, idle, copies, new DecodedPacket());
+        long flows = (long) perFlow.size() * copies;
+        String run = "state-" + backend + "-" + bench.nextSeq();
+        JobClient job = startWithoutSinks(idleJobOptions(topic, run, backend), new Configuration(), run);
         waitForCommitted(topic, "bench-" + run, published);
         Map<String, Long> sizes = new LinkedHashMap<>();
         sizes.put("canonical", savepointBytes(job, SavepointFormatType.CANONICAL, run));
@@ -97,8 +123,7 @@ final class StatePhase {
     }
 
     /** Publishes {@code copies} copies of {@code idle} (same capture times); returns the records sent. */
-    private long publishCopies(String topic, List<PacketEvent> idle, int copies, DecodedPacket scratch)
-            throws IOException {
+    long publishCopies(String topic, List<PacketEvent> idle, int copies, DecodedPacket scratch) throws IOException {
         long published = 0;
         try (KafkaProducer<byte[], byte[]> producer = bench.producer()) {
             for (int c = 0; c < copies; c++) {
@@ -116,7 +141,7 @@ final class StatePhase {
         return published;
     }
 
-    private void waitForCommitted(String topic, String group, long total) throws Exception {
+    void waitForCommitted(String topic, String group, long total) throws Exception {
         try (Admin admin = Admin.create(bench.kafka.clientProperties())) {
             long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
             while (System.nanoTime() < deadline) {

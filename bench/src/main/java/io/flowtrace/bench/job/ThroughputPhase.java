@@ -1,7 +1,6 @@
 package io.flowtrace.bench.job;
 
 import static io.flowtrace.bench.job.JobBenchContext.report;
-import static io.flowtrace.bench.job.JobBenchContext.stats;
 
 import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.jobs.FlowtraceJob;
@@ -42,6 +41,7 @@ final class ThroughputPhase {
             default -> "PostgreSQL + Kafka";
         };
         for (String p : bench.arg("parallelism").split(",")) {
+            String load = JobBenchContext.load();
             List<Double> rates = new ArrayList<>();
             List<Double> steady = new ArrayList<>();
             for (int r = 0; r < runs; r++) {
@@ -49,9 +49,17 @@ final class ThroughputPhase {
                 rates.add(rate[0]);
                 steady.add(rate[1]);
             }
+            bench.remember("steady p=" + p, JobBenchContext.median(steady));
             report(
-                    "(2) job to %s (%s), parallelism %s: %s packets/s (wall time of the bounded job, startup included), steady %s packets/s",
-                    outputs, bench.batching(), p, stats(rates), stats(steady));
+                    "(2) job to %s (%s), parallelism %s: %s (wall time of the bounded job, startup included), steady %s;"
+                            + " load %s -> %s",
+                    outputs,
+                    bench.batching(),
+                    p,
+                    bench.rates(rates),
+                    bench.rates(steady),
+                    load,
+                    JobBenchContext.load());
         }
     }
 
@@ -92,8 +100,8 @@ final class ThroughputPhase {
         long expectedFlows = bench.flowsPerCopy * (n / bench.packets.size());
         double steady = outputs.equals("postgres") ? Double.NaN : steadyRate(o.get("flows-topic"), input);
         report(
-                "  job run p=%d: %.1f s, %.0f packets/s, steady %.0f packets/s, %,d flow rows (expected %,d)",
-                parallelism, seconds, n / seconds, steady, flows, expectedFlows);
+                "  job run p=%d: %.1f s, %.0f packets/s, steady %.0f packets/s = %.0f flows/s, %,d flow rows (expected %,d)",
+                parallelism, seconds, n / seconds, steady, steady * bench.flowsPerPacket(), flows, expectedFlows);
         return new double[] {n / seconds, steady};
     }
 
