@@ -11,7 +11,14 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = FlowtraceVersion.class,
         description = "Streaming TCP flow analysis: offline over captures, live through Kafka and Flink.",
-        subcommands = {AnalyzeCommand.class, DemoRedirectCommand.class, AgentCommand.class, ConntrackCommand.class},
+        subcommands = {
+            AnalyzeCommand.class,
+            DemoRedirectCommand.class,
+            AgentCommand.class,
+            ConntrackCommand.class,
+            // bash/zsh completion from these annotations (picocli's own): source <(./flowtrace generate-completion)
+            picocli.AutoComplete.GenerateCompletion.class
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",
