@@ -7,11 +7,14 @@ import picocli.CommandLine.Command;
 @Command(
         name = "agent",
         mixinStandardHelpOptions = true,
+        versionProvider = FlowtraceVersion.class,
         description = "Capture agents: packets (pcap/pcapng file, stdin, live tcpdump) and conntrack events to Kafka.",
         subcommands = {AgentPacketsCommand.class, AgentConntrackCommand.class})
-final class AgentCommand implements Runnable {
+final class AgentCommand implements java.util.concurrent.Callable<Integer> {
+    /** Without a subcommand: the usage on stderr and exit 2, a command line that does nothing being a wrong one. */
     @Override
-    public void run() {
+    public Integer call() {
         new CommandLine(this).usage(System.err);
+        return FlowtraceCli.EXIT_USAGE;
     }
 }

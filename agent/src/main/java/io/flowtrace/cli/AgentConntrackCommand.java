@@ -25,10 +25,11 @@ import picocli.CommandLine.Option;
 @Command(
         name = "conntrack",
         mixinStandardHelpOptions = true,
+        versionProvider = FlowtraceVersion.class,
         sortOptions = false,
         description = {
             "Publish conntrack events (Avro ConntrackEvent) and ENOBUFS losses (ConntrackLoss) to Kafka.",
-            "  flowtrace agent conntrack --bootstrap-servers k:9092                 (ctnetlink, needs CAP_NET_ADMIN)",
+            "  flowtrace agent conntrack --bootstrap-servers k:9092   (ctnetlink, CAP_NET_ADMIN)",
             "  flowtrace agent conntrack --bootstrap-servers k:9092 --source conntrack-tool"
         })
 final class AgentConntrackCommand implements Callable<Integer> {

@@ -25,12 +25,14 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "packets",
         mixinStandardHelpOptions = true,
+        versionProvider = FlowtraceVersion.class,
         sortOptions = false,
         description = {
             "Publish the TCP segments of a capture to Kafka (Avro PacketBatch per flow, or PacketEvent; key = flow),",
             "and the OpenVPN headers of UDP on --openvpn-port (OpenVpnBatch per flow, same topic).",
             "  flowtrace agent packets --bootstrap-servers k:9092 capture.pcapng",
-            "  tcpdump -i eth0 -s 128 -w - | flowtrace agent packets --bootstrap-servers k:9092 -",
+            "  tcpdump -i eth0 -s 128 -w - |",
+            "      flowtrace agent packets --bootstrap-servers k:9092 -",
             "  flowtrace agent packets --bootstrap-servers k:9092 --iface eth0 --filter 'tcp'"
         })
 final class AgentPacketsCommand implements Callable<Integer> {

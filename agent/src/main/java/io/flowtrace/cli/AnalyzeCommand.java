@@ -13,6 +13,7 @@ import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -28,10 +29,11 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "analyze",
         mixinStandardHelpOptions = true,
+        versionProvider = FlowtraceVersion.class,
         sortOptions = false,
         usageHelpAutoWidth = true,
         description = {
-            "Analyse the TCP connections in pcap or pcapng captures (gzip ok; - reads standard input).",
+            "Analyse the TCP connections in pcap or pcapng captures (gzip, zstd or lz4 ok; - reads standard input).",
             "One line per connection by default (like tcptrace, or tshark -z conv,tcp); -l for every figure;",
             "--json for one JSON object per connection (docs/metrics.md). Progress and a summary go to stderr.",
             "",
@@ -39,15 +41,17 @@ import picocli.CommandLine.Spec;
             "  flowtrace analyze -l --host 10.0.0.0/8 --port 443 capture.pcapng.gz",
             "  flowtrace analyze --sort retransmits --top 10 capture.pcap",
             "  flowtrace analyze --json capture.pcap > flows.jsonl",
-            "  flowtrace analyze --report report.html --top 5 capture.pcap      (interactive graphs, opens offline)",
-            "  flowtrace analyze -f 'net 10.1.0.0/16 and tcp port 443' capture.pcap   (tcpdump's filter syntax)",
+            "  flowtrace analyze --sort rtt -o csv capture.pcap > flows.csv",
+            "  flowtrace analyze --flow 10.0.0.1:40000-10.0.0.2:443 capture.pcap",
+            "  flowtrace analyze --report report.html --top 5 capture.pcap",
+            "  flowtrace analyze -f 'net 10.1.0.0/16 and tcp port 443' capture.pcap",
             ""
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:every input was read to its end without format errors",
             "1:an input could not be read, or only in part (cut short, corrupt records skipped, trailing garbage);"
-                    + " the report covers what was read",
+                    + " the report covers what was read; or --report had no flow to draw or could not be written",
             "2:invalid command line (unknown option, bad option value, a -f expression libpcap cannot compile,"
                     + " or -f without libpcap)"
         })
@@ -63,7 +67,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Parameters(
             arity = "1..*",
             paramLabel = "FILE",
-            description = "pcap or pcapng file(s), gzip-compressed or not; - reads standard input")
+            description = "pcap or pcapng file(s), gzip-, zstd- or lz4-compressed or not; - reads standard input")
     List<String> files;
 
     @Option(
@@ -73,6 +77,13 @@ final class AnalyzeCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "one JSON object per flow per line (docs/metrics.md)")
     boolean json;
+
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "FORMAT",
+            description = "table (default), long (-l), json (--json) or csv: a header of the JSON paths"
+                    + " (docs/metrics.md), then one row per connection")
+    String output;
 
     @Option(
             names = "--events",
@@ -135,7 +146,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(
             names = "--flow",
             paramLabel = "CLIENT-SERVER",
-            description = "with --report: this flow, e.g. 10.0.0.1:40000-10.0.0.2:443 (as the report prints it)")
+            description = "only this connection, as the table prints it (CLIENT-SERVER, either order): every"
+                    + " figure of it (-l) or, with --report, its graphs;%n  e.g. 10.0.0.1:40000-10.0.0.2:443")
     String flow;
 
     @Option(
@@ -154,9 +166,12 @@ final class AnalyzeCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     OpenVpnAnalysis openvpn = new OpenVpnAnalysis();
 
+    private boolean csv;
     private HostFilter hostFilter;
     private FlowCollector.SortKey sortKey;
     private CaptureRecordFilter recordFilter = CaptureRecordFilter.ALL;
+    /** --events as text: held and written in time order after each input (TextEventWriter.java). */
+    private TextEventWriter textEvents;
     /** stdout under a "# FILE" header per input that was read (InputSections.java). */
     private InputSections sections;
 
@@ -198,6 +213,15 @@ final class AnalyzeCommand implements Callable<Integer> {
     }
 
     private void validate() {
+        if (output != null) {
+            switch (output.toLowerCase(Locale.ROOT)) {
+                case "table" -> {}
+                case "long" -> longReport = true;
+                case "json" -> json = true;
+                case "csv" -> csv = true;
+                default -> throw usage("-o must be table, long, json or csv, not '" + output + "'");
+            }
+        }
         if (top != null && top <= 0) {
             throw usage("--top must be a positive number of flows, not " + top);
         }
@@ -214,8 +238,8 @@ final class AnalyzeCommand implements Callable<Integer> {
             throw usage(
                     "--report reads the capture again to draw it: give exactly one capture file, not standard input");
         }
-        if (flow != null && report == null) {
-            throw usage("--flow selects the flow to draw: it goes with --report");
+        if (flow != null && report == null && !json && !csv) {
+            longReport = true; // one connection: all its figures (-l), as tcptrace -l -o N prints one
         }
         try {
             if (flow != null) {
@@ -254,11 +278,13 @@ final class AnalyzeCommand implements Callable<Integer> {
             System.err.println(NAME + ": " + e.getMessage());
             return false;
         }
-        FlowCollector.Format format =
-                json ? FlowCollector.Format.JSON : longReport ? FlowCollector.Format.LONG : FlowCollector.Format.TABLE;
+        FlowCollector.Format format = json
+                ? FlowCollector.Format.JSON
+                : csv ? FlowCollector.Format.CSV : longReport ? FlowCollector.Format.LONG : FlowCollector.Format.TABLE;
         FlowCollector collector = new FlowCollector(format, sortKey, top, out, jsonWriter);
         ReportCandidates drawn = report == null ? null : new ReportCandidates(flow, top != null ? top : 3, sortKey);
-        AnalyzedFlows flows = new AnalyzedFlows(hostFilter, port, services ? serviceTable : null, collector, drawn);
+        AnalyzedFlows flows = new AnalyzedFlows(hostFilter, port, services ? serviceTable : null, collector, drawn)
+                .only(report == null ? flow : null);
         CaptureProblems problems = new CaptureProblems(file);
         Progress progress = Progress.start(input, quiet, collector.streams() || events, System.err);
         CaptureSummary summary = read(file, input, config, flows, problems, progress, out);
@@ -268,6 +294,9 @@ final class AnalyzeCommand implements Callable<Integer> {
         if (!summary.format.isEmpty()) {
             sections.recognised();
         }
+        if (textEvents != null) {
+            textEvents.finish();
+        }
         collector.finish();
         out.flush();
         // On a file: a second pass only if the first saw UDP on an OpenVPN port. On standard input
@@ -275,13 +304,23 @@ final class AnalyzeCommand implements Callable<Integer> {
         boolean udpSeen = file.equals("-") ? summary.count(DecodeStatus.NOT_TCP) > 0 : summary.watchedUdp > 0;
         openvpn.analyze(file, recordFilter, udpSeen, json, services, quiet, agentId, out);
         boolean complete = problems.report(input, summary);
+        if (report == null && flow != null && collector.flows() == 0) {
+            System.err.println(NAME + ": --flow: no connection " + flow + " in \"" + file + "\"");
+            complete = false;
+        }
         if (drawn != null) {
-            writeReport(file, drawn);
+            complete &= writeReport(file, drawn);
         }
         if (!quiet && !summary.format.isEmpty()) {
             long matched = services ? -1 : collector.flows();
             System.err.println(SummaryLine.of(
-                    file, summary, filterExpression, filterText(), flows.seen(), matched, progress.elapsedSeconds()));
+                    file,
+                    summary,
+                    filterExpression,
+                    SummaryLine.filterText(host, port),
+                    flows.seen(),
+                    matched,
+                    progress.elapsedSeconds()));
         }
         return complete;
     }
@@ -313,18 +352,25 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
     }
 
-    private void writeReport(String file, ReportCandidates drawn) throws IOException {
+    /** Writes the report; false (after one line) when there was nothing to draw or it could not be written. */
+    private boolean writeReport(String file, ReportCandidates drawn) throws IOException {
         List<FlowGraph.Selection> selection = drawn.selection();
         if (selection.isEmpty()) {
             System.err.println(NAME + ": --report: "
                     + (flow != null ? "no flow " + flow + " in \"" + file + "\"" : "no flow to draw")
                     + "; no report written");
-            return;
+            return false;
         }
-        Path written = InteractiveReport.write(
-                report,
-                Path.of(file).getFileName().toString(),
-                FlowGraph.read(Path.of(file), agentId, selection, recordFilter));
+        Path written;
+        try {
+            written = InteractiveReport.write(
+                    report,
+                    Path.of(file).getFileName().toString(),
+                    FlowGraph.read(Path.of(file), agentId, selection, recordFilter));
+        } catch (FileSystemException e) {
+            System.err.println(NAME + ": --report " + report + ": " + FileProblems.describe(e) + "; no report written");
+            return false;
+        }
         if (!quiet) {
             System.err.printf(
                     Locale.ROOT,
@@ -334,6 +380,7 @@ final class AnalyzeCommand implements Callable<Integer> {
                     selection.size() == 1 ? "" : "s",
                     written);
         }
+        return true;
     }
 
     private TcpEventSinkFactory eventSinks(PrintStream out) {
@@ -347,17 +394,7 @@ final class AnalyzeCommand implements Callable<Integer> {
             return (key, instance) -> e -> writer.write(key, instance, e);
         }
         TextEventWriter writer = new TextEventWriter(out);
+        textEvents = writer;
         return (key, instance) -> e -> writer.write(key, e);
-    }
-
-    private String filterText() {
-        StringBuilder b = new StringBuilder();
-        if (host != null) {
-            b.append(" --host ").append(host);
-        }
-        if (port != null) {
-            b.append(" --port ").append(port);
-        }
-        return b.toString();
     }
 }

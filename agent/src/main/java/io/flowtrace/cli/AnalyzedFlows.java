@@ -16,6 +16,8 @@ final class AnalyzedFlows implements FlowTracker.FlowListener {
     private final FlowCollector collector;
     private final ReportCandidates drawn;
     private long seen;
+    /** --flow without --report: only this connection ("ip:port-ip:port", either order), or null. */
+    private String only;
 
     /**
      * @param services the services table (--services), or null for the flow report
@@ -50,12 +52,21 @@ final class AnalyzedFlows implements FlowTracker.FlowListener {
         }
     }
 
+    /** Keeps only the connection {@code flow} names (--flow without --report); null keeps all. */
+    AnalyzedFlows only(String flow) {
+        this.only = flow;
+        return this;
+    }
+
     /** Flows of the capture, matched or not. */
     long seen() {
         return seen;
     }
 
     private boolean matches(TcpFlowAnalyzer flow) {
+        if (only != null && !ReportCandidates.names(only, flow.client(), flow.server())) {
+            return false;
+        }
         if (port != null && flow.client().port() != port && flow.server().port() != port) {
             return false;
         }

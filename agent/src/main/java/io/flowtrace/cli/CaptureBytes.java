@@ -1,6 +1,5 @@
 package io.flowtrace.cli;
 
-import java.io.BufferedInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,7 +7,6 @@ import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.LongConsumer;
-import java.util.zip.GZIPInputStream;
 
 /**
  * A capture file read for a progress bar that agrees with the frames read (the agent's and the
@@ -40,13 +38,9 @@ public final class CaptureBytes {
         }
     }
 
-    /** The capture's own bytes (gunzipped when compressed); {@code beforeRead} gets the count before each read. */
+    /** The capture's own bytes (decompressed when gzip-, zstd- or lz4-compressed); {@code beforeRead} gets the count before each read. */
     public static InputStream open(Path file, LongConsumer beforeRead) throws IOException {
-        InputStream raw = new BufferedInputStream(Files.newInputStream(file), BUFFER);
-        raw.mark(2);
-        boolean gzip = raw.read() == 0x1f && raw.read() == 0x8b;
-        raw.reset();
-        InputStream capture = gzip ? new GZIPInputStream(raw, BUFFER) : raw;
+        InputStream capture = CaptureCompression.open(Files.newInputStream(file));
         return new FilterInputStream(capture) {
             private long count;
 

@@ -10,13 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
 /**
  * One capture named on the command line, opened as tshark would: {@code -} is standard input, a
- * directory or a missing file is refused with one line, a gzip-compressed file is decompressed, and
- * a gzip stream that ends early (a copy cut short, a capture still being written) ends the input
+ * directory or a missing file is refused with one line, a gzip-, zstd- or lz4-compressed file is
+ * decompressed (xz and bzip2 are named, not read), and a compressed stream that ends early (a copy cut short, a capture still being written) ends the input
  * where it ends, so the records before the cut are analysed and the cut is reported, not thrown.
  */
 final class CaptureInput implements AutoCloseable {
@@ -30,12 +29,10 @@ final class CaptureInput implements AutoCloseable {
         this.name = name;
         this.size = size;
         BufferedInputStream buffered = new BufferedInputStream(new CountingInputStream(raw, bytesRead), 1 << 16);
-        buffered.mark(2);
-        int b0 = buffered.read();
-        int b1 = buffered.read();
-        buffered.reset();
-        boolean gzip = b0 == 0x1f && b1 == 0x8b;
-        this.stream = gzip ? new CutTolerant(new GZIPInputStream(buffered, 1 << 16)) : buffered;
+        CaptureCompression compression = CaptureCompression.of(buffered);
+        this.stream = compression == CaptureCompression.NONE
+                ? buffered
+                : new CutTolerant(compression.decompress(buffered), compression.label());
     }
 
     /** A file the user named cannot be opened: the one line to print. */
@@ -65,6 +62,8 @@ final class CaptureInput implements AutoCloseable {
             throw new UnreadableInputException("\"" + file + "\": gzip header cut short; nothing could be read");
         } catch (ZipException e) {
             throw new UnreadableInputException("\"" + file + "\": not a readable gzip file (" + e.getMessage() + ")");
+        } catch (CaptureCompression.UnsupportedCompressionException e) {
+            throw new UnreadableInputException("\"" + file + "\": " + e.getMessage());
         } catch (IOException e) {
             throw new UnreadableInputException("\"" + file + "\": cannot read: " + e.getMessage());
         }
@@ -106,8 +105,11 @@ final class CaptureInput implements AutoCloseable {
      * short last record, as it would in an uncompressed file cut at the same place.
      */
     private final class CutTolerant extends FilterInputStream {
-        CutTolerant(InputStream in) {
+        private final String format;
+
+        CutTolerant(InputStream in, String format) {
             super(in);
+            this.format = format;
         }
 
         @Override
@@ -125,10 +127,17 @@ final class CaptureInput implements AutoCloseable {
             try {
                 return super.read(b, off, len);
             } catch (EOFException e) {
-                cutShort = "the gzip stream ends early";
+                cutShort = "the " + format + " stream ends early";
                 return -1;
             } catch (ZipException e) {
-                cutShort = "the gzip stream is corrupt (" + e.getMessage() + ")";
+                cutShort = "the " + format + " stream is corrupt (" + e.getMessage() + ")";
+                return -1;
+            } catch (IOException e) {
+                if (format.equals("gzip")) {
+                    throw e; // a read error of the file itself
+                }
+                // zstd-jni and lz4-java say both a cut and a corrupt frame with a plain IOException
+                cutShort = "the " + format + " stream ends early or is corrupt (" + e.getMessage() + ")";
                 return -1;
             }
         }

@@ -89,7 +89,7 @@ final class ConnectionTable {
             out.println(line(line, width));
         }
         out.println(
-                "(start: seconds after the first connection shown; data: unique payload bytes; rexmit: retransmitted "
+                "(start: seconds after the capture's first connection; data: unique payload bytes; rexmit: retransmitted "
                         + "packets; RTT: average data-to-ACK time of that direction's data; c2s: client to server, s2c: server to "
                         + "client; ? after the server: no SYN seen, client guessed; -l: every figure)");
     }

@@ -7,11 +7,14 @@ import picocli.CommandLine.Command;
 @Command(
         name = "conntrack",
         mixinStandardHelpOptions = true,
+        versionProvider = FlowtraceVersion.class,
         description = "Conntrack event tools (docs/conntrack.md).",
         subcommands = {ConntrackSizesCommand.class})
-final class ConntrackCommand implements Runnable {
+final class ConntrackCommand implements java.util.concurrent.Callable<Integer> {
+    /** Without a subcommand: the usage on stderr and exit 2, a command line that does nothing being a wrong one. */
     @Override
-    public void run() {
+    public Integer call() {
         new CommandLine(this).usage(System.err);
+        return FlowtraceCli.EXIT_USAGE;
     }
 }

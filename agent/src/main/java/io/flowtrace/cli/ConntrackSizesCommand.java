@@ -34,6 +34,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "sizes",
         mixinStandardHelpOptions = true,
+        versionProvider = FlowtraceVersion.class,
         sortOptions = false,
         description = {
             "Exact ctnetlink message size, kernel estimate and truesize of each conntrack -E event.",

@@ -26,7 +26,8 @@ final class FlowCollector {
     enum Format {
         TABLE,
         LONG,
-        JSON
+        JSON,
+        CSV
     }
 
     /** The --sort keys, with what they rank by. */
@@ -34,9 +35,17 @@ final class FlowCollector {
         RETRANSMITS(f -> total(f, d -> d.retransmittedPackets)),
         BYTES(f -> total(f, d -> d.dataBytes)),
         PACKETS(f -> total(f, d -> d.packets)),
-        DURATION(f -> f.lastSeenNanos() - f.firstSeenNanos());
+        DURATION(f -> f.lastSeenNanos() - f.firstSeenNanos()),
+        /** The flow's RTT as the catalogue defines it (FlowFields.flowRttUs): the client's data-to-ACK average, else the server's. */
+        RTT(f -> {
+            var c2s = f.clientToServer().rtt;
+            var rtt = c2s.count() > 0 ? c2s : f.serverToClient().rtt;
+            return rtt.count() > 0 ? Math.round(rtt.mean()) : -1;
+        }),
+        /** First SYN to the handshake's last ACK; flows without a handshake last. */
+        SETUP(f -> f.setup().setupNanos);
 
-        static final String NAMES = "retransmits, bytes, packets, duration";
+        static final String NAMES = "retransmits, bytes, packets, duration, rtt, setup";
         private final ToLongFunction<TcpFlowAnalyzer> rank;
 
         SortKey(ToLongFunction<TcpFlowAnalyzer> rank) {
@@ -131,6 +140,8 @@ final class FlowCollector {
                 return ConnectionTable.cells(flow);
             case LONG:
                 return longWriter.render(key, instance, flow);
+            case CSV:
+                return CsvFlowWriter.row(key, instance, flow);
             default:
                 jsonBuffer.reset();
                 bufferedJson.write(key, instance, flow);
@@ -151,12 +162,16 @@ final class FlowCollector {
             origin = Math.min(origin, firstSeen[i]);
         }
         List<ConnectionTable.Row> rows = new ArrayList<>();
+        if (format == Format.CSV) {
+            out.print(CsvFlowWriter.header() + System.lineSeparator());
+        }
         for (Entry e : shown) {
             long n = number[(int) e.sequence()];
             switch (format) {
                 case TABLE ->
                     rows.add(new ConnectionTable.Row(n, (e.firstSeenNanos() - origin) / 1e9, (String[]) e.payload()));
                 case LONG -> out.print(n + ": " + e.payload() + System.lineSeparator());
+                case CSV -> out.print(n + (String) e.payload() + System.lineSeparator());
                 default -> out.print((String) e.payload());
             }
         }

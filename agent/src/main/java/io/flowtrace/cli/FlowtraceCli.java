@@ -9,14 +9,16 @@ import picocli.CommandLine.Command;
 @Command(
         name = "flowtrace",
         mixinStandardHelpOptions = true,
-        version = "flowtrace 0.1.0",
+        versionProvider = FlowtraceVersion.class,
         description = "Streaming TCP flow analysis: offline over captures, live through Kafka and Flink.",
         subcommands = {
             AnalyzeCommand.class,
             DemoRedirectCommand.class,
             ClusterRedirectCommand.class,
             AgentCommand.class,
-            ConntrackCommand.class
+            ConntrackCommand.class,
+            // bash/zsh completion from these annotations (picocli's own): source <(./flowtrace generate-completion)
+            picocli.AutoComplete.GenerateCompletion.class
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -24,7 +26,7 @@ import picocli.CommandLine.Command;
             "1:an input could not be read, or only in part; or the command failed",
             "2:invalid command line (unknown option, bad option value)"
         })
-public final class FlowtraceCli implements Runnable {
+public final class FlowtraceCli implements java.util.concurrent.Callable<Integer> {
     static final int EXIT_INPUT = 1;
     static final int EXIT_USAGE = 2;
 
@@ -72,10 +74,10 @@ public final class FlowtraceCli implements Runnable {
 
     /** The root a run of one subcommand is parsed under: only the name the subcommand is shown with. */
     @Command(name = "flowtrace")
-    static final class Root implements Runnable {
+    static final class Root implements java.util.concurrent.Callable<Integer> {
         @Override
-        public void run() {
-            new FlowtraceCli().run(); // never reached: the first argument named a subcommand
+        public Integer call() {
+            return new FlowtraceCli().call(); // never reached: the first argument named a subcommand
         }
     }
 
@@ -128,8 +130,10 @@ public final class FlowtraceCli implements Runnable {
         return EXIT_INPUT;
     }
 
+    /** {@code flowtrace} alone: the usage on stderr and exit 2 (a command line that names no command). */
     @Override
-    public void run() {
+    public Integer call() {
         new CommandLine(this).usage(System.err);
+        return EXIT_USAGE;
     }
 }

@@ -19,6 +19,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -177,7 +180,14 @@ final class PublishOptions {
                     + "max.request.size / buffer.memory (at most " + ProducerSettings.maxValueBytes(props) + ")");
         }
         Path dir = spoolDir != null ? spoolDir : Path.of(System.getProperty("user.home"), ".flowtrace", "spool", topic);
-        DiskSpool spool = DiskSpool.open(dir, spoolMaxBytes, weight);
+        KafkaProducer<byte[], byte[]> producer = producer(props);
+        DiskSpool spool;
+        try {
+            spool = DiskSpool.open(dir, spoolMaxBytes, weight);
+        } catch (IOException | SpoolCorruptedException | RuntimeException e) {
+            producer.close(Duration.ZERO);
+            throw e;
+        }
         if (spool.recoveredTornBytes() > 0) {
             System.err.printf(
                     Locale.ROOT,
@@ -186,7 +196,6 @@ final class PublishOptions {
                     spool.recoveredTornBytes());
         }
         long blockMs = maxBlockMs != null ? maxBlockMs : liveSource ? 0 : 5000;
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props);
         return new SpoolingPublisher(
                 producer,
                 topic,
@@ -194,6 +203,29 @@ final class PublishOptions {
                 metrics,
                 TimeUnit.MILLISECONDS.toNanos(blockMs),
                 Duration.ofSeconds(shutdownTimeoutSeconds));
+    }
+
+    /**
+     * The producer, or an IllegalArgumentException (exit 2, one line) when its settings cannot work:
+     * the client refuses to start when no host of bootstrap.servers resolves (its ConfigException,
+     * "No resolvable bootstrap urls"), which is a wrong command line, not a broker that is away.
+     */
+    private static KafkaProducer<byte[], byte[]> producer(Properties props) {
+        try {
+            return new KafkaProducer<>(props);
+        } catch (KafkaException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            String servers = props.getProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
+            if (cause instanceof ConfigException
+                    && String.valueOf(cause.getMessage()).contains("resolvable")) {
+                throw new IllegalArgumentException("--bootstrap-servers " + servers
+                        + ": no host name in it resolves (DNS), so there is no" + " broker to send to or to spool for");
+            }
+            throw new IllegalArgumentException("the Kafka producer cannot start with these settings: "
+                    + (cause.getMessage() != null
+                            ? cause.getMessage()
+                            : cause.getClass().getSimpleName()));
+        }
     }
 
     /**

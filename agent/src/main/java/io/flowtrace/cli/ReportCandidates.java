@@ -51,10 +51,13 @@ final class ReportCandidates {
         FlowGraph.Selection s = new FlowGraph.Selection(
                 key, instance, f.client(), f.server(), f.firstSeenNanos(), f.lastSeenNanos(), senderIsClient, title);
         if (flowFilter != null) {
-            if (named(f.client(), f.server())) {
+            if (names(flowFilter, f.client(), f.server())) {
                 named.add(new Candidate(0, f.firstSeenNanos(), s));
             }
             return;
+        }
+        if (f.clientToServer().uniqueBytes == 0 && f.serverToClient().uniqueBytes == 0) {
+            return; // no data either way: every chart of it would be empty, so it is not among "the worst N"
         }
         best.add(new Candidate(sort.rank(f), f.firstSeenNanos(), s));
         if (best.size() > worst) {
@@ -62,10 +65,11 @@ final class ReportCandidates {
         }
     }
 
-    private boolean named(Endpoint client, Endpoint server) {
+    /** True when {@code flow} ("ip:port-ip:port", either order) names the connection of these endpoints. */
+    static boolean names(String flow, Endpoint client, Endpoint server) {
         String a = client.toString();
         String b = server.toString();
-        return flowFilter.equals(a + "-" + b) || flowFilter.equals(b + "-" + a);
+        return flow.equals(a + "-" + b) || flow.equals(b + "-" + a);
     }
 
     List<FlowGraph.Selection> selection() {

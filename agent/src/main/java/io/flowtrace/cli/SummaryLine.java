@@ -49,4 +49,16 @@ final class SummaryLine {
                 seconds > 0 ? s.records / seconds : 0.0));
         return b.toString();
     }
+
+    /** " --host X --port N" as the user gave them, for "0 of 240 flows matched --port 80". */
+    static String filterText(String host, Integer port) {
+        StringBuilder b = new StringBuilder();
+        if (host != null) {
+            b.append(" --host ").append(host);
+        }
+        if (port != null) {
+            b.append(" --port ").append(port);
+        }
+        return b.toString();
+    }
 }

@@ -3,42 +3,68 @@ package io.flowtrace.cli;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpFlowEvent;
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * {@code analyze --events} without --json: one readable line per event, like a tcpdump line: time
  * relative to the first event shown, the connection, the direction of the data, the event and its
- * figures with units.
+ * figures with units, in time order.
  * Sequence numbers are relative to the sender's ISN, as Wireshark shows them by default.
  */
 final class TextEventWriter {
+    /** One event as it came from a shard: {@code order} is its place in arrival, which within a flow is the flow's own order. */
+    private record Entry(long timeNanos, String flow, FlowKey key, long order, TcpFlowEvent event) {}
+
+    private static final Comparator<Entry> TIME_ORDER = Comparator.comparingLong(Entry::timeNanos)
+            .thenComparing(Entry::flow)
+            .thenComparingLong(Entry::order);
+
     private final PrintStream out;
-    private long originNanos = Long.MIN_VALUE;
+    private final List<Entry> entries = new ArrayList<>();
 
     TextEventWriter(PrintStream out) {
         this.out = out;
     }
 
-    /** @param key the flow (its endpoints in address order; the event says which side is the client) */
-    void write(FlowKey key, TcpFlowEvent e) {
-        if (originNanos == Long.MIN_VALUE) {
-            originNanos = e.timeNanos();
-            out.printf(
-                    Locale.ROOT,
-                    "# events: seconds since the first event shown (%s), connection, direction of the data"
-                            + " (c2s: client to server), event; sequence numbers relative to the sender's ISN%n",
-                    Units.epochMicros(Math.floorDiv(e.timeNanos(), 1000)));
+    /**
+     * Takes one event; the lines are written by {@link #finish()} in time order. The shards analyse
+     * flows side by side and a slow-start exit is dated at the round it ended, found a round later, so
+     * the events arrive out of time order (a line at 0.018 s was followed by one at 0.003 s). Held
+     * until the end of the input: a few hundred bytes per event, and the events are a small part of
+     * the packets (rounds, retransmissions, exits).
+     *
+     * @param key the flow (its endpoints in address order; the event says which side is the client)
+     */
+    synchronized void write(FlowKey key, TcpFlowEvent e) {
+        entries.add(new Entry(e.timeNanos(), key.canonical(), key, entries.size(), e));
+    }
+
+    /** Writes the events taken so far in time order (ties: by flow, then in the flow's order) and forgets them. */
+    synchronized void finish() {
+        if (entries.isEmpty()) {
+            return;
         }
-        synchronized (this) {
+        entries.sort(TIME_ORDER);
+        long originNanos = entries.get(0).timeNanos();
+        out.printf(
+                Locale.ROOT,
+                "# events: seconds since the first event shown (%s), connection, direction of the data"
+                        + " (c2s: client to server), event; sequence numbers relative to the sender's ISN%n",
+                Units.epochMicros(Math.floorDiv(originNanos, 1000)));
+        for (Entry e : entries) {
             out.printf(
                     Locale.ROOT,
                     "%12.6f  %s - %s  %s  %s%n",
                     (e.timeNanos() - originNanos) / 1e9,
-                    key.low(),
-                    key.high(),
-                    e.fromClient() ? "c2s" : "s2c",
-                    describe(e));
+                    e.key().low(),
+                    e.key().high(),
+                    e.event().fromClient() ? "c2s" : "s2c",
+                    describe(e.event()));
         }
+        entries.clear();
     }
 
     static String describe(TcpFlowEvent e) {
@@ -70,9 +96,12 @@ final class TextEventWriter {
     private static String retransmission(TcpFlowEvent.Retransmission r) {
         return String.format(
                 Locale.ROOT,
-                "retransmission %s (sent by %s) seq %d, %s, transmission %d%s",
-                r.retransmissionClass().jsonName(),
-                r.trigger().jsonName(),
+                "retransmission %s seq %d, %s, transmission %d%s",
+                // the trigger only where the class is not it: "spurious (sent by fast)", not "fast (sent by fast)"
+                r.retransmissionClass().jsonName().equals(r.trigger().jsonName())
+                        ? r.retransmissionClass().jsonName()
+                        : r.retransmissionClass().jsonName() + " (sent by "
+                                + r.trigger().jsonName() + ")",
                 r.seq(),
                 Units.bytes(r.bytes()),
                 r.transmission(),

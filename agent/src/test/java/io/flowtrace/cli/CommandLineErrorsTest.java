@@ -313,8 +313,8 @@ class CommandLineErrorsTest {
                 "--idle-timeout|-5|--idle-timeout must be a positive number of seconds, not -5",
                 "--threads|0|--threads must be 1-256 analysing threads, not 0",
                 "--threads|100000|--threads must be 1-256 analysing threads, not 100000",
-                "--sort|foo|--sort must be one of retransmits, bytes, packets, duration, not 'foo'",
-                "--flow|10.0.0.1:1-10.0.0.2:2|--flow selects the flow to draw: it goes with --report"
+                "--sort|foo|--sort must be one of retransmits, bytes, packets, duration, rtt, setup, not 'foo'",
+                "--flow|10.0.0.1:1|--flow must be CLIENT-SERVER as the report prints it"
             })
     void badOptionValueIsOneLineWithTheProgramNameAndExitTwo(String option, String value, String message)
             throws Exception {

@@ -120,7 +120,17 @@ class TextReportTest {
                         .findFirst()
                         .orElseThrow())
                 .containsPattern(
-                        "retransmission (fast|rto|tlp|spurious|other) \\(sent by \\w+\\) seq \\d+, [\\d.,]+ k?B");
+                        "retransmission (fast|rto|tlp|other|spurious \\(sent by \\w+\\)) seq \\d+, [\\d.,]+ k?B");
+        // a class is not repeated as its own trigger ("fast (sent by fast)")
+        assertThat(events).noneMatch(l -> l.matches(".*retransmission (\\w+) \\(sent by \\1\\).*"));
+        // in time order, across the two connections and the analysing threads (a slow-start exit is
+        // found a round after the time it is dated at)
+        double[] seconds = events.stream()
+                .mapToDouble(l -> Double.parseDouble(l.trim().split(" +")[0]))
+                .toArray();
+        for (int i = 1; i < seconds.length; i++) {
+            assertThat(seconds[i]).as("line %d: %s", i, events.get(i)).isGreaterThanOrEqualTo(seconds[i - 1]);
+        }
     }
 
     @Test

@@ -99,7 +99,9 @@ final class Demo implements AutoCloseable {
                 services.bootstrapServers(),
                 List.of(config.get(JobOption.PACKETS_TOPIC), config.get(JobOption.CONNTRACK_TOPIC)));
         Db db = new Db(services.dataSource());
-        double jobSeconds = DemoJob.run(config, services.flinkTls(), services.dataSource(), status, input);
+        // what the agents published, in their units: a Kafka record of packets is a batch of one flow's packets
+        String published = String.format(Locale.ROOT, "%,d packets + %,d conntrack events", packets, conntrack);
+        double jobSeconds = DemoJob.run(config, services.flinkTls(), services.dataSource(), status, input, published);
 
         DemoSummary.print(db, out);
         out.flush();

@@ -103,8 +103,13 @@ final class DemoJob {
         return flink;
     }
 
-    /** Runs the job to its end, showing progress; returns the wall time in seconds. */
-    static double run(JobConfig config, FlinkTls tls, DataSource db, StatusLine status, long inputRecords)
+    /**
+     * Runs the job to its end, showing progress; returns the wall time in seconds.
+     *
+     * @param inputRecords the Kafka records in the input topics (a packet record is a batch of one flow's packets)
+     * @param input what the agents published, for the progress line ("15,123 packets + 449 conntrack events")
+     */
+    static double run(JobConfig config, FlinkTls tls, DataSource db, StatusLine status, long inputRecords, String input)
             throws Exception {
         PostgresSinks.applySchema(config);
         Configuration flink = flinkConfiguration(config, tls);
@@ -118,7 +123,7 @@ final class DemoJob {
                 .build(env);
         StatusLine.Step step = status.step("flink job");
         // until the first poll answers (the sink tables may not be readable for the first seconds)
-        step.update(String.format(Locale.ROOT, "in: %,d records  out: starting", inputRecords));
+        step.update(String.format(Locale.ROOT, "in: %s (%,d Kafka records)  out: starting", input, inputRecords));
         long started = System.nanoTime();
         JobClient job = env.executeAsync("flowtrace-demo");
         CompletableFuture<?> result = job.getJobExecutionResult();
@@ -131,7 +136,7 @@ final class DemoJob {
                     break;
                 } catch (TimeoutException e) {
                     step.update(String.format(
-                            Locale.ROOT, "in: %s  out: %s", consumed(admin, inputs, inputRecords), rows(db)));
+                            Locale.ROOT, "in: %s  out: %s", consumed(admin, inputs, input, inputRecords), rows(db)));
                 }
             }
         } catch (java.util.concurrent.ExecutionException e) {
@@ -142,7 +147,7 @@ final class DemoJob {
         return seconds;
     }
 
-    private static String consumed(Admin admin, List<String> topics, long total) {
+    private static String consumed(Admin admin, List<String> topics, String input, long total) {
         try {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(GROUP)
                     .partitionsToOffsetAndMetadata()
@@ -155,9 +160,9 @@ final class DemoJob {
             }
             // Kafka offsets are committed at checkpoints only: a bar of them would say 0 % while rows are
             // already out, so the input is its total, with what the last checkpoint committed beside it.
-            return String.format(Locale.ROOT, "%,d records (%,d committed at the last checkpoint)", total, sum);
+            return String.format(Locale.ROOT, "%s (%,d Kafka records, %,d committed)", input, total, sum);
         } catch (Exception e) {
-            return "? records";
+            return input;
         }
     }
 

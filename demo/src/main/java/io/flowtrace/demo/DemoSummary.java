@@ -164,7 +164,7 @@ public final class DemoSummary {
 
     private static void setupPerService(Db db, PrintStream out) {
         out.println();
-        out.println("connection setup time per service (SYN → handshake ACK, µs):");
+        out.println("connection setup time per service (SYN → handshake ACK):");
         out.printf(
                 Locale.ROOT,
                 "  %-22s %-24s %6s %10s %12s %12s %12s %8s%n",
@@ -184,9 +184,9 @@ public final class DemoSummary {
                     Db.s(r, "server"),
                     Db.l(r, "flows"),
                     Db.l(r, "handshakes"),
-                    us(Db.d(r, "p50")),
-                    us(Db.d(r, "p90")),
-                    us(Db.d(r, "max")),
+                    ms(Db.d(r, "p50")),
+                    ms(Db.d(r, "p90")),
+                    ms(Db.d(r, "max")),
                     Db.l(r, "syn_retransmits"));
         }
     }
@@ -231,8 +231,9 @@ public final class DemoSummary {
         }
     }
 
-    private static String us(Double v) {
-        return v == null ? "-" : String.format(Locale.ROOT, "%,.0f", v);
+    /** Microseconds (setup_us) in milliseconds with the unit: "16,381.3 ms" rather than a bare "16,381,318". */
+    private static String ms(Double us) {
+        return us == null ? "-" : String.format(Locale.ROOT, "%,.1f ms", us / 1000.0);
     }
 
     private static String num(Double v) {

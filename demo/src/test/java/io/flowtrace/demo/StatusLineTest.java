@@ -80,15 +80,17 @@ class StatusLineTest {
     void onATerminalAStepOfUnknownLengthShowsItsElapsedTimeAndFiguresWithoutAPercentage() throws Exception {
         StatusLine status = new StatusLine(err, true, false, COLUMNS);
         StatusLine.Step job = status.step("flink job");
-        job.update("in: 14,742 records (0 committed at the last checkpoint)  out: 113 flow rows");
+        job.update("in: 15,123 packets + 449 conntrack events (536 Kafka records, 0 committed)  out: 113 flow rows");
         awaitDrawn("out: 113 flow rows");
         job.done("flink job  finished in 3.1 s  out: 240 flow rows");
 
         List<String> segments = Arrays.asList(written().split("\r", -1));
         assertThat(segments)
                 .anySatisfy(s -> assertThat(s)
-                        .matches("flink job  0:00:\\d\\d  in: 14,742 records \\(0 committed at the last checkpoint\\)"
-                                + "  out: 113 flow rows"));
+                        .matches(
+                                "flink job  0:00:\\d\\d  in: 15,123 packets \\+ 449 conntrack events \\(536 Kafka records,"
+                                        + " 0 committed\\)"
+                                        + "  out: 113 flow rows"));
         assertThat(written()).doesNotContain("?").doesNotContain("%");
         assertThat(segments.get(segments.size() - 1))
                 .isEqualTo("flink job  finished in 3.1 s  out: 240 flow rows" + System.lineSeparator());

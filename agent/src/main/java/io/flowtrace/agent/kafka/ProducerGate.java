@@ -32,6 +32,12 @@ final class ProducerGate {
     private final Producer<byte[], byte[]> producer;
     private final String topic;
     private volatile Exception lastRefusal;
+    /**
+     * The warm-up found no metadata for the topic and no record has been accepted since: a refusal
+     * then is the broker being away, so {@link #offer} does not wait out its block time for it (a
+     * file replay with no broker spooled its first record after 5 s of warm-up and 5 s more here).
+     */
+    private volatile boolean noMetadata;
 
     ProducerGate(Producer<byte[], byte[]> producer, String topic) {
         this.producer = producer;
@@ -55,10 +61,12 @@ final class ProducerGate {
                 state.inSend = false;
             }
             if (state.refused == null) {
+                noMetadata = false;
                 return true;
             }
             lastRefusal = state.refused;
-            if (giveUp.getAsBoolean() || System.nanoTime() - deadline >= 0) {
+            boolean brokerAway = noMetadata && state.refused instanceof TimeoutException;
+            if (brokerAway || giveUp.getAsBoolean() || System.nanoTime() - deadline >= 0) {
                 return false;
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
@@ -94,6 +102,7 @@ final class ProducerGate {
                 return;
             } catch (TimeoutException e) {
                 if (System.nanoTime() - deadline >= 0) {
+                    noMetadata = true;
                     LOG.warn(
                             "no metadata for topic {} after {} s (broker unreachable or topic missing); records "
                                     + "will be spooled until it comes",

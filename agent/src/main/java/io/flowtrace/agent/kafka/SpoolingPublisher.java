@@ -112,9 +112,8 @@ public final class SpoolingPublisher implements AutoCloseable {
             if (gate.offer(key, value, new DirectDelivery(key, value, packets), maxBlockNanos, () -> mode.closing)) {
                 return;
             }
-            synchronized (mode) {
-                mode.spooling = true;
-            }
+            // spoolOrDrop switches to spooling under the same lock as the append: switched here first,
+            // the replay saw spooling with an empty spool and switched straight back to direct publishing
             LOG.warn(
                     "Kafka is not taking records for {} ({}); spooling to {}",
                     topic,

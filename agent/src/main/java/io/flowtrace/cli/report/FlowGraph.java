@@ -1,5 +1,6 @@
 package io.flowtrace.cli.report;
 
+import io.flowtrace.cli.CaptureCompression;
 import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.FlowKey;
@@ -83,7 +84,7 @@ public final class FlowGraph {
      */
     public static List<Selection> find(Path capture, String agentId, List<FlowId> wanted) throws IOException {
         Selection[] found = new Selection[wanted.size()];
-        try (InputStream in = Files.newInputStream(capture)) {
+        try (InputStream in = CaptureCompression.open(Files.newInputStream(capture))) {
             new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint(agentId, "if" + iface))
                     .run(
                             in,
@@ -128,7 +129,7 @@ public final class FlowGraph {
         for (Selection s : selections) {
             graphs.add(new FlowGraph(s));
         }
-        try (InputStream in = Files.newInputStream(capture)) {
+        try (InputStream in = CaptureCompression.open(Files.newInputStream(capture))) {
             new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint(agentId, "if" + iface))
                     .run(
                             in,
@@ -145,7 +146,7 @@ public final class FlowGraph {
                             error -> {},
                             records -> {});
         }
-        try (InputStream in = Files.newInputStream(capture);
+        try (InputStream in = CaptureCompression.open(Files.newInputStream(capture));
                 CaptureReader reader = CaptureReader.open(in)) {
             CaptureRecord rec = new CaptureRecord();
             PacketDecoder decoder = new PacketDecoder();

@@ -234,9 +234,13 @@ public final class HtmlReport {
                 "From the <code>flow_summary.report</code> jsonb (the <code>analyze --json</code> object): per direction"
                         + " that left slow start, the exit cwnd (<code>slow_start.exit_cwnd_bytes</code>) against the path's BDP"
                         + " (<code>slow_start.bdp_bytes</code> = max delivery rate × min RTT). Premature exits (below half the BDP or"
-                        + " half a later round's flight) in red; the line is cwnd = BDP.";
+                        + " half a later round's flight) in red; the line is cwnd = BDP. An exit without a BDP"
+                        + " estimate (no delivery-rate sample before it) counts in the title, as in the summary, but has"
+                        + " no point.";
         List<Map<String, Object>> rows =
                 db.query("SELECT * FROM (" + DemoSummary.SLOW_START_EXITS + ") x WHERE bdp_bytes > 0");
+        // the summary's count: every exit, with a BDP estimate or not (the plot had 42 where it said 47)
+        long total = db.count("SELECT count(*) FROM (" + DemoSummary.SLOW_START_EXITS + ") x");
         List<Map<String, Object>> ok = new ArrayList<>();
         List<Map<String, Object>> premature = new ArrayList<>();
         double max = 1;
@@ -251,7 +255,14 @@ public final class HtmlReport {
         add(
                 "Slow-start exit cwnd vs BDP",
                 note,
-                List.of(Chart.xy(rows.size() + " slow-start exits", "BDP (bytes)", "exit cwnd (bytes)", s)));
+                List.of(Chart.xy(
+                        total + " slow-start exits"
+                                + (total == rows.size()
+                                        ? ""
+                                        : ", " + (total - rows.size()) + " without a BDP not plotted"),
+                        "BDP (bytes)",
+                        "exit cwnd (bytes)",
+                        s)));
     }
 
     private void conntrack() {
