@@ -49,6 +49,17 @@ class DeployDocsTest {
         assertThat(found).as("sentences that count the dashboards").isGreaterThanOrEqualTo(2);
     }
 
+    /** Copies of one packet captured on several interfaces are duplicates to flowtrace, not retransmissions. */
+    @Test
+    void theCaptureInterfaceRowCallsCopiesDuplicates() throws IOException {
+        String row = operations()
+                .lines()
+                .filter(l -> l.startsWith("| `agent-iface` |"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(row).contains("**duplicates**").doesNotContain("looks retransmitted");
+    }
+
     @Test
     void everyPostgresSecretCarriesItsCaAndNoPasswordComesFromAFile() throws IOException {
         List<String> creates = new ArrayList<>();
