@@ -16,9 +16,12 @@ FROM eclipse-temurin:17.0.20.1_1-jre-jammy
 RUN apt-get update \
     && apt-get install -y --no-install-recommends tcpdump conntrack \
     && rm -rf /var/lib/apt/lists/* \
-    && mkdir -p /var/lib/flowtrace/spool
+    && mkdir -p /var/lib/flowtrace/spool \
+    && chown 10001:10001 /var/lib/flowtrace/spool
 COPY --from=build /out/ /opt/flowtrace/
 # Give --spool-dir a directory under /var/lib/flowtrace and make that a volume (compose) or a
-# hostPath (DaemonSet), so a restarted agent replays what it spooled.
+# hostPath (DaemonSet), so a restarted agent replays what it spooled. The directory belongs to uid 10001,
+# the user compose's replaying agents run as (a new named volume copies the owner); the DaemonSet's
+# agents run as root (capabilities) on a hostPath.
 ENTRYPOINT ["java", "-XX:+UseParallelGC", "-cp", "/opt/flowtrace/flowtrace-agent.jar:/opt/flowtrace/lib/*", "io.flowtrace.cli.FlowtraceCli"]
 CMD ["--help"]

@@ -6,11 +6,11 @@ import java.util.Locale;
 import java.util.function.LongSupplier;
 
 /**
- * Whether an agent is doing its job, for {@code GET /healthz} (a Kubernetes liveness or readiness
- * probe): unhealthy when tcpdump keeps restarting ({@code maxRestarts} or more restarts within
+ * Whether an agent is doing its job. Readiness, {@code GET /healthz} ({@link #status()}): unhealthy when tcpdump keeps restarting ({@code maxRestarts} or more restarts within
  * {@code restartWindow}), or when records keep being read but none has been published for
  * {@code maxSilence} (Kafka unreachable beyond what the spool is for, or the publisher stuck). An idle
- * interface (nothing read, nothing published) is healthy. Reads the counters only; {@link #sample()}
+ * interface (nothing read, nothing published) is healthy. Liveness, {@code GET /livez} ({@link
+ * #liveness()}): the crash loop only, so a Kafka outage never restarts a capturing agent. Reads the counters only; {@link #sample()}
  * is called about once a second so restarts are timed to the second, not to the probe's period.
  */
 public final class HealthCheck {
@@ -73,19 +73,25 @@ public final class HealthCheck {
         }
     }
 
+    /**
+     * Liveness ({@code GET /livez}): only a tcpdump crash loop, never a publishing silence. An agent that
+     * cannot reach Kafka is alive and spooling; restarting it would lose the capture exactly while the
+     * spool is bridging the outage, so the silence rule is readiness only ({@link #status()}).
+     */
+    public synchronized Status liveness() {
+        sample();
+        Status loop = restartLoop();
+        return loop != null ? loop : new Status(true, "alive");
+    }
+
+    /** Readiness ({@code GET /healthz}): not in a tcpdump crash loop, and publishing what it reads. */
     public synchronized Status status() {
         sample();
-        long now = nanoClock.getAsLong();
-        if (restartTimes.size() >= maxRestarts) {
-            return new Status(
-                    false,
-                    String.format(
-                            Locale.ROOT,
-                            "tcpdump restarted %d times in the last %d s",
-                            restartTimes.size(),
-                            restartWindowNanos / 1_000_000_000L));
+        Status loop = restartLoop();
+        if (loop != null) {
+            return loop;
         }
-        long silent = now - lastPublishChangeNanos;
+        long silent = nanoClock.getAsLong() - lastPublishChangeNanos;
         long readSince = metrics.read.sum() - readAtLastPublish;
         if (silent >= maxSilenceNanos && readSince > 0) {
             return new Status(
@@ -97,5 +103,18 @@ public final class HealthCheck {
                             readSince));
         }
         return new Status(true, "ok");
+    }
+
+    private Status restartLoop() {
+        if (restartTimes.size() < maxRestarts) {
+            return null;
+        }
+        return new Status(
+                false,
+                String.format(
+                        Locale.ROOT,
+                        "tcpdump restarted %d times in the last %d s",
+                        restartTimes.size(),
+                        restartWindowNanos / 1_000_000_000L));
     }
 }

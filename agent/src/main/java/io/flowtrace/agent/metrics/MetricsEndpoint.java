@@ -25,19 +25,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * An agent's counters for Prometheus at {@code GET /metrics}, and its health at {@code GET /healthz},
+ * An agent's counters for Prometheus at {@code GET /metrics}, whether it delivers at {@code GET /healthz}
+ * (readiness) and whether it is alive at {@code GET /livez} (liveness; {@link HealthCheck#liveness()}),
  * on the Prometheus Java client's HTTP server (io.prometheus:prometheus-metrics-exporter-httpserver):
  * the text exposition format (or OpenMetrics / protobuf when the scraper asks for it), a fresh
  * snapshot of {@link AgentMetrics} per scrape. Metric names, labels and the health rules: docs/agent.md.
  *
- * <p>Requests run on a small thread pool, and the JDK server under it drops a connection whose
- * request is not complete within {@link #REQUEST_TIMEOUT_SECONDS}: a client that connects, sends a few
- * bytes and waits holds one thread for that long and never blocks the scraper or the probe.
+ * <p>Requests run on a pool of {@link #THREADS} threads, and the JDK server under it drops a connection
+ * whose request is not complete within {@link #REQUEST_TIMEOUT_SECONDS} (its timer checks once a second,
+ * so a connection is dropped 2-3 s after it opened): a client that connects, sends a few bytes and waits
+ * holds one thread for that long. The JDK server reads the request line on a pool thread, so stalled
+ * clients take threads from scrapes: four new half-sent requests every 2 s (the pattern that stalled
+ * every scrape with 4 threads and a 10 s deadline) hold at most 12 of the 16 threads at any time. The
+ * probes' timeouts (deploy/k8s/50-agent-daemonset.yaml) are longer than that deadline.
  */
 public final class MetricsEndpoint implements AutoCloseable {
     public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
-    static final int THREADS = 4;
-    static final int REQUEST_TIMEOUT_SECONDS = 10;
+    static final int THREADS = 16;
+    static final int REQUEST_TIMEOUT_SECONDS = 2;
 
     static {
         // The JDK HTTP server reads its limits once, when its first instance is made (sun.net.httpserver.ServerConfig).
@@ -87,11 +92,12 @@ public final class MetricsEndpoint implements AutoCloseable {
                 .authenticator(new GetOrHeadOnly())
                 .defaultHandler(exchange -> {
                     try (exchange) {
-                        if (exchange.getRequestURI().getPath().equals("/healthz")) {
-                            HealthCheck.Status s = health.status();
+                        String path = exchange.getRequestURI().getPath();
+                        if (path.equals("/healthz") || path.equals("/livez")) {
+                            HealthCheck.Status s = path.equals("/healthz") ? health.status() : health.liveness();
                             respond(exchange, s.healthy() ? 200 : 503, s.reason() + "\n");
                         } else {
-                            respond(exchange, 404, "not found: /metrics and /healthz are served here\n");
+                            respond(exchange, 404, "not found: /metrics, /healthz and /livez are served here\n");
                         }
                     }
                 })

@@ -45,6 +45,8 @@ class CtnetlinkSourceITCase {
     @Test
     void receivesNewAndDestroyWithTheirExactWireSize() throws Exception {
         List<ConntrackMessage> got = new CopyOnWriteArrayList<>();
+        // open() binds the socket to the event groups: events made after it returns reach the socket.
+        java.util.concurrent.CountDownLatch subscribed = new java.util.concurrent.CountDownLatch(1);
         Future<Long> run = reader.submit(() -> {
             int fd = LibC.INSTANCE.open("/var/run/netns/" + ns, LibC.O_RDONLY | LibC.O_CLOEXEC);
             try {
@@ -53,12 +55,16 @@ class CtnetlinkSourceITCase {
                 LibC.INSTANCE.close(fd);
             }
             try (CtnetlinkSource src = CtnetlinkSource.open(1 << 20, CtnetlinkSource.GROUPS_NEW_UPDATE_DESTROY)) {
+                subscribed.countDown();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 src.run(got::add, () -> got.size() < 2 && System.nanoTime() < deadline);
                 return src.enobufs();
             }
         });
-        Thread.sleep(500);
+        if (!subscribed.await(10, TimeUnit.SECONDS)) {
+            run.get(1, TimeUnit.SECONDS); // open() failed: its exception says why
+            throw new AssertionError("the ctnetlink socket was not open after 10 s");
+        }
         assertThat(sh(
                         "ip",
                         "netns",

@@ -56,4 +56,22 @@ class HealthCheckTest {
         now.addAndGet(3600 * S);
         assertThat(check.status().healthy()).isTrue();
     }
+
+    /** A Kafka outage (reading, nothing published for an hour) makes the agent not ready, never not alive. */
+    @Test
+    void aPublishingSilenceIsNotReadyButAlive() {
+        check.sample();
+        m.read.add(100);
+        now.addAndGet(3600 * S);
+        assertThat(check.status().healthy()).isFalse();
+        assertThat(check.liveness()).isEqualTo(new HealthCheck.Status(true, "alive"));
+    }
+
+    @Test
+    void aTcpdumpCrashLoopIsNotAlive() {
+        m.addSourceCounter("tcpdump_restarts", 3);
+        HealthCheck.Status s = check.liveness();
+        assertThat(s.healthy()).isFalse();
+        assertThat(s.reason()).isEqualTo("tcpdump restarted 3 times in the last 300 s");
+    }
 }

@@ -16,7 +16,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -140,7 +139,7 @@ class DeployManifestsTest {
     }
 
     /**
-     * packets: NET_RAW for the packet socket, SETUID and SETGID for tcpdump's switch to user tcpdump;
+     * packets: NET_RAW for the packet socket, SETUID and SETGID for tcpdump's switch to user tcpdump, KILL to signal it after;
      * conntrack: NET_ADMIN for the ctnetlink groups and SO_RCVBUFFORCE. Each is probed on /healthz.
      */
     @Test
@@ -153,7 +152,7 @@ class DeployManifestsTest {
         List<Object> containers = Yaml.list(pod.get("containers"), "containers");
         assertThat(containers).hasSize(2);
         Map<String, List<String>> expected =
-                Map.of("packets", List.of("NET_RAW", "SETUID", "SETGID"), "conntrack", List.of("NET_ADMIN"));
+                Map.of("packets", List.of("NET_RAW", "SETUID", "SETGID", "KILL"), "conntrack", List.of("NET_ADMIN"));
         for (Object c : containers) {
             Map<String, Object> container = Yaml.map(c, "container");
             String name = Yaml.string(container, "name");
@@ -253,7 +252,7 @@ class DeployManifestsTest {
                 if (caps != null) {
                     assertThat(Yaml.list(Yaml.map(caps, "capabilities").get("add"), "add"))
                             .as("added capabilities in %s", m)
-                            .isSubsetOf("NET_RAW", "NET_ADMIN", "SETUID", "SETGID");
+                            .isSubsetOf("NET_RAW", "NET_ADMIN", "SETUID", "SETGID", "KILL");
                 }
                 if (node.get("image") instanceof String image) {
                     assertPinned(image, m.toString());
@@ -328,12 +327,7 @@ class DeployManifestsTest {
                 .containsExactlyElementsOf(
                         files().stream().map(p -> p.getFileName().toString()).toList());
 
-        Path kubectl = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
-                .map(d -> Path.of(d, "kubectl"))
-                .filter(Files::isExecutable)
-                .findFirst()
-                .orElse(null);
-        Assumptions.assumeTrue(kubectl != null, "kubectl not on the PATH: the offline kustomize build is skipped");
+        Path kubectl = RequiredTool.require("kubectl", "for the offline kustomize build");
         Path out = Files.createTempFile("kustomize", ".yaml");
         Process p = new ProcessBuilder(
                         kubectl.toString(),

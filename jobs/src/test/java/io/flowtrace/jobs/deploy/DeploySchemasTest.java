@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -168,11 +167,14 @@ class DeploySchemasTest {
     /** The fallback renderer (used where kubectl is missing) builds what kubectl's kustomize builds. */
     @Test
     void theRendererHereBuildsWhatKubectlBuilds() {
-        List<Map<String, Object>> kubectl = Kustomize.renderWithKubectl(RepoFiles.path("deploy/k8s"));
-        Assumptions.assumeTrue(kubectl != null, "kubectl not on the PATH: nothing to compare the renderer with");
-        // kubectl orders the objects by kind; the objects themselves must be equal.
-        assertThat(byIdentity(Kustomize.renderHere(RepoFiles.path("deploy/k8s"))))
-                .isEqualTo(byIdentity(kubectl));
+        RequiredTool.require("kubectl", "to compare the tests' kustomize renderer with kubectl's");
+        for (String dir : List.of("deploy/k8s", "deploy/k8s-small")) {
+            List<Map<String, Object>> kubectl = Kustomize.renderWithKubectl(RepoFiles.path(dir));
+            // kubectl orders the objects by kind; the objects themselves must be equal.
+            assertThat(byIdentity(Kustomize.renderHere(RepoFiles.path(dir))))
+                    .as(dir)
+                    .isEqualTo(byIdentity(kubectl));
+        }
     }
 
     private static Map<String, com.fasterxml.jackson.databind.JsonNode> byIdentity(List<Map<String, Object>> objects) {

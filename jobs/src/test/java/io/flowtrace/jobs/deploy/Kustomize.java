@@ -69,15 +69,22 @@ final class Kustomize {
         Map<String, Object> k =
                 Yaml.documents(dir.resolve("kustomization.yaml")).get(0);
         for (String key : k.keySet()) {
-            if (!List.of("apiVersion", "kind", "resources", "replacements").contains(key)) {
+            if (!List.of("apiVersion", "kind", "resources", "replacements", "patches")
+                    .contains(key)) {
                 throw new AssertionError("kustomization.yaml uses " + key + ", which Kustomize.renderHere does not do");
             }
         }
         List<Map<String, Object>> objects = new ArrayList<>();
         for (Object resource : Yaml.list(k.get("resources"), "resources")) {
-            objects.addAll(Yaml.documents(dir.resolve(resource.toString())));
+            Path r = dir.resolve(resource.toString()).normalize();
+            objects.addAll(Files.isDirectory(r) ? renderHere(r) : Yaml.documents(r));
         }
-        for (Object r : Yaml.list(k.get("replacements"), "replacements")) {
+        if (k.get("patches") != null) {
+            for (Object p : Yaml.list(k.get("patches"), "patches")) {
+                patch(objects, Yaml.map(p, "patch"));
+            }
+        }
+        for (Object r : Yaml.list(k.get("replacements") == null ? List.of() : k.get("replacements"), "replacements")) {
             Map<String, Object> replacement = Yaml.map(r, "replacement");
             Map<String, Object> source = Yaml.map(replacement.get("source"), "source");
             Object value = get(select(objects, source), source.get("fieldPath").toString());
@@ -92,6 +99,59 @@ final class Kustomize {
             }
         }
         return objects;
+    }
+
+    /** A JSON 6902 patch (ops add and replace, JSON pointers without escapes) on every object of its target. */
+    private static void patch(List<Map<String, Object>> objects, Map<String, Object> patch) {
+        Map<String, Object> target = Yaml.map(patch.get("target"), "target");
+        List<Map<String, Object>> selected = objects.stream()
+                .filter(o -> target.get("kind").equals(o.get("kind")))
+                .filter(o -> !target.containsKey("name") || target.get("name").equals(Yaml.at(o, "metadata.name")))
+                .toList();
+        if (selected.isEmpty()) {
+            throw new AssertionError("patch target " + target + " matches no object");
+        }
+        List<Object> ops = Yaml.list(
+                new org.snakeyaml.engine.v2.api.Load(org.snakeyaml.engine.v2.api.LoadSettings.builder()
+                                .build())
+                        .loadFromString(patch.get("patch").toString()),
+                "patch operations");
+        for (Map<String, Object> object : selected) {
+            for (Object o : ops) {
+                Map<String, Object> op = Yaml.map(o, "operation");
+                String kind = op.get("op").toString();
+                if (!kind.equals("add") && !kind.equals("replace")) {
+                    throw new AssertionError("op " + kind + ", which Kustomize.renderHere does not do");
+                }
+                String path = op.get("path").toString();
+                if (path.contains("~")) {
+                    throw new AssertionError(
+                            "escaped JSON pointer " + path + ", which Kustomize.renderHere does not do");
+                }
+                setPointer(object, List.of(path.substring(1).split("/")), op.get("value"), kind.equals("replace"));
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void setPointer(Map<String, Object> object, List<String> parts, Object value, boolean mustExist) {
+        Object node = object;
+        for (String part : parts.subList(0, parts.size() - 1)) {
+            node = node instanceof List<?> l ? l.get(Integer.parseInt(part)) : ((Map<String, Object>) node).get(part);
+            if (node == null) {
+                throw new AssertionError("no field " + parts);
+            }
+        }
+        String last = parts.get(parts.size() - 1);
+        if (node instanceof List<?> l) {
+            ((List<Object>) l).set(Integer.parseInt(last), value);
+        } else {
+            Map<String, Object> map = (Map<String, Object>) node;
+            if (mustExist && !map.containsKey(last)) {
+                throw new AssertionError("replace of a missing field " + parts);
+            }
+            map.put(last, value);
+        }
     }
 
     private static Map<String, Object> select(List<Map<String, Object>> objects, Map<String, Object> selector) {

@@ -2,7 +2,6 @@ package io.flowtrace.jobs.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.flowtrace.testkit.Postgres;
 import java.nio.charset.StandardCharsets;
@@ -137,11 +136,63 @@ class PostgresRolesITCase {
         }
     }
 
+    /**
+     * Kubernetes step 1 of docs/operations.md exactly as written (its first fenced block after "1.
+     * Database"), run by bash with Debian's psql as the administrator; the lines with {@code \password}
+     * need a terminal and are left out (the embedded server trusts local logins). Then the writer applies
+     * every migration in database flowtrace, as the job does at its first start: with roles.sql run in
+     * another database the writer had no CREATE on flowtrace's schema public and the first migration
+     * failed with 42501 "permission denied for schema public".
+     */
+    @Test
+    void theDocumentedDatabaseStepsLetTheJobApplyItsMigrations() throws Exception {
+        Path psql = RequiredTool.require("psql", "psql 15 or later, Debian's postgresql-client");
+        String doc = Files.readString(RepoFiles.path("docs/operations.md"));
+        int step = doc.indexOf("1. Database, once, as an administrator");
+        assertThat(step).as("operations.md's database step").isPositive();
+        int open = doc.indexOf("```", step);
+        int close = doc.indexOf("```", open + 3);
+        List<String> lines = doc.substring(doc.indexOf('\n', open) + 1, close)
+                .lines()
+                .map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("#") && !l.contains("\\password"))
+                .toList();
+        assertThat(lines).as("the steps").anyMatch(l -> l.contains("roles.sql"));
+        for (String line : lines) {
+            ProcessBuilder pb = new ProcessBuilder("bash", "-c", line)
+                    .directory(RepoFiles.root().toFile())
+                    .redirectErrorStream(true);
+            pb.environment().put("PATH", psql.getParent() + ":/usr/bin:/bin");
+            pb.environment().put("PGHOST", "localhost");
+            pb.environment().put("PGPORT", String.valueOf(POSTGRES.port()));
+            pb.environment().put("PGUSER", Postgres.USER);
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).as("%s: %s", line, out).isZero();
+        }
+        String flowtrace = "jdbc:postgresql://localhost:" + POSTGRES.port() + "/flowtrace";
+        try (Connection writer = DriverManager.getConnection(flowtrace, WRITER, "");
+                Statement st = writer.createStatement()) {
+            for (String m : Files.readAllLines(RepoFiles.path("deploy/sql/migrations.list"))) {
+                if (!m.isBlank() && !m.strip().startsWith("#")) {
+                    st.execute(Files.readString(RepoFiles.path("deploy/sql/" + m.strip())));
+                }
+            }
+        }
+        assertThat(POSTGRES.queryIn("flowtrace", "SELECT tableowner FROM pg_tables WHERE tablename = 'flow_summary'"))
+                .extracting(r -> r.get("tableowner"))
+                .containsExactly(WRITER);
+        try (Connection reader = DriverManager.getConnection(flowtrace, READER, "");
+                Statement st = reader.createStatement()) {
+            st.executeQuery("SELECT count(*) FROM flow_summary").close();
+        }
+    }
+
     /** compose's init script: psql reads the passwords from its environment (\getenv), never from argv. */
     @Test
     void initRolesScriptSetsThePasswordsWithoutPuttingThemOnACommandLine() throws Exception {
-        Path psql = Path.of("/usr/bin/psql");
-        assumeTrue(Files.isExecutable(psql), "needs psql 15 or later (postgresql-client)");
+        Path psql = RequiredTool.require("psql", "psql 15 or later, Debian's postgresql-client");
         Path dir = Files.createTempDirectory("init-roles");
         Path argv = dir.resolve("argv");
         Path wrapper = dir.resolve("psql");
