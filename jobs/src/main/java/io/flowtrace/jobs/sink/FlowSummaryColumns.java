@@ -1,9 +1,9 @@
 package io.flowtrace.jobs.sink;
 
 import io.flowtrace.avro.mapping.AvroFlowValues;
-import io.flowtrace.core.report.FlowField;
-import io.flowtrace.core.report.FlowFields;
 import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.report.FlowField;
+import io.flowtrace.report.FlowFields;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;

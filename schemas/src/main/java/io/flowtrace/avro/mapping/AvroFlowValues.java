@@ -2,8 +2,8 @@ package io.flowtrace.avro.mapping;
 
 import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.core.report.FlowField;
-import io.flowtrace.core.report.FlowValues;
+import io.flowtrace.report.FlowField;
+import io.flowtrace.report.FlowValues;
 import java.util.List;
 import java.util.Locale;
 import org.apache.avro.generic.GenericEnumSymbol;

@@ -3,8 +3,8 @@ package io.flowtrace.avro.mapping;
 import io.flowtrace.avro.FlowIdentity;
 import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.core.net.FlowKey;
-import io.flowtrace.core.report.FlowReport;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.report.FlowReport;
 
 /**
  * Builds the {@link FlowRecord} contract from core's {@link FlowReport} walk, so the Avro record,
