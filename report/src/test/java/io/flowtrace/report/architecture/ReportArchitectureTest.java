@@ -37,7 +37,12 @@ class ReportArchitectureTest {
 
     @Test
     void reportPackagesFormNoCycle() {
-        slices().matching("io.flowtrace.report.(*)..").should().beFreeOfCycles().check(REPORT);
+        // one package today (nothing to slice yet); the rule holds the line for the packages to come
+        slices().matching("io.flowtrace.report.(*)..")
+                .should()
+                .beFreeOfCycles()
+                .allowEmptyShould(true)
+                .check(REPORT);
     }
 
     @Test
