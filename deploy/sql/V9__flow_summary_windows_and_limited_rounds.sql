@@ -1,7 +1,7 @@
 -- flowtrace sink schema, version 9: per direction in flow_summary, the smallest and largest receive
 -- window the side advertised, and its small rounds (2-6 segments, not a stuck cwnd) by limit: receive
 -- window or application (catalogue fields window.min_bytes, window.max_bytes, rwnd_limited_rounds,
--- app_limited_rounds in core/src/main/java/io/flowtrace/core/report/DirectionFields.java; rules in
+-- app_limited_rounds in report/src/main/java/io/flowtrace/report/DirectionFields.java; rules in
 -- docs/metrics.md). NULL in rows written before this version. Idempotent: the job applies V1..V9 at
 -- every start.
 

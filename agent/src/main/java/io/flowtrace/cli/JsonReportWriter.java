@@ -2,9 +2,9 @@ package io.flowtrace.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.flowtrace.avro.mapping.ReportJson;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.report.ReportJson;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;

@@ -1,9 +1,9 @@
 package io.flowtrace.cli;
 
 import io.flowtrace.core.net.FlowKey;
-import io.flowtrace.core.report.FlowReport;
-import io.flowtrace.core.report.ReportVisitor;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.report.FlowReport;
+import io.flowtrace.report.ReportVisitor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.flowtrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowtrace.core.report.FlowField;
-import io.flowtrace.core.report.FlowFields;
+import io.flowtrace.report.FlowField;
+import io.flowtrace.report.FlowFields;
 import org.junit.jupiter.api.Test;
 
 /** The long text report (-l) names every per-direction field of the metric catalogue in plain words. */

@@ -19,7 +19,7 @@ import javax.sql.DataSource;
 /**
  * {@code --export-flows FILE}: the final {@code flow_summary.report} rows, read back from PostgreSQL,
  * as JSON Lines in exactly the {@code flowtrace analyze --json} format: the field order and number
- * forms of the one report writer (schemas' ReportJson, which the job also used to fill the column),
+ * forms of the one report writer (report's ReportJson, which the job also used to fill the column),
  * restored with {@link ReportShape} because jsonb keeps neither. One line per flow, ordered by
  * vantage, first packet, client, server (analyze writes flows in the order they end).
  */

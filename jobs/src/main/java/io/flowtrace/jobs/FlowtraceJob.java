@@ -185,7 +185,9 @@ public final class FlowtraceJob {
                 valid.process(new OpenVpnRouting()).name("openvpn-routing").uid("openvpn-routing");
         SingleOutputStreamOperator<FlowSummary> flows = tcp.keyBy(new FlowKeySelector())
                 .process(new FlowAnalysisFunction(
-                        config.analyzerConfig(), config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000))
+                        config.analyzerConfig(),
+                        config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000,
+                        config.getBoolean(JobOption.POSTGRES_OUTPUT)))
                 .name("flow-analysis")
                 .uid("flow-analysis");
         FlowWindows windows = FlowWindows.of(flows, config.getInt(JobOption.RESERVOIR_SIZE));

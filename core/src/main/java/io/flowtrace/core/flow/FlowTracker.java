@@ -32,7 +32,7 @@ public final class FlowTracker {
     /**
      * Where in capture order the flow about to be reported started, told just before its last
      * events and its report, so the output of several trackers fed disjoint sets of flows can be
-     * merged back into the order one tracker would have produced ({@code ShardedCaptureAnalysis}).
+     * merged back into the order one tracker would have produced ({@code ShardedAnalysis}).
      */
     @FunctionalInterface
     public interface ReportOrder {

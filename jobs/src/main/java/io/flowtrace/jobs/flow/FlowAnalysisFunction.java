@@ -3,13 +3,13 @@ package io.flowtrace.jobs.flow;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.mapping.FlowRecords;
-import io.flowtrace.avro.mapping.ReportJson;
 import io.flowtrace.core.flow.FlowInstances;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.report.ReportJson;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -59,6 +59,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
 
     private final AnalyzerSettings settings;
     private final long updateIntervalMs;
+    /** Whether a reader of {@link FlowSummary#reportJson} is wired (the flow_summary report column). */
+    private final boolean reportJson;
 
     private transient AnalyzerConfig config;
     private transient ValueState<FlowState> state;
@@ -72,12 +74,24 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private transient Counter rejectedPackets;
     private transient Counter rejectedBatches;
 
+    /** With the {@code analyze --json} text on every version ({@link FlowSummary#reportJson}). */
     public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs) {
+        this(config, updateIntervalMs, true);
+    }
+
+    /**
+     * @param reportJson whether each version carries its {@code analyze --json} text: only the
+     *     PostgreSQL flow_summary report column reads it (docs/job.md, "Which outputs carry the
+     *     report JSON"), and writing it for every version was 18 % of the task thread on short
+     *     connections (docs/BENCHMARKS.md); without it {@link FlowSummary#reportJson} is null
+     */
+    public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs, boolean reportJson) {
         if (updateIntervalMs <= 0) {
             throw new IllegalArgumentException("update interval must be positive, got " + updateIntervalMs + " ms");
         }
         this.settings = AnalyzerSettings.of(config);
         this.updateIntervalMs = updateIntervalMs;
+        this.reportJson = reportJson;
     }
 
     @Override
@@ -270,7 +284,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         FlowKey flowKey = FlowKey.of(s.vantage, s.flow.client(), s.flow.server());
         out.collect(new FlowSummary(
                 FlowRecords.of(flowKey, s.instance, s.flow, timeUs),
-                ReportJson.of(flowKey, s.instance, s.flow),
+                reportJson ? ReportJson.of(flowKey, s.instance, s.flow) : null,
                 s.latePackets,
                 last));
     }

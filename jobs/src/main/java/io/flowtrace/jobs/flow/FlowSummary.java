@@ -9,7 +9,10 @@ import io.flowtrace.avro.FlowRecord;
  */
 public final class FlowSummary {
     public FlowRecord record;
-    /** Exactly the flow's line of {@code flowtrace analyze --json}. */
+    /**
+     * Exactly the flow's line of {@code flowtrace analyze --json}; null when no output of the job
+     * reads it (FlowAnalysisFunction's reportJson: only the PostgreSQL report column does).
+     */
     public String reportJson;
     /** Packets that arrived behind the watermark; analysed all the same (Kafka order within a flow). */
     public long latePackets;
@@ -27,6 +30,6 @@ public final class FlowSummary {
 
     @Override
     public String toString() {
-        return (finalRecord ? "final " : "update ") + reportJson;
+        return (finalRecord ? "final " : "update ") + (reportJson != null ? reportJson : record);
     }
 }

@@ -1,9 +1,9 @@
 package io.flowtrace.jobs.sink;
 
 import io.flowtrace.avro.mapping.AvroFlowValues;
-import io.flowtrace.core.report.FlowField;
-import io.flowtrace.core.report.FlowFields;
 import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.report.FlowField;
+import io.flowtrace.report.FlowFields;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
@@ -27,30 +27,28 @@ final class FlowSummaryColumns {
             if (c == null) {
                 continue;
             }
-            // the binders hold the field's path and column type, not the field: they ship to the task managers
-            // serialised
+            // the binders hold the field's value positions in the record and its column type, not the
+            // field: they ship to the task managers serialised; reading a row walks positions, not paths
             String path = f.jsonPaths().get(0);
             FlowField.SqlType type = c.type();
             switch (c.columns()) {
-                case ONE ->
-                    b.column(
-                            c.name(),
-                            sqlName(type),
-                            f.nullable(),
-                            (st, i, s) -> bind(st, i, type, values(s).value(FlowFields.byJsonPath(path), null)));
+                case ONE -> {
+                    int[] at = AvroFlowValues.positions(path);
+                    b.column(c.name(), sqlName(type), f.nullable(), (st, i, s) -> bind(st, i, type, value(s, at)));
+                }
                 case PER_DIRECTION -> {
+                    int[] c2s = AvroFlowValues.positions(f.jsonPaths().get(0));
+                    int[] s2c = AvroFlowValues.positions(f.jsonPaths().get(1));
                     b.column(
                             c.names().get(0),
                             sqlName(type),
                             f.nullable(),
-                            (st, i, s) -> bind(
-                                    st, i, type, values(s).value(FlowFields.byJsonPath(path), FlowField.Side.C2S)));
+                            (st, i, s) -> bind(st, i, type, value(s, c2s)));
                     b.column(
                             c.names().get(1),
                             sqlName(type),
                             f.nullable(),
-                            (st, i, s) -> bind(
-                                    st, i, type, values(s).value(FlowFields.byJsonPath(path), FlowField.Side.S2C)));
+                            (st, i, s) -> bind(st, i, type, value(s, s2c)));
                 }
                 case SUM_OF_DIRECTIONS ->
                     b.column(
@@ -66,6 +64,10 @@ final class FlowSummaryColumns {
                 .int8("record_time_us", s -> s.record.getRecordTimeUs())
                 .jsonb("report", s -> s.reportJson)
                 .updateAllWhere("flow_summary.record_time_us <= EXCLUDED.record_time_us");
+    }
+
+    private static Object value(FlowSummary s, int[] at) {
+        return AvroFlowValues.valueAt(s.record, at);
     }
 
     private static AvroFlowValues values(FlowSummary s) {

@@ -2,11 +2,11 @@ package io.flowtrace.jobs.window;
 
 import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.avro.mapping.AvroFlowValues;
-import io.flowtrace.core.report.FlowField;
-import io.flowtrace.core.report.FlowFields;
-import io.flowtrace.core.report.FlowValues;
 import io.flowtrace.core.tcp.RetransmissionClass;
 import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.report.FlowField;
+import io.flowtrace.report.FlowFields;
+import io.flowtrace.report.FlowValues;
 
 /**
  * The running totals of one window over the flows that ended in it, shared by the per-service and

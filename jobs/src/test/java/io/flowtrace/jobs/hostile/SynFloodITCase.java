@@ -174,7 +174,7 @@ class SynFloodITCase {
                             (key, instance, flow) -> {
                                 try {
                                     JsonNode report =
-                                            JSON.readTree(io.flowtrace.avro.mapping.ReportJson.of(key, instance, flow));
+                                            JSON.readTree(io.flowtrace.report.ReportJson.of(key, instance, flow));
                                     reports.put(CaptureFixtures.identity(report), report);
                                 } catch (IOException e) {
                                     throw new UncheckedIOException(e);

@@ -3,9 +3,9 @@ package io.flowtrace.jobs.window;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowtrace.avro.FlowRecord;
-import io.flowtrace.core.report.FlowField;
-import io.flowtrace.core.report.FlowFields;
 import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.report.FlowField;
+import io.flowtrace.report.FlowFields;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.HashSet;

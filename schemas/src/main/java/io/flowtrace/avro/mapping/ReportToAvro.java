@@ -1,8 +1,8 @@
 package io.flowtrace.avro.mapping;
 
-import io.flowtrace.core.report.FlowField;
-import io.flowtrace.core.report.FlowFields;
-import io.flowtrace.core.report.ReportVisitor;
+import io.flowtrace.report.FlowField;
+import io.flowtrace.report.FlowFields;
+import io.flowtrace.report.ReportVisitor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -12,7 +12,7 @@ import org.apache.avro.generic.IndexedRecord;
 import org.apache.avro.specific.SpecificData;
 
 /**
- * Fills a generated Avro record from a {@link io.flowtrace.core.report.FlowReport} walk, path by
+ * Fills a generated Avro record from a {@link io.flowtrace.report.FlowReport} walk, path by
  * path: the report field {@code a.b} lands in the Avro field {@code a.b} (docs/schemas.md promises
  * that the two contracts share paths). Driven by the Avro schema, not by a field list, so a field
  * added to both the report and the contract needs no code here. A report field the contract does

@@ -1,20 +1,20 @@
-package io.flowtrace.core.report;
+package io.flowtrace.report;
 
-import static io.flowtrace.core.report.FlowField.Columns.PER_DIRECTION;
-import static io.flowtrace.core.report.FlowField.Columns.SUM_OF_DIRECTIONS;
-import static io.flowtrace.core.report.FlowField.SqlType.BIGINT;
-import static io.flowtrace.core.report.FlowField.SqlType.DOUBLE_PRECISION;
-import static io.flowtrace.core.report.FlowField.SqlType.INTEGER;
-import static io.flowtrace.core.report.FlowSubject.micros;
+import static io.flowtrace.report.FlowField.Columns.PER_DIRECTION;
+import static io.flowtrace.report.FlowField.Columns.SUM_OF_DIRECTIONS;
+import static io.flowtrace.report.FlowField.SqlType.BIGINT;
+import static io.flowtrace.report.FlowField.SqlType.DOUBLE_PRECISION;
+import static io.flowtrace.report.FlowField.SqlType.INTEGER;
+import static io.flowtrace.report.FlowSubject.micros;
 
-import io.flowtrace.core.report.FlowField.DecimalValue;
-import io.flowtrace.core.report.FlowField.LongValue;
-import io.flowtrace.core.report.FlowField.LongsValue;
-import io.flowtrace.core.report.FlowField.Scope;
-import io.flowtrace.core.report.FlowField.Value;
 import io.flowtrace.core.tcp.RetransmissionClass;
 import io.flowtrace.core.tcp.RunningStats;
 import io.flowtrace.core.tcp.TcpDirectionStats;
+import io.flowtrace.report.FlowField.DecimalValue;
+import io.flowtrace.report.FlowField.LongValue;
+import io.flowtrace.report.FlowField.LongsValue;
+import io.flowtrace.report.FlowField.Scope;
+import io.flowtrace.report.FlowField.Value;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToDoubleFunction;

@@ -1,4 +1,4 @@
-package io.flowtrace.core.report;
+package io.flowtrace.report;
 
 import java.util.List;
 import java.util.function.Function;

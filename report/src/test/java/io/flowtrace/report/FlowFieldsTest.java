@@ -1,4 +1,4 @@
-package io.flowtrace.core.report;
+package io.flowtrace.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

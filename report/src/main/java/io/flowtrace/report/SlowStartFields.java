@@ -1,12 +1,12 @@
-package io.flowtrace.core.report;
+package io.flowtrace.report;
 
-import static io.flowtrace.core.report.DirectionFields.integer;
-import static io.flowtrace.core.report.DirectionFields.side;
+import static io.flowtrace.report.DirectionFields.integer;
+import static io.flowtrace.report.DirectionFields.side;
 
-import io.flowtrace.core.report.FlowField.BoolValue;
-import io.flowtrace.core.report.FlowField.DecimalValue;
-import io.flowtrace.core.report.FlowField.TextValue;
-import io.flowtrace.core.report.FlowField.Value;
+import io.flowtrace.report.FlowField.BoolValue;
+import io.flowtrace.report.FlowField.DecimalValue;
+import io.flowtrace.report.FlowField.TextValue;
+import io.flowtrace.report.FlowField.Value;
 import java.util.List;
 
 /** The {@code slow_start.*} fields of each direction, in report order: part of {@link DirectionFields}. */

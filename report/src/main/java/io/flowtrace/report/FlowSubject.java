@@ -1,4 +1,4 @@
-package io.flowtrace.core.report;
+package io.flowtrace.report;
 
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.AdvertisedWindow;

@@ -1,6 +1,6 @@
 package io.flowtrace.core.testing;
 
-import io.flowtrace.core.report.ReportVisitor;
+import io.flowtrace.report.ReportVisitor;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

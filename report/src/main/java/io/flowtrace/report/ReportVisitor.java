@@ -1,4 +1,4 @@
-package io.flowtrace.core.report;
+package io.flowtrace.report;
 
 /**
  * Receives a flow's fields in contract order (docs/metrics.md). Objects nest: every

@@ -1,4 +1,4 @@
-package io.flowtrace.core.report;
+package io.flowtrace.report;
 
 /**
  * A flow record's values looked up by catalogue field, whatever holds them: the job reads its Avro

@@ -1,11 +1,9 @@
-package io.flowtrace.avro.mapping;
+package io.flowtrace.report;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.SerializedString;
 import io.flowtrace.core.net.FlowKey;
-import io.flowtrace.core.report.FlowReport;
-import io.flowtrace.core.report.ReportVisitor;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.io.IOException;
 import java.io.StringWriter;
