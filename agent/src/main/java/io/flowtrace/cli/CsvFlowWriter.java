@@ -1,11 +1,11 @@
 package io.flowtrace.cli;
 
 import io.flowtrace.core.net.FlowKey;
-import io.flowtrace.core.report.FlowField;
-import io.flowtrace.core.report.FlowFields;
-import io.flowtrace.core.report.FlowReport;
-import io.flowtrace.core.report.ReportVisitor;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.report.FlowField;
+import io.flowtrace.report.FlowFields;
+import io.flowtrace.report.FlowReport;
+import io.flowtrace.report.ReportVisitor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -139,7 +139,7 @@ class PostgresRolesITCase {
     /**
      * Kubernetes step 1 of docs/operations.md exactly as written (its first fenced block after "1.
      * Database"), run by bash with Debian's psql as the administrator; the lines with {@code \password}
-     * need a terminal and are left out (the embedded server trusts local logins). Then the writer applies
+     * need a terminal and are left out (the test logs the roles in with passwords of its own, connectAs). Then the writer applies
      * every migration in database flowtrace, as the job does at its first start: with roles.sql run in
      * another database the writer had no CREATE on flowtrace's schema public and the first migration
      * failed with 42501 "permission denied for schema public".
@@ -163,16 +163,16 @@ class PostgresRolesITCase {
                     .directory(RepoFiles.root().toFile())
                     .redirectErrorStream(true);
             pb.environment().put("PATH", psql.getParent() + ":/usr/bin:/bin");
-            pb.environment().put("PGHOST", "localhost");
+            pb.environment().put("PGHOST", "127.0.0.1");
             pb.environment().put("PGPORT", String.valueOf(POSTGRES.port()));
             pb.environment().put("PGUSER", Postgres.USER);
+            pb.environment().put("PGPASSWORD", POSTGRES.password()); // the environment, not argv
             Process p = pb.start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).as("%s: %s", line, out).isZero();
         }
-        String flowtrace = "jdbc:postgresql://localhost:" + POSTGRES.port() + "/flowtrace";
-        try (Connection writer = DriverManager.getConnection(flowtrace, WRITER, "");
+        try (Connection writer = POSTGRES.connectAs(WRITER, "flowtrace");
                 Statement st = writer.createStatement()) {
             for (String m : Files.readAllLines(RepoFiles.path("deploy/sql/migrations.list"))) {
                 if (!m.isBlank() && !m.strip().startsWith("#")) {
@@ -183,7 +183,7 @@ class PostgresRolesITCase {
         assertThat(POSTGRES.queryIn("flowtrace", "SELECT tableowner FROM pg_tables WHERE tablename = 'flow_summary'"))
                 .extracting(r -> r.get("tableowner"))
                 .containsExactly(WRITER);
-        try (Connection reader = DriverManager.getConnection(flowtrace, READER, "");
+        try (Connection reader = POSTGRES.connectAs(READER, "flowtrace");
                 Statement st = reader.createStatement()) {
             st.executeQuery("SELECT count(*) FROM flow_summary").close();
         }
