@@ -177,8 +177,13 @@ public final class FlowtraceJob {
         env.getConfig().enableObjectReuse();
         Duration outOfOrderness = config.getMillis(JobOption.OUT_OF_ORDERNESS_MS);
         Duration idleness = config.getMillis(JobOption.IDLENESS_MS);
+        Duration maxFuture = config.getMillis(JobOption.MAX_FUTURE_MS);
         SingleOutputStreamOperator<FlowBatch> valid = JobInputs.validated(
-                env, packets, InputWatermarks.packets(outOfOrderness, idleness), "packets", "decode-validate");
+                env,
+                packets,
+                InputWatermarks.packets(outOfOrderness, idleness, maxFuture),
+                "packets",
+                "decode-validate");
         SingleOutputStreamOperator<FlowBatch> tcp =
                 valid.process(new OpenVpnRouting()).name("openvpn-routing").uid("openvpn-routing");
         SingleOutputStreamOperator<FlowSummary> flows = tcp.keyBy(new FlowKeySelector())
@@ -201,7 +206,7 @@ public final class FlowtraceJob {
             SingleOutputStreamOperator<ConntrackSample> samples = JobInputs.validated(
                     env,
                     conntrack,
-                    InputWatermarks.conntrack(outOfOrderness, idleness),
+                    InputWatermarks.conntrack(outOfOrderness, idleness, maxFuture),
                     "conntrack",
                     "conntrack-decode-validate");
             boolean join = config.getBoolean(JobOption.CONNTRACK_JOIN)

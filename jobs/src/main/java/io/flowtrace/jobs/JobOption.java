@@ -104,6 +104,10 @@ public enum JobOption {
             "watermark-idleness-ms",
             "60000",
             "a partition without records for this long stops holding back the watermark (a quiet agent)"),
+    MAX_FUTURE_MS(
+            "watermark-max-future-ms",
+            "300000",
+            "a capture time further than this ahead of the job's clock never moves a watermark (agents' clock skew; a forged record)"),
     RESERVOIR_SIZE("reservoir-size", "1024", "flows sampled per window for percentiles (exact below this count)"),
     CONNTRACK_RECEIVE_BUFFER_BYTES(
             "conntrack-receive-buffer-bytes",
