@@ -217,6 +217,13 @@ final class AnalyzeCommand implements Callable<Integer> {
         if (flow != null && report == null) {
             throw usage("--flow selects the flow to draw: it goes with --report");
         }
+        if (report != null) {
+            try {
+                PrivateOutput.check(report.toString().endsWith(".html") ? report : report.resolve("index.html"));
+            } catch (IOException e) {
+                throw usage("--report " + e.getMessage());
+            }
+        }
         try {
             if (flow != null) {
                 ReportCandidates.validateFlow(flow);
@@ -321,10 +328,16 @@ final class AnalyzeCommand implements Callable<Integer> {
                     + "; no report written");
             return;
         }
-        Path written = InteractiveReport.write(
-                report,
-                Path.of(file).getFileName().toString(),
-                FlowGraph.read(Path.of(file), agentId, selection, recordFilter));
+        Path written;
+        try {
+            written = InteractiveReport.write(
+                    report,
+                    Path.of(file).getFileName().toString(),
+                    FlowGraph.read(Path.of(file), agentId, selection, recordFilter));
+        } catch (PrivateOutput.RefusedException e) { // changed since the check at start
+            System.err.println(NAME + ": --report " + e.getMessage() + "; no report written");
+            return;
+        }
         if (!quiet) {
             System.err.printf(
                     Locale.ROOT,
