@@ -10,6 +10,7 @@ import io.flowtrace.jobs.openvpn.OpenVpnRouting;
 import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.OpenVpnSinks;
 import io.flowtrace.jobs.sink.PostgresSinks;
+import io.flowtrace.jobs.source.DeadLetterLimits;
 import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.jobs.source.InputTriage;
 import io.flowtrace.jobs.source.InputWatermarks;
@@ -218,7 +219,13 @@ public final class FlowtraceJob {
             }
             deadLetters = deadLetters.union(samples.getSideOutput(InputTriage.DEAD_LETTERS));
         }
-        sinkAll(deadLetters, sinks.deadLetters(), "dead-letters");
+        DataStream<DeadLetter> bounded = deadLetters
+                .process(new DeadLetterLimits(
+                        config.getInt(JobOption.DEAD_LETTER_MAX_RAW_BYTES),
+                        config.getInt(JobOption.DEAD_LETTERS_PER_SECOND)))
+                .name("dead-letter-limits")
+                .uid("dead-letter-limits");
+        sinkAll(bounded, sinks.deadLetters(), "dead-letters");
     }
 
     private static <T> void sinkAll(DataStream<T> stream, List<Sink<T>> targets, String output) {
