@@ -44,7 +44,8 @@ class RuntimeDirFallbackTest {
         assertThat(r.err).contains(planted + " belongs to uid 65534, not to you (uid 0)", "using " + fallback);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(fallback, LinkOption.NOFOLLOW_LINKS)))
                 .isEqualTo("rwx------");
-        assertThat(Files.getAttribute(fallback, "unix:uid", LinkOption.NOFOLLOW_LINKS)).isEqualTo(0);
+        assertThat(Files.getAttribute(fallback, "unix:uid", LinkOption.NOFOLLOW_LINKS))
+                .isEqualTo(0);
     }
 
     @Test
