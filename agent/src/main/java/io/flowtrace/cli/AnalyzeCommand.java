@@ -242,6 +242,9 @@ final class AnalyzeCommand implements Callable<Integer> {
             longReport = true; // one connection: all its figures (-l), as tcptrace -l -o N prints one
         }
         try {
+            if (report != null) {
+                InteractiveReport.checkTarget(report); // before reading anything (docs/reliability.md "Security")
+            }
             if (flow != null) {
                 ReportCandidates.validateFlow(flow);
             }
@@ -367,18 +370,14 @@ final class AnalyzeCommand implements Callable<Integer> {
                     report,
                     Path.of(file).getFileName().toString(),
                     FlowGraph.read(Path.of(file), agentId, selection, recordFilter));
-        } catch (FileSystemException e) {
-            System.err.println(NAME + ": --report " + report + ": " + FileProblems.describe(e) + "; no report written");
+        } catch (FileSystemException | PrivateOutput.RefusedException e) { // refused: changed since the check at start
+            String why = e instanceof FileSystemException f ? report + ": " + FileProblems.describe(f) : e.getMessage();
+            System.err.println(NAME + ": --report " + why + "; no report written");
             return false;
         }
         if (!quiet) {
-            System.err.printf(
-                    Locale.ROOT,
-                    "%s: report of %d flow%s: %s%n",
-                    NAME,
-                    selection.size(),
-                    selection.size() == 1 ? "" : "s",
-                    written);
+            String flows = selection.size() == 1 ? "1 flow" : selection.size() + " flows";
+            System.err.println(NAME + ": report of " + flows + ": " + written);
         }
         return true;
     }

@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
             "Runs the whole pipeline in one JVM: Kafka (KRaft) and PostgreSQL, the capture agents replaying",
             "captures into Kafka, the Flink job on a local MiniCluster until it has drained; then prints a summary.",
             "  ./flowtrace demo",
-            "  ./flowtrace demo --report /tmp/report",
+            "  ./flowtrace demo --report ./report",
             "  ./flowtrace demo --pcap capture.pcapng --export-flows flows.jsonl"
         })
 public final class DemoCommand implements Callable<Integer> {
@@ -115,6 +115,8 @@ public final class DemoCommand implements Callable<Integer> {
         if (parallelism < 1) {
             throw new CommandLine.ParameterException(commandLine(), "--parallelism must be at least 1");
         }
+        checkOutput("--report", reportDir == null ? null : reportDir.resolve("index.html"));
+        checkOutput("--export-flows", exportFile);
         // stderr alone decides: progress is wanted with stdout redirected too (System.console() would say no)
         return new Demo.Settings(
                 captures,
@@ -125,6 +127,18 @@ public final class DemoCommand implements Callable<Integer> {
                 parallelism,
                 quiet,
                 io.flowtrace.cli.Terminal.isTerminal(io.flowtrace.cli.Terminal.STDERR));
+    }
+
+    /** An output path another local user could redirect or swap is refused before anything runs (PrivateOutput). */
+    private void checkOutput(String option, Path file) {
+        if (file == null) {
+            return;
+        }
+        try {
+            io.flowtrace.cli.PrivateOutput.check(file);
+        } catch (IOException e) {
+            throw new CommandLine.ParameterException(commandLine(), option + ": " + e.getMessage());
+        }
     }
 
     /** Why {@code p} cannot be replayed (read before any service starts), or null when it starts like a capture. */

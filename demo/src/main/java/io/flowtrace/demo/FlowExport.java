@@ -4,10 +4,10 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowtrace.cli.PrivateOutput;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -28,18 +28,23 @@ final class FlowExport {
 
     private FlowExport() {}
 
-    /** Writes the file; returns the number of flows written. */
+    /**
+     * Writes the file (through {@link PrivateOutput}: no write through another user's directory or
+     * link, a temporary file renamed at the end); returns the number of flows written.
+     */
     static int write(DataSource db, Path file) throws Exception {
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
+        int[] written = new int[1];
+        PrivateOutput.write(file, raw -> written[0] = rows(db, raw));
+        return written[0];
+    }
+
+    private static int rows(DataSource db, OutputStream raw) throws Exception {
         int n = 0;
         try (Connection c = db.getConnection();
                 Statement s = c.createStatement();
                 ResultSet rows = s.executeQuery("SELECT report::text, final FROM flow_summary"
                         + " ORDER BY vantage, first_seen, client, server, instance");
-                OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16);
+                OutputStream out = new BufferedOutputStream(raw, 1 << 16);
                 JsonGenerator json = new JsonFactory().createGenerator(out)) {
             json.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
             json.setRootValueSeparator(null); // one object per line, nothing before it

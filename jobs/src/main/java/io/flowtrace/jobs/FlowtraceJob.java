@@ -11,6 +11,7 @@ import io.flowtrace.jobs.sink.JobSinks;
 import io.flowtrace.jobs.sink.OpenVpnSinks;
 import io.flowtrace.jobs.sink.OutageTolerantJdbcSink;
 import io.flowtrace.jobs.sink.PostgresSinks;
+import io.flowtrace.jobs.source.DeadLetterLimits;
 import io.flowtrace.jobs.source.InputSources;
 import io.flowtrace.jobs.source.InputTriage;
 import io.flowtrace.jobs.source.InputWatermarks;
@@ -179,8 +180,13 @@ public final class FlowtraceJob {
         env.getConfig().enableObjectReuse();
         Duration outOfOrderness = config.getMillis(JobOption.OUT_OF_ORDERNESS_MS);
         Duration idleness = config.getMillis(JobOption.IDLENESS_MS);
+        Duration maxFuture = config.getMillis(JobOption.MAX_FUTURE_MS);
         SingleOutputStreamOperator<FlowBatch> valid = JobInputs.validated(
-                env, packets, InputWatermarks.packets(outOfOrderness, idleness), "packets", "decode-validate");
+                env,
+                packets,
+                InputWatermarks.packets(outOfOrderness, idleness, maxFuture),
+                "packets",
+                "decode-validate");
         SingleOutputStreamOperator<FlowBatch> tcp =
                 valid.process(new OpenVpnRouting()).name("openvpn-routing").uid("openvpn-routing");
         SingleOutputStreamOperator<FlowSummary> flows = tcp.keyBy(new FlowKeySelector())
@@ -205,7 +211,7 @@ public final class FlowtraceJob {
             SingleOutputStreamOperator<ConntrackSample> samples = JobInputs.validated(
                     env,
                     conntrack,
-                    InputWatermarks.conntrack(outOfOrderness, idleness),
+                    InputWatermarks.conntrack(outOfOrderness, idleness, maxFuture),
                     "conntrack",
                     "conntrack-decode-validate");
             boolean join = config.getBoolean(JobOption.CONNTRACK_JOIN)
@@ -217,7 +223,13 @@ public final class FlowtraceJob {
             }
             deadLetters = deadLetters.union(samples.getSideOutput(InputTriage.DEAD_LETTERS));
         }
-        sinkAll(deadLetters, sinks.deadLetters(), "dead-letters");
+        DataStream<DeadLetter> bounded = deadLetters
+                .process(new DeadLetterLimits(
+                        config.getInt(JobOption.DEAD_LETTER_MAX_RAW_BYTES),
+                        config.getInt(JobOption.DEAD_LETTERS_PER_SECOND)))
+                .name("dead-letter-limits")
+                .uid("dead-letter-limits");
+        sinkAll(bounded, sinks.deadLetters(), "dead-letters");
     }
 
     /**

@@ -108,6 +108,18 @@ public enum JobOption {
             "watermark-idleness-ms",
             "60000",
             "a partition without records for this long stops holding back the watermark (a quiet agent)"),
+    MAX_FUTURE_MS(
+            "watermark-max-future-ms",
+            "300000",
+            "a capture time further than this ahead of the job's clock never moves a watermark (agents' clock skew; a forged record)"),
+    DEAD_LETTER_MAX_RAW_BYTES(
+            "dead-letter-max-raw-bytes",
+            "65536",
+            "a dead letter keeps at most this many bytes of the raw record (its reason then gives the original length)"),
+    DEAD_LETTERS_PER_SECOND(
+            "dead-letters-per-second",
+            "100",
+            "dead letters each job subtask writes a second (a burst of ten seconds' worth first); more are dropped and counted (deadLettersDropped)"),
     RESERVOIR_SIZE("reservoir-size", "1024", "flows sampled per window for percentiles (exact below this count)"),
     CONNTRACK_RECEIVE_BUFFER_BYTES(
             "conntrack-receive-buffer-bytes",

@@ -42,6 +42,8 @@ public final class ItJobOptions {
                 .checkpoints(checkpoints)
                 .with(JobOption.STATE_BACKEND, "hashmap")
                 .with(JobOption.RESTART_ATTEMPTS, 0)
+                // every ITCase accounts for each dead letter it caused; the rate cap is DeadLetterLimitsTest's
+                .with(JobOption.DEAD_LETTERS_PER_SECOND, 1_000_000)
                 .with(JobOption.PARALLELISM, parallelism);
         for (JobOption topic : TOPICS) {
             o.with(topic, prefix + topic.defaultValue().substring("flowtrace".length()));

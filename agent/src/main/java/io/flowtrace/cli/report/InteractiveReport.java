@@ -4,11 +4,13 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
+import io.flowtrace.cli.PrivateOutput;
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -31,14 +33,27 @@ public final class InteractiveReport {
     }
 
     /**
+     * Refuses, before any work, a {@code target} that {@link #write} could not write safely (another
+     * user's directory or link on the way); an {@link IllegalArgumentException} starting "--report".
+     */
+    public static void checkTarget(Path target) {
+        try {
+            PrivateOutput.check(file(target));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--report " + e.getMessage(), e);
+        }
+    }
+
+    private static Path file(Path target) {
+        return target.toString().endsWith(".html") ? target : target.resolve("index.html");
+    }
+
+    /**
      * Writes a report page of {@code sections} (the demo's: flows and charts from its sink tables);
      * {@code introHtml} is HTML written by flowtrace, put under the title as it is.
      */
     public static Path write(Path target, String title, String introHtml, List<Section> sections) throws IOException {
-        Path file = target.toString().endsWith(".html") ? target : target.resolve("index.html");
-        if (file.getParent() != null) {
-            Files.createDirectories(file.getParent());
-        }
+        Path file = file(target);
         String html = template()
                 .replace("/*UPLOT_CSS*/", resource(UPLOT + "dist/uPlot.min.css"))
                 .replace("/*UPLOT_JS*/", resource(UPLOT + "dist/uPlot.iife.min.js"))
@@ -46,13 +61,15 @@ public final class InteractiveReport {
                 .replace("PAGE_TITLE", escapeHtml(title))
                 .replace("<!--INTRO-->", introHtml);
         int data = html.indexOf("/*REPORT_JSON*/");
-        // streamed: the data of a flow of 10^6 packets is ≈ 15 MB, not copied through strings
-        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+        // streamed: the data of a flow of 10^6 packets is ≈ 15 MB, not copied through strings;
+        // PrivateOutput: no write through another user's directory or link (docs/reliability.md "Security")
+        return PrivateOutput.write(file, out -> {
+            Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
             w.write(html, 0, data);
             json(sections, w);
             w.write(html, data + "/*REPORT_JSON*/".length(), html.length() - data - "/*REPORT_JSON*/".length());
-        }
-        return file;
+            w.flush();
+        });
     }
 
     /** No "<" of a string reaches the page as it is (it is written as its JSON escape), so no "</script>" ends the data. */

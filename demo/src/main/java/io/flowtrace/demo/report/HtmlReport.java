@@ -11,7 +11,6 @@ import io.flowtrace.core.pcap.CaptureRecordFilter;
 import io.flowtrace.demo.Capture;
 import io.flowtrace.demo.Db;
 import io.flowtrace.demo.DemoSummary;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,7 +44,6 @@ public final class HtmlReport {
 
     /** Writes DIR/index.html; returns its path. */
     public Path write(Path dir) throws Exception {
-        Files.createDirectories(dir);
         StringBuilder intro = new StringBuilder("<p class=\"note\">Generated ")
                 .append(Instant.now())
                 .append(" by <code>./flowtrace demo --report</code>. Inputs: ");

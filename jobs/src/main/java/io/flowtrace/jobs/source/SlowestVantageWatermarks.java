@@ -1,7 +1,6 @@
 package io.flowtrace.jobs.source;
 
 import io.flowtrace.avro.DeadLetter;
-import io.flowtrace.jobs.conntrack.ConntrackSample;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -9,55 +8,93 @@ import java.util.function.LongSupplier;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.types.Either;
 
 /**
  * Bounded out-of-orderness watermarks of one Kafka partition that follow its slowest active vantage,
- * not its fastest one: the partition carries many agents' samples (the key is the tuple), and with
- * Flink's {@code forBoundedOutOfOrderness} the largest timestamp of any of them drives the watermark.
- * A forged or broken vantage a day ahead (validation lets up to a day of clock skew through) would
- * make every other vantage's samples late and drop them from their windows. Here each vantage's
- * watermark is its own largest timestamp minus the out-of-orderness (as Flink's), and the partition's
- * is the smallest of them, so one vantage can hold the watermark back but never push it past others.
+ * not its fastest one: a partition carries many agents' records (the key is a flow or a tuple), and
+ * with Flink's {@code forBoundedOutOfOrderness} the largest timestamp of any of them drives the
+ * watermark. Here each vantage's watermark is its own largest time minus the out-of-orderness (as
+ * Flink's), and the partition's is the smallest of them, so one vantage can hold the watermark back
+ * but never push it past the others. Three rules keep a forged record from moving event time
+ * (docs/reliability.md "Security"):
  *
- * <p>A vantage that has sent nothing for {@code vantageIdleMs} of wall-clock time stops counting (an
- * agent that went away must not stall the windows); 0 keeps every vantage, as a silent partition holds
- * back the job's watermark without idleness. At most {@link #MAX_VANTAGES} are tracked per partition:
- * beyond that the longest-silent one is forgotten (bounded memory against forged vantage names).
+ * <ul>
+ *   <li>only a validated record has a time ({@link VantageTime}: a batch whose packets are all invalid
+ *       has none), and a time more than {@code maxFutureMs} ahead of the job's wall clock moves
+ *       nothing, not even under an honest vantage's name (counted: {@code watermarkFutureSkipped});
+ *   <li>a vantage that has sent nothing for {@code vantageIdleMs} of wall-clock time stops counting
+ *       (an agent that went away must not stall the windows); 0 keeps every vantage. This is the only
+ *       way a vantage leaves: a flood of new names cannot evict an honest one;
+ *   <li>new vantages are admitted at most {@link #ADMISSION_BURST} at once and then
+ *       {@link #ADMISSIONS_PER_SECOND} a second, up to {@link #MAX_VANTAGES}; a name refused admission
+ *       moves nothing (counted: {@code watermarkVantagesRefused}) and is tried again on its next record.
+ *       Admission costs no scan; the periodic emit walks the admitted vantages once.
+ * </ul>
  */
-final class SlowestVantageWatermarks implements WatermarkGenerator<Either<DeadLetter, ConntrackSample>> {
+final class SlowestVantageWatermarks<T> implements WatermarkGenerator<Either<DeadLetter, T>> {
     static final int MAX_VANTAGES = 10_000;
+    static final int ADMISSION_BURST = 1_000;
+    static final int ADMISSIONS_PER_SECOND = 10;
 
+    private final VantageTime<T> times;
     private final long outOfOrdernessMs;
     private final long vantageIdleMs;
+    private final long maxFutureMs;
     private final LongSupplier wallClockMs;
-    /** vantage → {largest timestamp (ms), last seen (wall-clock ms)} */
+    private final Counter futureSkipped;
+    private final Counter vantagesRefused;
+    /** vantage → {largest time (ms), last seen (wall-clock ms)} */
     private final Map<String, long[]> vantages = new HashMap<>();
 
     private long emitted = Long.MIN_VALUE;
+    private double admissions = ADMISSION_BURST;
+    private long admissionsAt = Long.MIN_VALUE;
 
-    SlowestVantageWatermarks(long outOfOrdernessMs, long vantageIdleMs, LongSupplier wallClockMs) {
+    SlowestVantageWatermarks(
+            VantageTime<T> times,
+            long outOfOrdernessMs,
+            long vantageIdleMs,
+            long maxFutureMs,
+            LongSupplier wallClockMs,
+            Counter futureSkipped,
+            Counter vantagesRefused) {
+        this.times = times;
         this.outOfOrdernessMs = outOfOrdernessMs;
         this.vantageIdleMs = vantageIdleMs;
+        this.maxFutureMs = maxFutureMs;
         this.wallClockMs = wallClockMs;
+        this.futureSkipped = futureSkipped;
+        this.vantagesRefused = vantagesRefused;
     }
 
     @Override
-    public void onEvent(Either<DeadLetter, ConntrackSample> event, long timestamp, WatermarkOutput output) {
+    public void onEvent(Either<DeadLetter, T> event, long timestamp, WatermarkOutput output) {
         if (event.isLeft()) {
             return; // dead letters never move event time
         }
-        String vantage = event.right().vantage();
+        long now = wallClockMs.getAsLong();
+        long time = times.time(event.right(), timestamp, now);
+        if (time == Long.MIN_VALUE) {
+            return;
+        }
+        if (time - now > maxFutureMs) {
+            futureSkipped.inc();
+            return;
+        }
+        String vantage = times.vantage(event.right());
         long[] v = vantages.get(vantage);
         if (v == null) {
-            if (vantages.size() >= MAX_VANTAGES) {
-                forgetLongestSilent();
+            if (!admit(now)) {
+                vantagesRefused.inc();
+                return;
             }
-            v = new long[] {Long.MIN_VALUE, 0};
+            v = new long[] {Long.MIN_VALUE, now};
             vantages.put(vantage, v);
         }
-        v[0] = Math.max(v[0], timestamp);
-        v[1] = wallClockMs.getAsLong();
+        v[0] = Math.max(v[0], time);
+        v[1] = now;
     }
 
     @Override
@@ -82,15 +119,24 @@ final class SlowestVantageWatermarks implements WatermarkGenerator<Either<DeadLe
         }
     }
 
-    private void forgetLongestSilent() {
-        String oldest = null;
-        long oldestSeen = Long.MAX_VALUE;
-        for (Map.Entry<String, long[]> e : vantages.entrySet()) {
-            if (e.getValue()[1] < oldestSeen) {
-                oldestSeen = e.getValue()[1];
-                oldest = e.getKey();
-            }
+    /** Vantages tracked now (tests). */
+    int vantageCount() {
+        return vantages.size();
+    }
+
+    /** A token bucket of {@link #ADMISSION_BURST} refilled at {@link #ADMISSIONS_PER_SECOND}, and the map's bound. */
+    private boolean admit(long now) {
+        if (vantages.size() >= MAX_VANTAGES) {
+            return false;
         }
-        vantages.remove(oldest);
+        if (admissionsAt != Long.MIN_VALUE && now > admissionsAt) {
+            admissions = Math.min(ADMISSION_BURST, admissions + (now - admissionsAt) * ADMISSIONS_PER_SECOND / 1000.0);
+        }
+        admissionsAt = now;
+        if (admissions < 1) {
+            return false;
+        }
+        admissions--;
+        return true;
     }
 }

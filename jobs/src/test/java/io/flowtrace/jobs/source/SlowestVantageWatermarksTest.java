@@ -8,13 +8,23 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.types.Either;
 import org.junit.jupiter.api.Test;
 
-/** One forged vantage a day ahead must not move the watermark of the honest ones in its partition. */
+/**
+ * One forged vantage a day ahead must not move the watermark of the honest ones in its partition,
+ * nor a sample under an honest vantage's own name, nor a flood of new names (the job's defaults:
+ * 2 s out-of-orderness, 60 s vantage idleness, 5 min future skew).
+ */
 class SlowestVantageWatermarksTest {
     private static final long T = 1_795_999_980_000L; // ms
     private static final long DAY = 86_400_000L;
+    private static final long HOUR = 3_600_000L;
+    private static final long MINUTE = 60_000L;
+
+    private final SimpleCounter futureSkipped = new SimpleCounter();
+    private final SimpleCounter vantagesRefused = new SimpleCounter();
 
     private long wallClock = T;
     private final List<Long> watermarks = new ArrayList<>();
@@ -33,7 +43,7 @@ class SlowestVantageWatermarksTest {
 
     @Test
     void aVantageADayAheadCannotPushTheWatermarkPastTheHonestOnes() {
-        var g = new SlowestVantageWatermarks(2_000, 60_000, () -> wallClock);
+        var g = generator(60_000);
         g.onEvent(sample("honest", T), T, output);
         g.onEvent(sample("forged", T + DAY), T + DAY, output);
         g.onPeriodicEmit(output);
@@ -48,7 +58,7 @@ class SlowestVantageWatermarksTest {
 
     @Test
     void aVantageSilentForTheIdleTimeStopsHoldingTheWatermarkBack() {
-        var g = new SlowestVantageWatermarks(2_000, 60_000, () -> wallClock);
+        var g = generator(60_000);
         g.onEvent(sample("gone", T), T, output);
         g.onEvent(sample("busy", T + 5_000), T + 5_000, output);
         g.onPeriodicEmit(output);
@@ -61,10 +71,75 @@ class SlowestVantageWatermarksTest {
 
     @Test
     void deadLettersNeverMoveIt() {
-        var g = new SlowestVantageWatermarks(2_000, 0, () -> wallClock);
+        var g = generator(0);
         g.onEvent(Either.Left(new DeadLetter()), T + DAY, output);
         g.onPeriodicEmit(output);
         assertThat(watermarks).isEmpty();
+    }
+
+    @Test
+    void aSampleADayAheadUnderTheHonestVantagesOwnNameMovesNothing() {
+        var g = generator(60_000);
+        g.onEvent(sample("honest", T), T, output);
+        g.onEvent(sample("honest", T + 23 * HOUR), T + 23 * HOUR, output);
+        g.onPeriodicEmit(output);
+        assertThat(watermarks).containsExactly(T - 2_001);
+        assertThat(futureSkipped.getCount()).isEqualTo(1);
+        // within the 5 min cap a sample still moves its vantage: agents' clocks may be minutes apart
+        g.onEvent(sample("honest", T + 4 * MINUTE), T + 4 * MINUTE, output);
+        g.onPeriodicEmit(output);
+        assertThat(watermarks).containsExactly(T - 2_001, T + 4 * MINUTE - 2_001);
+    }
+
+    @Test
+    void tenThousandAndOneForgedNamesEvictNoHonestVantage() {
+        var g = generator(60_000);
+        g.onEvent(sample("honest", T), T, output);
+        for (int i = 0; i <= 10_000; i++) {
+            // within the future cap, so the cap alone does not stop them
+            g.onEvent(sample("forged-" + i, T + 4 * MINUTE), T + 4 * MINUTE, output);
+        }
+        g.onPeriodicEmit(output);
+        assertThat(watermarks).containsExactly(T - 2_001);
+        // a burst of 1,000 admissions: the honest vantage and 999 names; the other 9,002 refused, counted
+        assertThat(g.vantageCount()).isEqualTo(1_000);
+        assertThat(vantagesRefused.getCount()).isEqualTo(10_001 - 999);
+
+        wallClock += 10_000; // 10 s later: the honest vantage still drives the watermark, 100 more names admitted
+        g.onEvent(sample("honest", T + 10_000), T + 10_000, output);
+        for (int i = 10_001; i < 20_000; i++) {
+            g.onEvent(sample("forged-" + i, T + 4 * MINUTE), T + 4 * MINUTE, output);
+        }
+        g.onPeriodicEmit(output);
+        assertThat(watermarks).containsExactly(T - 2_001, T + 10_000 - 2_001);
+        assertThat(g.vantageCount()).isEqualTo(1_000 + 100);
+    }
+
+    @Test
+    void forgedNamesLeaveByIdlenessAndNewHonestOnesGetIn() {
+        var g = generator(60_000);
+        for (int i = 0; i < 1_000; i++) { // the whole burst
+            g.onEvent(sample("forged-" + i, T), T, output);
+        }
+        g.onEvent(sample("late-honest", T), T, output);
+        assertThat(vantagesRefused.getCount()).isEqualTo(1);
+        wallClock += 60_001; // the forged names fall silent
+        g.onPeriodicEmit(output);
+        g.onEvent(sample("late-honest", T + 60_000), T + 60_000, output);
+        g.onPeriodicEmit(output);
+        assertThat(g.vantageCount()).isEqualTo(1);
+        assertThat(watermarks).containsExactly(T + 60_000 - 2_001);
+    }
+
+    private SlowestVantageWatermarks<ConntrackSample> generator(long idleMs) {
+        return new SlowestVantageWatermarks<>(
+                new InputWatermarks.SampleVantageTime(),
+                2_000,
+                idleMs,
+                5 * MINUTE,
+                () -> wallClock,
+                futureSkipped,
+                vantagesRefused);
     }
 
     private static Either<DeadLetter, ConntrackSample> sample(String agent, long ms) {

@@ -5,7 +5,6 @@ import io.flowtrace.avro.Vantage;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.net.VantagePoint;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -34,6 +33,10 @@ public final class PacketBatchHeader {
     public long highSeqBase;
     /** Items claimed by the first block of the packets array (Avro writers write one block). */
     public long claimedPackets;
+    /** The first block's count as written (negative: a byte size follows) and where the bytes after it start. */
+    long firstBlockCount;
+
+    int afterFirstBlockCount;
 
     /**
      * Reads the header of a single-object encoded PacketBatch whose fingerprint is
@@ -42,7 +45,7 @@ public final class PacketBatchHeader {
      * @throws MalformedBatchException when a length or number does not fit the bytes present
      */
     public static PacketBatchHeader read(byte[] value) throws MalformedBatchException {
-        Cursor c = new Cursor(value, SINGLE_OBJECT_HEADER_BYTES);
+        AvroCursor c = new AvroCursor(value, SINGLE_OBJECT_HEADER_BYTES);
         PacketBatchHeader h = new PacketBatchHeader();
         h.agentId = c.string("vantage.agent_id");
         h.interfaceName = c.string("vantage.interface_name");
@@ -56,6 +59,8 @@ public final class PacketBatchHeader {
         h.lowSeqBase = c.varint("low_seq_base");
         h.highSeqBase = c.varint("high_seq_base");
         long count = c.varint("packets");
+        h.firstBlockCount = count;
+        h.afterFirstBlockCount = c.position();
         h.claimedPackets = count < 0 ? -count : count; // a negative count is followed by the block's byte size
         return h;
     }
@@ -116,55 +121,6 @@ public final class PacketBatchHeader {
 
         MalformedBatchException(String message) {
             super(message);
-        }
-    }
-
-    /** Avro binary encoding ("Binary encoding" in the specification): zig-zag varints, length-prefixed bytes. */
-    private static final class Cursor {
-        private final byte[] buf;
-        private int pos;
-
-        Cursor(byte[] buf, int pos) {
-            this.buf = buf;
-            this.pos = pos;
-        }
-
-        long varint(String field) throws MalformedBatchException {
-            long raw = 0;
-            for (int shift = 0; shift < 64; shift += 7) {
-                if (pos >= buf.length) {
-                    throw new MalformedBatchException("PacketBatch ends inside " + field);
-                }
-                int b = buf[pos++] & 0xff;
-                raw |= (long) (b & 0x7f) << shift;
-                if ((b & 0x80) == 0) {
-                    return (raw >>> 1) ^ -(raw & 1);
-                }
-            }
-            throw new MalformedBatchException("PacketBatch " + field + ": a number longer than 10 bytes");
-        }
-
-        int intValue(String field) throws MalformedBatchException {
-            long v = varint(field);
-            if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
-                throw new MalformedBatchException("PacketBatch " + field + ": " + v + " is not an int");
-            }
-            return (int) v;
-        }
-
-        byte[] bytes(String field) throws MalformedBatchException {
-            long n = varint(field);
-            if (n < 0 || n > buf.length - pos) {
-                throw new MalformedBatchException(
-                        "PacketBatch " + field + ": length " + n + " claimed, " + (buf.length - pos) + " bytes left");
-            }
-            byte[] out = Arrays.copyOfRange(buf, pos, pos + (int) n);
-            pos += (int) n;
-            return out;
-        }
-
-        String string(String field) throws MalformedBatchException {
-            return new String(bytes(field), StandardCharsets.UTF_8);
         }
     }
 }
