@@ -32,6 +32,8 @@ public final class OpenVpnCaptureAnalysis {
         public long malformed;
         public long opaque;
         public long dataWithoutSession;
+        /** Control and ACK packets read as plain before their flow's wrapping was found. */
+        public long undecided;
         /** The first reason of each kind, for the one line a user sees; null if none. */
         public String firstTruncatedReason;
 
@@ -60,6 +62,7 @@ public final class OpenVpnCaptureAnalysis {
         OpenVpnSessionTracker tracker = new OpenVpnSessionTracker(wire, vantageOfInterface, summary.sessions::add);
         PacketDecoder decoder = PacketDecoder.withUdp();
         OpenVpnHeaderDecoder ovpn = new OpenVpnHeaderDecoder(wire);
+        OpenVpnFlowLayouts layouts = new OpenVpnFlowLayouts(wire);
         DecodedPacket p = new DecodedPacket();
         OpenVpnHeader h = new OpenVpnHeader();
         CaptureRecord rec = new CaptureRecord();
@@ -74,7 +77,9 @@ public final class OpenVpnCaptureAnalysis {
                     continue;
                 }
                 summary.openVpnPackets++;
-                switch (ovpn.decode(rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, h)) {
+                OpenVpnWire layout = layouts.layout(
+                        flowKey(p), rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, p.timestampNanos);
+                switch (ovpn.decode(layout, rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, h)) {
                     case TRUNCATED -> {
                         summary.truncated++;
                         if (summary.firstTruncatedReason == null) {
@@ -100,6 +105,23 @@ public final class OpenVpnCaptureAnalysis {
         }
         tracker.flush();
         summary.dataWithoutSession = tracker.dataWithoutSession();
+        summary.undecided = layouts.undecided();
         return summary;
+    }
+
+    /** Interface and the two endpoints in canonical order: one flow at one vantage point. */
+    static String flowKey(DecodedPacket p) {
+        StringBuilder k = new StringBuilder(48).append(p.interfaceId).append('|');
+        boolean low = p.sourceIsLow();
+        appendEndpoint(k, low ? p.srcAddr : p.dstAddr, p.addrLength, low ? p.srcPort : p.dstPort);
+        appendEndpoint(k, low ? p.dstAddr : p.srcAddr, p.addrLength, low ? p.dstPort : p.srcPort);
+        return k.toString();
+    }
+
+    private static void appendEndpoint(StringBuilder k, byte[] addr, int len, int port) {
+        for (int i = 0; i < len; i++) {
+            k.append(Integer.toHexString(addr[i] & 0xff)).append('.');
+        }
+        k.append(port).append('|');
     }
 }
