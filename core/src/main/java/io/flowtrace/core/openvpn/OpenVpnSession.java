@@ -38,6 +38,8 @@ public final class OpenVpnSession {
     long firstDataNanos = -1;
     /** True once a key id other than 0 was seen: a renegotiation, not part of setup. */
     boolean renegotiated;
+    /** Carried over TCP (proto tcp). */
+    boolean tcp;
     /** The wrapping the session's first control or ACK packet was read with; null before it. */
     OpenVpnWire layout;
 
@@ -98,6 +100,11 @@ public final class OpenVpnSession {
         } else if (!fromClient && OpenVpnOpcode.isServerReset(opcode) && serverResetNanos < 0) {
             serverResetNanos = t;
         }
+    }
+
+    /** "udp", or "tcp" for proto tcp (packets framed on a TCP stream). */
+    public String transport() {
+        return tcp ? "tcp" : "udp";
     }
 
     /** "plain", "tls-auth" or "tls-crypt"; null if no control packet was seen. */
