@@ -40,9 +40,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The OpenVPN pipeline end to end on a real broker, PostgreSQL and MiniCluster: both recorded
- * client captures of testdata/openvpn (40 real connection setups under 1 % loss) published as an
- * agent batches them, interleaved with a TCP capture on the same packets topic, one bounded job
+ * The OpenVPN pipeline end to end on a real broker, PostgreSQL and MiniCluster: the recorded UDP
+ * client captures of testdata/openvpn (40 plain, 12 tls-auth SHA1, 12 tls-auth SHA256 and 12
+ * tls-crypt real connection setups under 1 % loss, each flow's wrapping found from its packets)
+ * published as an agent batches them, interleaved with a TCP capture on the same packets topic, one bounded job
  * run. Every openvpn_sessions row equals the offline analysis of its session (core's
  * OpenVpnCaptureAnalysis, which {@code analyze --json} prints: AnalyzeOpenVpnTest pins the JSON to
  * the same mapping), the per-server windows hold each session once, in the window of its flow's
