@@ -2,8 +2,15 @@
 # scripts/openvpn-capture.sh - real OpenVPN 2.6 connection setups under loss, for flowtrace's
 # OpenVPN reliability-layer analysis (docs/metrics.md, OpenVPN section; testdata/openvpn/README.md).
 #
-# Usage: scripts/openvpn-capture.sh [OUTDIR] [RUNS_SMALL] [RUNS_LARGE]
-#        OUTDIR defaults to testdata/openvpn; RUNS_* (default 15) connection setups per push size.
+# Usage: scripts/openvpn-capture.sh [OUTDIR] [RUNS_SMALL] [RUNS_LARGE] [MODE]
+#        OUTDIR defaults to testdata/openvpn; RUNS_* (default 15) connection setups per push size
+#        (0 skips the case). MODE (default plain) is how the control channel is carried:
+#          plain            UDP, no wrapping (files CASE.*)
+#          tls-auth-sha1    UDP, tls-auth with the default --auth SHA1 (20-byte HMAC; files tls-auth-sha1.CASE.*)
+#          tls-auth-sha256  UDP, tls-auth with --auth SHA256 (32-byte HMAC)
+#          tls-crypt        UDP, tls-crypt (control channel encrypted after the replay id and time)
+#          tcp              proto tcp (2-byte length framing), no wrapping; captured with -s 0 so
+#                           the TCP stream can be reassembled
 # Needs: root, iproute2, nftables, ethtool, tcpdump, tshark, openvpn (Debian 2.6), openssl.
 #
 # Topology (scripts/lab/netns.sh, with namespaces of our own: ov-client / ov-router / ov-server):
@@ -22,11 +29,28 @@
 #                                   mpidarraylength, mpidarrayelement(s), rsessionid, mpid
 #   CASE.runNN.client.log.gz        the client's --verb 8 --machine-readable-output log
 #   CASE.runs.tsv                   run, client port, first/complete log timestamps (µs)
+#   CASE.server.log.gz              the server's --verb 4 --machine-readable-output log
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../testdata/openvpn}
 RUNS_SMALL=${2:-15}
 RUNS_LARGE=${3:-15}
+MODE=${4:-plain}
+case $MODE in
+    plain) PREFIX= ;;
+    tls-auth-sha1 | tls-auth-sha256 | tls-crypt | tcp) PREFIX=$MODE. ;;
+    *) echo "unknown mode $MODE (plain, tls-auth-sha1, tls-auth-sha256, tls-crypt, tcp)" >&2; exit 2 ;;
+esac
+if [ "$MODE" = tcp ]; then
+    PROTO=tcp SNAP=0 DECODE=(-d tcp.port==1194,openvpn)
+else
+    PROTO=udp SNAP=160 DECODE=(-d udp.port==1194,openvpn)
+fi
+case $MODE in   # tshark's own decode of the wrapping (its preferences, not auto-detection)
+    tls-auth-*) DECODE+=(-o openvpn.tls_auth_detection_override:TRUE -o openvpn.tls_auth:TRUE
+        -o "openvpn.tls_auth_hmac_size:$([ "$MODE" = tls-auth-sha1 ] && echo 20 || echo 32)") ;;
+    tls-crypt) DECODE+=(-o openvpn.tls_auth_detection_override:TRUE -o openvpn.tls_crypt:TRUE) ;;
+esac
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 . "$HERE/lab/netns.sh"
@@ -66,7 +90,7 @@ server_conf() {   # routes -> server config on stdout
     cat <<CONF
 mode server
 tls-server
-proto udp
+proto $([ "$PROTO" = tcp ] && echo tcp-server || echo udp)
 port 1194
 local $LAB_SERVER4
 dev tun
@@ -76,8 +100,10 @@ ca $WORK/pki/ca.crt
 cert $WORK/pki/server.crt
 key $WORK/pki/server.key
 dh none
-verb 3
+verb 4
+machine-readable-output
 CONF
+    wrap_conf 0
     for ((i = 0; i < routes; i++)); do
         echo "push \"route 10.$((100 + i / 256)).$((i % 256)).0 255.255.255.0\""
     done
@@ -86,7 +112,7 @@ CONF
 client_conf() {
     cat <<CONF
 client
-proto udp
+proto $([ "$PROTO" = tcp ] && echo tcp-client || echo udp)
 remote $LAB_SERVER4 1194
 nobind
 dev tun
@@ -102,16 +128,26 @@ route-up $WORK/route-up.sh
 # --verb 8 logging takes the client seconds after the last packet, which is not setup on the wire
 pull-filter ignore "route "
 CONF
+    wrap_conf 1
+}
+
+wrap_conf() {   # key direction (0 server, 1 client) -> the MODE's wrapping lines
+    case $MODE in
+        tls-auth-sha1) echo "tls-auth $WORK/ta.key $1" ;;
+        tls-auth-sha256) printf 'tls-auth %s %s\nauth SHA256\n' "$WORK/ta.key" "$1" ;;
+        tls-crypt) echo "tls-crypt $WORK/tc.key" ;;
+    esac
 }
 
 run_case() {   # name routes runs
-    local name=$1 routes=$2 runs=$3
+    local name=$PREFIX$1 routes=$2 runs=$3
+    [ "$runs" -gt 0 ] || return 0
     lab_log "case $name: $routes pushed routes, $runs runs"
     server_conf "$routes" > "$WORK/server.conf"
     client_conf > "$WORK/client.conf"
-    lab_capture client "$LAB_IF_CLIENT" "$WORK/$name.client.pcap" -s 160 udp port 1194
+    lab_capture client "$LAB_IF_CLIENT" "$WORK/$name.client.pcap" -s "$SNAP" "$PROTO" port 1194
     local cap_c=$LAB_CAP_PID
-    lab_capture server "$LAB_IF_SERVER" "$WORK/$name.server.pcap" -s 160 udp port 1194
+    lab_capture server "$LAB_IF_SERVER" "$WORK/$name.server.pcap" -s "$SNAP" "$PROTO" port 1194
     local cap_s=$LAB_CAP_PID
     LAB_BG_ERR=$WORK/$name.server.err lab_bg server openvpn --config "$WORK/server.conf" \
         --log "$WORK/$name.server.log"
@@ -139,7 +175,7 @@ run_case() {   # name routes runs
         lab_log "  run $r: $(( (${t1:-$t0} - t0) / 1000 )) ms (log)"
         # the whole --verb 8 log of a 100 KB push is ~1.5 MB: keep the lines the tests and a reader
         # need (first line = process start, link, every reliable_send, push, completion)
-        { sed -n 1p "$log"; grep -E 'UDPv4 link|reliable_send ID|PUSH|Initialization Sequence Completed|Data Channel:' "$log"; } |
+        { sed -n 1p "$log"; grep -E 'UDPv4 link|TCPv4_CLIENT link|TCP connection established|reliable_send ID|PUSH|Initialization Sequence Completed|Data Channel:' "$log"; } |
             gzip -9 > "$OUT/$(basename "$log").gz"
         sleep 0.5
     done
@@ -149,13 +185,15 @@ run_case() {   # name routes runs
     lab_stop_capture "$cap_c" "$cap_s"
     local side
     for side in client server; do
-        tshark -r "$WORK/$name.$side.pcap" -d udp.port==1194,openvpn -T fields -E separator=/t \
+        tshark -r "$WORK/$name.$side.pcap" "${DECODE[@]}" -T fields -E separator=/t \
             -E occurrence=a -E aggregator=, -e frame.number -e frame.time_epoch -e ip.src -e udp.srcport \
             -e openvpn.opcode -e openvpn.sessionid -e openvpn.mpidarraylength \
-            -e openvpn.mpidarrayelement -e openvpn.rsessionid -e openvpn.mpid 2>/dev/null |
+            -e openvpn.mpidarrayelement -e openvpn.rsessionid -e openvpn.mpid -e openvpn.pid -e openvpn.net_time \
+            -e tcp.analysis.retransmission 2>/dev/null |
             gzip -9 > "$OUT/$name.$side.tshark.tsv.gz"
         gzip -9c "$WORK/$name.$side.pcap" > "$OUT/$name.$side.pcap.gz"
     done
+    gzip -9c "$WORK/$name.server.log" > "$OUT/$name.server.log.gz"
 }
 
 command -v openvpn >/dev/null || { echo "openvpn missing: apt-get install openvpn" >&2; exit 1; }
@@ -168,6 +206,10 @@ bash -c 'for i in 1 2 3; do echo flowtrace > /dev/udp/10.8.0.1/9; sleep 0.2; don
 exit 0
 HOOK
 chmod +x "$WORK/route-up.sh"
+case $MODE in
+    tls-auth-*) openvpn --genkey tls-auth "$WORK/ta.key" ;;
+    tls-crypt) openvpn --genkey tls-crypt "$WORK/tc.key" ;;
+esac
 lab_setup --rate 200kbit --burst 4k --limit 30k --loss 10 --loss-dir both
 lab_ns router tc qdisc replace dev "$LAB_IF_ROUTER_C" root tbf rate 1mbit burst 4k limit 30k
 # no IPv6 on the tun device: router solicitations would be data packets before setup ends

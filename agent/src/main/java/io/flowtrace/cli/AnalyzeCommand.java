@@ -304,7 +304,9 @@ final class AnalyzeCommand implements Callable<Integer> {
         out.flush();
         // On a file: a second pass only if the first saw UDP on an OpenVPN port. On standard input
         // there is no second pass; a user who asked for OpenVPN hears why whenever anything was not TCP.
-        boolean udpSeen = file.equals("-") ? summary.count(DecodeStatus.NOT_TCP) > 0 : summary.watchedUdp > 0;
+        boolean udpSeen = file.equals("-")
+                ? summary.count(DecodeStatus.NOT_TCP) > 0
+                : summary.watchedUdp + summary.watchedTcp > 0;
         openvpn.analyze(file, recordFilter, udpSeen, json, services, quiet, agentId, out);
         boolean complete = problems.report(input, summary);
         if (report == null && flow != null && collector.flows() == 0) {

@@ -81,16 +81,37 @@ final class OpenVpnAnalysis {
         if (!quiet && summary.openVpnPackets > 0) {
             System.err.printf(
                     Locale.ROOT,
-                    "flowtrace analyze: %s: %,d OpenVPN packets, %,d sessions, %,d opaque (tls-crypt),"
+                    "flowtrace analyze: %s: %,d OpenVPN packets, %,d sessions%s, %,d opaque (tls-crypt),"
                             + " %,d truncated, %,d malformed headers%s%n",
                     file,
                     summary.openVpnPackets,
                     summary.sessions.size(),
+                    wrappings(summary),
                     summary.opaque,
                     summary.truncated,
                     summary.malformed,
                     firstReasons(summary));
         }
+    }
+
+    /**
+     * " (12 tls-auth HMAC 20 bytes, detected)": the sessions per transport and wrapping and how
+     * the wrapping was known, with the control packets read before their flow's was found.
+     */
+    private static String wrappings(OpenVpnCaptureAnalysis.Summary s) {
+        java.util.Map<String, Integer> n = new java.util.TreeMap<>();
+        for (OpenVpnSession x : s.sessions) {
+            n.merge(("tcp".equals(x.transport()) ? "tcp " : "") + OpenVpnReportWriter.wrappingText(x), 1, Integer::sum);
+        }
+        StringBuilder b = new StringBuilder();
+        n.forEach((k, v) ->
+                b.append(b.length() == 0 ? " (" : ", ").append(v).append(' ').append(k));
+        if (s.undecided > 0) {
+            b.append(b.length() == 0 ? " (" : ", ")
+                    .append(s.undecided)
+                    .append(" control packets before the wrapping was found");
+        }
+        return b.length() == 0 ? "" : b.append(')').toString();
     }
 
     private boolean askedForOpenVpn() {

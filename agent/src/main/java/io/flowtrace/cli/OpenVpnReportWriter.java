@@ -55,6 +55,12 @@ final class OpenVpnReportWriter {
             g.writeEndObject();
             direction(g, "c2s", s.c2s());
             direction(g, "s2c", s.s2c());
+            g.writeObjectFieldStart("wire");
+            g.writeStringField("transport", s.transport());
+            g.writeStringField("wrapping", s.wrapping());
+            g.writeNumberField("tls_auth_hmac_bytes", s.tlsAuthHmacBytes());
+            g.writeBooleanField("detected", s.wrappingDetected());
+            g.writeEndObject();
             g.writeEndObject();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -77,6 +83,7 @@ final class OpenVpnReportWriter {
         g.writeEndObject();
         g.writeNumberField("duplicates", d.duplicates());
         g.writeNumberField("late_first_copies", d.lateFirstCopies());
+        g.writeNumberField("tcp_retransmits", d.tcpRetransmits());
         longs(g, "retransmit_gaps_us", d.retransmitGapsUs());
         g.writeObjectFieldStart("backoff");
         longs(g, "timeout_gaps_us", d.timeoutGapsUs());
@@ -132,12 +139,14 @@ final class OpenVpnReportWriter {
     public static void text(OpenVpnSession s, PrintStream out) {
         out.printf(
                 Locale.ROOT,
-                "openvpn %s -> %s  session %s/%s  [%s]%n",
+                "openvpn %s -> %s  session %s/%s  [%s]  %s, %s%n",
                 s.client(),
                 s.server(),
                 s.clientSessionId(),
                 s.serverSessionId(),
-                s.vantage());
+                s.vantage(),
+                s.transport(),
+                wrappingText(s));
         out.printf(
                 Locale.ROOT,
                 "  setup: %s%n",
@@ -150,6 +159,15 @@ final class OpenVpnReportWriter {
                         : "not completed");
         textDirection("c2s", s.c2s(), out);
         textDirection("s2c", s.s2c(), out);
+    }
+
+    /** "tls-auth (HMAC 20 bytes, detected)", "plain (option)"; "no control packet" without one. */
+    static String wrappingText(OpenVpnSession s) {
+        if (s.wrapping() == null) {
+            return "no control packet";
+        }
+        String hmac = s.tlsAuthHmacBytes() > 0 ? "HMAC " + s.tlsAuthHmacBytes() + " bytes, " : "";
+        return s.wrapping() + " (" + hmac + (s.wrappingDetected() ? "detected" : "option") + ")";
     }
 
     private static void textDirection(String name, OpenVpnDirectionStats d, PrintStream out) {

@@ -20,11 +20,14 @@ final class OpenVpnWireOptions {
     @Option(
             names = "--openvpn-tls-auth",
             paramLabel = "BYTES",
-            defaultValue = "0",
-            description = "tls-auth HMAC size to skip in control packets: 20 (SHA1), 32 (SHA256); 0 = no tls-auth")
+            defaultValue = "-1",
+            description = "tls-auth HMAC size to skip in control packets: 20 (SHA1), 32 (SHA256), 64 (SHA512);"
+                    + " 0 = no tls-auth; default: found from each flow's packets (with tls-crypt)")
     int tlsAuthDigestBytes;
 
-    @Option(names = "--openvpn-tls-crypt", description = "control packets are tls-crypt wrapped (counted as opaque)")
+    @Option(
+            names = "--openvpn-tls-crypt",
+            description = "control packets are tls-crypt wrapped (counted as opaque); default: found from the packets")
     boolean tlsCrypt;
 
     /** Off with no port or the single port 0. */
@@ -47,6 +50,16 @@ final class OpenVpnWireOptions {
                         "--openvpn-port " + p + " is not a port (1-65535; 0 alone turns OpenVPN off)");
             }
         }
-        return new OpenVpnWire(ports, tlsAuthDigestBytes, tlsCrypt);
+        if (tlsAuthDigestBytes < -1) {
+            throw new IllegalArgumentException(
+                    "--openvpn-tls-auth " + tlsAuthDigestBytes + " is not an HMAC size (0-64)");
+        }
+        if (tlsCrypt && tlsAuthDigestBytes > 0) {
+            throw new IllegalArgumentException("--openvpn-tls-auth and --openvpn-tls-crypt exclude each other");
+        }
+        if (tlsCrypt || tlsAuthDigestBytes >= 0) {
+            return new OpenVpnWire(ports, Math.max(0, tlsAuthDigestBytes), tlsCrypt);
+        }
+        return new OpenVpnWire(ports, 0, false, true);
     }
 }

@@ -9,6 +9,8 @@ import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.RateLimitedLog;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.OpenVpnBatches;
+import io.flowtrace.core.openvpn.OpenVpnCaptureAnalysis;
+import io.flowtrace.core.openvpn.OpenVpnFlowLayouts;
 import io.flowtrace.core.openvpn.OpenVpnHeader;
 import io.flowtrace.core.openvpn.OpenVpnHeaderDecoder;
 import io.flowtrace.core.openvpn.OpenVpnWire;
@@ -34,6 +36,11 @@ final class OpenVpnBatching {
 
     private final OpenVpnWire wire;
     private final OpenVpnHeaderDecoder decoder;
+    /** Each flow's wrapping: configured, or found from its packets; a batch holds one layout. */
+    private final OpenVpnFlowLayouts layouts;
+    /** The layout of the packet being added. */
+    private OpenVpnWire packetLayout;
+
     private final OpenVpnHeader header = new OpenVpnHeader();
     private final FlowBatcher<Writer> batcher;
     private final AgentMetrics metrics;
@@ -49,6 +56,7 @@ final class OpenVpnBatching {
             AgentMetrics metrics) {
         this.wire = wire;
         this.decoder = new OpenVpnHeaderDecoder(wire);
+        this.layouts = new OpenVpnFlowLayouts(wire);
         this.metrics = metrics;
         this.batcher = new FlowBatcher<>(limits, () -> new Writer(vantages), sink);
     }
@@ -60,7 +68,15 @@ final class OpenVpnBatching {
 
     /** Decodes the OpenVPN header of a UDP packet of {@code rec} and adds the packet to its flow's batch. */
     void add(BatchKey key, CaptureRecord rec, DecodedPacket p, long now) throws IOException {
-        OpenVpnHeader.Kind kind = decoder.decode(rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, header);
+        packetLayout = layouts.layout(
+                OpenVpnCaptureAnalysis.flowKey(p),
+                rec.data,
+                p.payloadOffset,
+                p.payloadCaptured,
+                p.payloadLength,
+                p.timestampNanos);
+        OpenVpnHeader.Kind kind =
+                decoder.decode(packetLayout, rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, header);
         if (kind == OpenVpnHeader.Kind.TRUNCATED || kind == OpenVpnHeader.Kind.MALFORMED) {
             String reason = kind == OpenVpnHeader.Kind.TRUNCATED ? "openvpn-truncated" : "openvpn-malformed";
             metrics.malformed(reason);
@@ -100,6 +116,13 @@ final class OpenVpnBatching {
                 vantage = v;
                 builder = new OpenVpnBatches.Builder(v, wire);
             }
+            builder.layout(packetLayout);
+        }
+
+        /** A flow whose wrapping was just found starts a new batch: a batch is read with one layout. */
+        @Override
+        public boolean fits(DecodedPacket packet) {
+            return builder.size() == 0 || builder.layout().equals(packetLayout);
         }
 
         @Override

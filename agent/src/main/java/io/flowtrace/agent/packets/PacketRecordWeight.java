@@ -59,7 +59,10 @@ public final class PacketRecordWeight implements RecordWeight {
         }
     }
 
-    /** OpenVpnBatch.avsc's fields before its packets: vantage, ip_version, endpoints, base time, ports, tls-auth, tls-crypt. */
+    /**
+     * OpenVpnBatch.avsc's fields before its packets: vantage, ip_version, endpoints, base time, ports,
+     * tls-auth, tls-crypt, wrapping_detected.
+     */
     private int openVpnPackets() throws IOException {
         skipVantage();
         decoder.readInt();
@@ -70,6 +73,7 @@ public final class PacketRecordWeight implements RecordWeight {
             }
         }
         decoder.readInt();
+        decoder.readBoolean();
         decoder.readBoolean();
         return packetCount();
     }

@@ -24,6 +24,15 @@ final class CaptureReading {
     private CaptureReading() {}
 
     /** Decodes a record that is not TCP as UDP (into {@code scratch}): from or to one of {@code ports}? */
+    private static boolean contains(int[] ports, int port) {
+        for (int q : ports) {
+            if (q == port) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean watched(PacketDecoder udp, CaptureRecord rec, DecodedPacket scratch, int[] ports) {
         if (udp.decode(rec, scratch) != DecodeStatus.UDP) {
             return false;
@@ -72,6 +81,11 @@ final class CaptureReading {
                 summary.byStatus[status.ordinal()]++;
                 if (status == DecodeStatus.NOT_TCP && udp != null && watched(udp, rec, p, watchedUdpPorts)) {
                     summary.watchedUdp++;
+                } else if (status == DecodeStatus.TCP
+                        && udp != null
+                        && p.payloadLength > 0
+                        && (contains(watchedUdpPorts, p.srcPort) || contains(watchedUdpPorts, p.dstPort))) {
+                    summary.watchedTcp++;
                 }
                 if (status == DecodeStatus.TCP && ++batch.size == DecodedBatch.CAPACITY) {
                     handOff.put(batch);

@@ -15,6 +15,11 @@ public final class CaptureSummary {
      * ({@link CaptureAnalysis#watchingUdpPorts}): whether a pass over them (OpenVPN) has anything to find.
      */
     public long watchedUdp;
+    /**
+     * TCP segments with payload from or to one of those ports (OpenVPN over TCP): a pass over them
+     * has something to find too.
+     */
+    public long watchedTcp;
 
     public long flows;
     public String format = "";

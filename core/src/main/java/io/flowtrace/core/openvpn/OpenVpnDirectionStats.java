@@ -74,6 +74,8 @@ public final class OpenVpnDirectionStats {
     final List<RetransmitCause> retransmitCauses = new ArrayList<>();
     /** First copies of a packet-id seen after a higher one: the original was lost before this capture point. */
     long lateFirstCopies;
+    /** TCP segments of this sender that repeated bytes already framed (proto tcp only). */
+    long tcpRetransmits;
 
     long highestId = -1;
     long lastControlWithPayloadNanos = -1;
@@ -209,6 +211,11 @@ public final class OpenVpnDirectionStats {
 
     public long retransmits(RetransmitCause c) {
         return retransmitsByCause[c.ordinal()];
+    }
+
+    /** TCP retransmissions of this sender (proto tcp); 0 over UDP. */
+    public long tcpRetransmits() {
+        return tcpRetransmits;
     }
 
     public long lateFirstCopies() {

@@ -26,6 +26,8 @@ public final class OpenVpnFlow {
     int current = -1;
 
     long lastSeenNanos;
+    /** A TCP connection (proto tcp), not a UDP flow. */
+    boolean tcp;
     /** Sessions started on this flow, evicted ones included. */
     long sessionsStarted;
 
@@ -98,6 +100,14 @@ public final class OpenVpnFlow {
                     s = c;
                 }
             }
+        } else if (h.kind == OpenVpnHeader.Kind.OPAQUE) {
+            // tls-crypt hides the ACK array that names the client's id: the server's first packet on
+            // this flow answers the latest client session that has no server yet
+            for (OpenVpnSession c : sessions) {
+                if (c.clientSessionKnown && !c.serverSessionKnown) {
+                    s = c;
+                }
+            }
         }
         if (s == null) {
             s = start(t, evicted);
@@ -112,6 +122,7 @@ public final class OpenVpnFlow {
             evicted.onSession(sessions.remove(0));
         }
         OpenVpnSession s = new OpenVpnSession(vantage, client, server, t);
+        s.tcp = tcp;
         sessions.add(s);
         current = sessions.size() - 1;
         sessionsStarted++;

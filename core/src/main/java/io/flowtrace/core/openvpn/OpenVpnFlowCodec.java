@@ -20,7 +20,9 @@ import java.util.Map;
  * {@code DataOutput} fields, no reflection.
  */
 public final class OpenVpnFlowCodec {
-    public static final int VERSION = 1;
+    /** 2: each session's wrapping and transport, each direction's TCP retransmissions; 1 is still read. */
+    public static final int VERSION = 2;
+
     private static final RetransmitCause[] CAUSES = RetransmitCause.values();
 
     private OpenVpnFlowCodec() {}
@@ -33,6 +35,7 @@ public final class OpenVpnFlowCodec {
         out.writeInt(f.current);
         out.writeLong(f.lastSeenNanos);
         out.writeLong(f.sessionsStarted);
+        out.writeBoolean(f.tcp);
         out.writeInt(f.sessions.size());
         for (OpenVpnSession s : f.sessions) {
             writeSession(s, out);
@@ -41,7 +44,7 @@ public final class OpenVpnFlowCodec {
 
     public static OpenVpnFlow read(DataInput in) throws IOException {
         int version = in.readByte();
-        if (version != VERSION) {
+        if (version != VERSION && version != 1) {
             throw new IOException(
                     "unknown OpenVPN flow state version " + version + " (this build reads " + VERSION + ")");
         }
@@ -51,16 +54,18 @@ public final class OpenVpnFlowCodec {
         int current = in.readInt();
         long lastSeen = in.readLong();
         long started = in.readLong();
+        boolean tcp = version >= 2 && in.readBoolean();
         int n = count(in, OpenVpnFlow.MAX_SESSIONS, "sessions");
         List<OpenVpnSession> sessions = new ArrayList<>(Math.max(1, n));
         for (int i = 0; i < n; i++) {
-            sessions.add(readSession(in, vantage, client, server));
+            sessions.add(readSession(in, version, vantage, client, server));
         }
         OpenVpnFlow f = new OpenVpnFlow(vantage, client, server, sessions);
         if (current < -1 || current >= n) {
             throw new IOException("corrupt OpenVPN flow state: current session " + current + " of " + n);
         }
         f.current = current;
+        f.tcp = tcp;
         f.lastSeenNanos = lastSeen;
         f.sessionsStarted = started;
         return f;
@@ -92,11 +97,18 @@ public final class OpenVpnFlowCodec {
         out.writeLong(s.firstTlsNanos);
         out.writeLong(s.firstDataNanos);
         out.writeBoolean(s.renegotiated);
+        out.writeBoolean(s.tcp);
+        out.writeBoolean(s.layout != null);
+        if (s.layout != null) {
+            out.writeByte(s.layout.tlsAuthDigestBytes());
+            out.writeBoolean(s.layout.tlsCrypt());
+            out.writeBoolean(s.layout.detect());
+        }
         writeDirection(s.c2s, out);
         writeDirection(s.s2c, out);
     }
 
-    private static OpenVpnSession readSession(DataInput in, String vantage, String client, String server)
+    private static OpenVpnSession readSession(DataInput in, int version, String vantage, String client, String server)
             throws IOException {
         OpenVpnSession s = new OpenVpnSession(vantage, client, server, in.readLong());
         s.lastSeenNanos = in.readLong();
@@ -109,8 +121,22 @@ public final class OpenVpnFlowCodec {
         s.firstTlsNanos = in.readLong();
         s.firstDataNanos = in.readLong();
         s.renegotiated = in.readBoolean();
-        readDirection(in, s.c2s);
-        readDirection(in, s.s2c);
+        if (version >= 2) {
+            s.tcp = in.readBoolean();
+            if (in.readBoolean()) {
+                // the ports are the job's, not the session's: only the wrapping is kept
+                int digest = in.readByte() & 0xff;
+                boolean crypt = in.readBoolean();
+                boolean detect = in.readBoolean();
+                try {
+                    s.layout = new OpenVpnWire(new int[0], digest, crypt, detect);
+                } catch (IllegalArgumentException e) {
+                    throw new IOException("corrupt OpenVPN flow state: " + e.getMessage(), e);
+                }
+            }
+        }
+        readDirection(in, version, s.c2s);
+        readDirection(in, version, s.s2c);
         return s;
     }
 
@@ -150,12 +176,13 @@ public final class OpenVpnFlowCodec {
             out.writeByte(c.ordinal());
         }
         out.writeLong(d.lateFirstCopies);
+        out.writeLong(d.tcpRetransmits);
         out.writeLong(d.highestId);
         out.writeLong(d.lastControlWithPayloadNanos);
         out.writeLong(d.lastControlWithPayloadId);
     }
 
-    private static void readDirection(DataInput in, OpenVpnDirectionStats d) throws IOException {
+    private static void readDirection(DataInput in, int version, OpenVpnDirectionStats d) throws IOException {
         int sent = count(in, OpenVpnDirectionStats.MAX_TRACKED_IDS, "tracked packet-ids");
         for (int i = 0; i < sent; i++) {
             long id = in.readLong();
@@ -195,6 +222,9 @@ public final class OpenVpnFlowCodec {
             d.retransmitCauses.add(CAUSES[c]);
         }
         d.lateFirstCopies = in.readLong();
+        if (version >= 2) {
+            d.tcpRetransmits = in.readLong();
+        }
         d.highestId = in.readLong();
         d.lastControlWithPayloadNanos = in.readLong();
         d.lastControlWithPayloadId = in.readLong();

@@ -42,6 +42,8 @@ public final class OpenVpnHeader {
     public long remoteSessionId;
     /** Message packet-id of a CONTROL packet, -1 otherwise. */
     public long messagePacketId;
+    /** The wrapping the packet was read with (its flow's, detected or configured). */
+    public OpenVpnWire layout;
     /** Bytes after the header (the TLS records of a control packet, the ciphertext of a data packet). */
     public int payloadLength;
 
@@ -56,6 +58,7 @@ public final class OpenVpnHeader {
         remoteSessionId = 0;
         messagePacketId = -1;
         payloadLength = 0;
+        layout = null;
     }
 
     /** True if this packet's ACK array carries {@code packetId}. */

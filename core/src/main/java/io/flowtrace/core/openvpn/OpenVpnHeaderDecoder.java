@@ -35,10 +35,17 @@ public final class OpenVpnHeaderDecoder {
      * Decodes {@code b[off, off + captured)}, the captured part of a UDP payload of
      * {@code length} bytes; returns {@code out.kind}.
      */
+    public OpenVpnHeader.Kind decode(byte[] b, int off, int captured, int length, OpenVpnHeader out) {
+        return decode(wire, b, off, captured, length, out);
+    }
+
+    /** As {@link #decode(byte[], int, int, int, OpenVpnHeader)}, with one flow's {@code layout}. */
     // LONG-METHOD: one pass over the header in wire order (the table above), each field's bounds check beside its read;
     // steps of their own would hand the cursor and the failure back through a sentinel on every packet of the port
-    public OpenVpnHeader.Kind decode(byte[] b, int off, int captured, int length, OpenVpnHeader out) {
+    public OpenVpnHeader.Kind decode(
+            OpenVpnWire layout, byte[] b, int off, int captured, int length, OpenVpnHeader out) {
         out.reset();
+        out.layout = layout;
         if (length < 1 || captured < 1) {
             return fail(out, OpenVpnHeader.Kind.TRUNCATED, "empty OpenVPN packet");
         }
@@ -68,7 +75,7 @@ public final class OpenVpnHeaderDecoder {
         }
         out.sessionId = u64(b, p);
         p += SESSION_ID;
-        if (wire.tlsCrypt()) {
+        if (layout.tlsCrypt()) {
             if (p + REPLAY_ID_AND_TIME + TLS_CRYPT_TAG > end) {
                 return fail(out, OpenVpnHeader.Kind.TRUNCATED, "tls-crypt header truncated");
             }
@@ -77,8 +84,8 @@ public final class OpenVpnHeaderDecoder {
             out.kind = OpenVpnHeader.Kind.OPAQUE;
             return out.kind;
         }
-        if (wire.tlsAuthDigestBytes() > 0) {
-            p += wire.tlsAuthDigestBytes() + REPLAY_ID_AND_TIME;
+        if (layout.tlsAuthDigestBytes() > 0) {
+            p += layout.tlsAuthDigestBytes() + REPLAY_ID_AND_TIME;
         }
         if (p + 1 > end) {
             return fail(out, OpenVpnHeader.Kind.TRUNCATED, "OpenVPN ACK count truncated");

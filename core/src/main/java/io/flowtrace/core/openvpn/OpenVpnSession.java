@@ -38,6 +38,10 @@ public final class OpenVpnSession {
     long firstDataNanos = -1;
     /** True once a key id other than 0 was seen: a renegotiation, not part of setup. */
     boolean renegotiated;
+    /** Carried over TCP (proto tcp). */
+    boolean tcp;
+    /** The wrapping the session's first control or ACK packet was read with; null before it. */
+    OpenVpnWire layout;
 
     OpenVpnSession(String vantage, String client, String server, long firstSeenNanos) {
         this.vantage = vantage;
@@ -52,8 +56,11 @@ public final class OpenVpnSession {
         lastSeenNanos = Math.max(lastSeenNanos, t);
         OpenVpnDirectionStats own = fromClient ? c2s : s2c;
         OpenVpnDirectionStats peer = fromClient ? s2c : c2s;
-        if (h.keyId != 0 && h.kind != OpenVpnHeader.Kind.DATA) {
-            renegotiated = true;
+        if (h.kind != OpenVpnHeader.Kind.DATA) {
+            renegotiated |= h.keyId != 0;
+            if (layout == null) {
+                layout = h.layout;
+            }
         }
         switch (h.kind) {
             case DATA -> {
@@ -93,6 +100,26 @@ public final class OpenVpnSession {
         } else if (!fromClient && OpenVpnOpcode.isServerReset(opcode) && serverResetNanos < 0) {
             serverResetNanos = t;
         }
+    }
+
+    /** "udp", or "tcp" for proto tcp (packets framed on a TCP stream). */
+    public String transport() {
+        return tcp ? "tcp" : "udp";
+    }
+
+    /** "plain", "tls-auth" or "tls-crypt"; null if no control packet was seen. */
+    public String wrapping() {
+        return layout == null ? null : layout.wrapping();
+    }
+
+    /** The tls-auth HMAC size in bytes; 0 without tls-auth. */
+    public int tlsAuthHmacBytes() {
+        return layout == null ? 0 : layout.tlsAuthDigestBytes();
+    }
+
+    /** True if the wrapping was found from the packets, false if an option set it. */
+    public boolean wrappingDetected() {
+        return layout != null && layout.detect();
     }
 
     public String client() {

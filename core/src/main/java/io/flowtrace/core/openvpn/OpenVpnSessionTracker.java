@@ -51,17 +51,17 @@ public final class OpenVpnSessionTracker {
 
     /** Feeds one UDP packet of an OpenVPN port and its decoded header (CONTROL, ACK, DATA or OPAQUE). */
     public void onPacket(DecodedPacket p, OpenVpnHeader h) {
-        if (p.status != DecodeStatus.UDP) {
+        if (p.status != DecodeStatus.UDP && p.status != DecodeStatus.TCP) {
             return;
         }
         long t = p.timestampNanos;
         String src = new Endpoint(Arrays.copyOf(p.srcAddr, p.addrLength), p.srcPort).toString();
         String dst = new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort).toString();
-        String vantage = vantageOfInterface.apply(p.interfaceId);
-        String key = vantage + '|' + (src.compareTo(dst) < 0 ? src + '|' + dst : dst + '|' + src);
+        String key = key(p, src, dst);
         OpenVpnFlow flow = flows.get(key);
         if (flow == null) {
-            flow = OpenVpnFlow.open(wire, vantage, src, p.srcPort, dst, p.dstPort, h);
+            flow = OpenVpnFlow.open(wire, vantageOfInterface.apply(p.interfaceId), src, p.srcPort, dst, p.dstPort, h);
+            flow.tcp = p.status == DecodeStatus.TCP;
             flows.put(key, flow);
         }
         long before = flow.sessionsStarted;
@@ -74,6 +74,29 @@ public final class OpenVpnSessionTracker {
         } else if (t - lastSweepNanos >= SWEEP_NANOS) {
             sweep(t);
             lastSweepNanos = t;
+        }
+    }
+
+    private String key(DecodedPacket p, String src, String dst) {
+        String vantage = vantageOfInterface.apply(p.interfaceId);
+        return (p.status == DecodeStatus.TCP ? "tcp|" : "")
+                + vantage
+                + '|'
+                + (src.compareTo(dst) < 0 ? src + '|' + dst : dst + '|' + src);
+    }
+
+    /**
+     * A TCP segment of an OpenVPN connection that repeated bytes already framed: a TCP
+     * retransmission, counted on the sender's side of the connection's latest session (none before
+     * the first session).
+     */
+    public void onTcpRetransmit(DecodedPacket p) {
+        String src = new Endpoint(Arrays.copyOf(p.srcAddr, p.addrLength), p.srcPort).toString();
+        String dst = new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort).toString();
+        OpenVpnFlow flow = flows.get(key(p, src, dst));
+        if (flow != null && flow.current >= 0) {
+            OpenVpnSession s = flow.sessions.get(flow.current);
+            (src.equals(flow.client) ? s.c2s : s.s2c).tcpRetransmits++;
         }
     }
 

@@ -67,7 +67,7 @@ public final class DecodedPacket {
     /** TCP payload bytes from the IP lengths, or UDP payload bytes from the UDP length (not the captured bytes). */
     public int payloadLength;
     /**
-     * UDP only: where the payload starts in the decoded frame's byte array and how many of its
+     * UDP and TCP: where the payload starts in the decoded frame's byte array and how many of its
      * bytes were captured. Valid until the capture reader reuses that array.
      */
     public int payloadOffset;

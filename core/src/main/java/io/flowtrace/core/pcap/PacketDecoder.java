@@ -288,6 +288,8 @@ public final class PacketDecoder {
             out.truncation |= DecodedPacket.TRUNCATED_PAYLOAD;
         }
         TcpOptions.decode(b, p + 20, Math.min(optEnd, end), optEnd > end, out);
+        out.payloadOffset = optEnd; // for the OpenVPN-over-TCP framing (core/openvpn/OpenVpnTcpStreams.java)
+        out.payloadCaptured = Math.max(0, Math.min(end - optEnd, out.payloadLength));
         out.status = DecodeStatus.TCP;
         return DecodeStatus.TCP;
     }

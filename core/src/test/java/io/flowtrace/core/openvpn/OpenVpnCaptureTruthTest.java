@@ -28,6 +28,11 @@ class OpenVpnCaptureTruthTest {
      * completion: fork + exec of a shell, 0.05-70 ms here on a loaded 2-core machine.
      */
     private static final long HOOK_DELAY_MAX_US = 100_000;
+    /**
+     * The same for the tls-auth, tls-crypt and tcp runs, recorded while builds loaded both cores:
+     * 19-269 ms (medians 65-117 ms).
+     */
+    private static final long LOADED_HOOK_DELAY_MAX_US = 300_000;
 
     private static OpenVpnCaptureAnalysis.Summary analyse(String name) throws IOException {
         try (InputStream in = OpenVpnCaptures.pcap(name)) {
@@ -36,7 +41,17 @@ class OpenVpnCaptureTruthTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"push-1k.client", "push-1k.server", "push-100k.client", "push-100k.server"})
+    @ValueSource(
+            strings = {
+                "push-1k.client",
+                "push-1k.server",
+                "push-100k.client",
+                "push-100k.server",
+                "tls-auth-sha1.push-1k.client",
+                "tls-auth-sha1.push-1k.server",
+                "tls-auth-sha256.push-1k.client",
+                "tls-auth-sha256.push-1k.server"
+            })
     void retransmissionCountsAndGapsEqualTsharksPacketIds(String capture) throws IOException {
         // by hand from tshark: per sender session id, control opcodes only (not P_ACK_V1 5, not data 6/9),
         // a message packet-id seen again is a retransmission; its gap is the time since the previous copy
@@ -53,8 +68,8 @@ class OpenVpnCaptureTruthTest {
             }
         }
         OpenVpnCaptureAnalysis.Summary s = analyse(capture + ".pcap.gz");
-        assertThat(s.sessions).hasSize(20);
-        assertThat(s.truncated + s.malformed).isZero();
+        assertThat(s.sessions).hasSize(capture.startsWith("push-") ? 20 : 12);
+        assertThat(s.truncated + s.malformed + s.undecided).isZero();
         SoftAssertions soft = new SoftAssertions();
         long total = 0;
         for (OpenVpnSession session : s.sessions) {
@@ -78,22 +93,43 @@ class OpenVpnCaptureTruthTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"push-1k", "push-100k"})
+    @ValueSource(
+            strings = {
+                "push-1k",
+                "push-100k",
+                "tls-auth-sha1.push-1k",
+                "tls-auth-sha256.push-1k",
+                "tls-crypt.push-1k",
+                "tcp.push-1k"
+            })
     void setupTimeOfEveryRunEqualsTheClientLogsCompletionMinusItsFirstPacket(String name) throws IOException {
         long[] logSetup = logSetupUs(name);
         OpenVpnCaptureAnalysis.Summary s = analyse(name + ".client.pcap.gz");
         assertThat(s.sessions).hasSize(logSetup.length);
         long[] diff = new long[logSetup.length];
+        long[] control = new long[logSetup.length];
         for (int i = 0; i < logSetup.length; i++) {
             OpenVpnSession session = s.sessions.get(i);
             assertThat(session.setupEnd()).isEqualTo(OpenVpnSession.SetupEnd.DATA);
             diff[i] = session.setupNanos() / 1000 - logSetup[i];
+            control[i] = Math.abs(session.controlExchangeNanos() / 1000 - logSetup[i]);
             assertThat(diff[i])
                     .as("run %d: flowtrace %d µs, client log %d µs", i + 1, session.setupNanos() / 1000, logSetup[i])
-                    .isBetween(0L, HOOK_DELAY_MAX_US);
+                    .isBetween(0L, name.startsWith("push-") ? HOOK_DELAY_MAX_US : LOADED_HOOK_DELAY_MAX_US);
         }
         Arrays.sort(diff);
-        assertThat(diff[diff.length / 2]).as("median of flowtrace - log (µs)").isLessThan(5_000);
+        Arrays.sort(control);
+        if (name.startsWith("push-")) {
+            assertThat(diff[diff.length / 2])
+                    .as("median of flowtrace - log (µs)")
+                    .isLessThan(5_000);
+        } else if (!name.startsWith("tls-crypt")) {
+            // the hook's delay was longer under load: the end of the control exchange (the client's ACK of
+            // the push reply, which it logs completion right after) is the wire's own end of setup
+            assertThat(control[control.length / 2])
+                    .as("median |control exchange - log| (µs)")
+                    .isLessThan(1_000);
+        }
     }
 
     @ParameterizedTest

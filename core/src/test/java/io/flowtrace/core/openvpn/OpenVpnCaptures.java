@@ -27,7 +27,15 @@ final class OpenVpnCaptures {
             int ackCount,
             long[] ackIds,
             String remoteSessionId,
-            long mpid) {}
+            long mpid,
+            /** tshark's tcp.analysis.retransmission (proto tcp captures only). */
+            boolean tcpRetransmission) {}
+
+    /** The first of tshark's comma-separated occurrences (a TCP segment may hold several packets). */
+    private static String first(String field) {
+        int comma = field.indexOf(',');
+        return comma < 0 ? field : field.substring(0, comma);
+    }
 
     private OpenVpnCaptures() {}
 
@@ -63,13 +71,14 @@ final class OpenVpnCaptures {
                     Long.parseLong(f[0]),
                     micros(f[1]),
                     f[2],
-                    Integer.parseInt(f[3]),
-                    Integer.decode(f[4]),
-                    hexSid(f[5]),
-                    f[6].isEmpty() ? 0 : Integer.parseInt(f[6]),
+                    f[3].isEmpty() ? -1 : Integer.parseInt(f[3]),
+                    f[4].isEmpty() ? -1 : Integer.decode(first(f[4])),
+                    hexSid(first(f[5])),
+                    f[6].isEmpty() ? 0 : Integer.parseInt(first(f[6])),
                     ids,
-                    hexSid(f[8]),
-                    f[9].isEmpty() ? -1 : Long.parseLong(f[9])));
+                    hexSid(first(f[8])),
+                    f[9].isEmpty() ? -1 : Long.parseLong(first(f[9])),
+                    f.length > 12 && !f[12].isEmpty()));
         }
         return rows;
     }

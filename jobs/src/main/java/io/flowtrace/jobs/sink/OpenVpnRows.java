@@ -6,7 +6,7 @@ import io.flowtrace.avro.OpenVpnSessionRecord;
 import io.flowtrace.avro.mapping.PacketEvents;
 
 /**
- * Idempotent upserts of the OpenVPN sink tables (deploy/sql/V8__openvpn.sql), each declared as its
+ * Idempotent upserts of the OpenVPN sink tables (deploy/sql/V8__openvpn.sql, V10__openvpn_wire.sql), each declared as its
  * column list ({@link Upsert}): one row per session in {@code openvpn_sessions}, one per server and
  * window in {@code openvpn_server_windows}.
  */
@@ -35,7 +35,11 @@ final class OpenVpnRows {
                 .int8OrNull("server_reset_us", r -> r.getTimelineUs().getServerReset())
                 .int8OrNull("first_tls_us", r -> r.getTimelineUs().getFirstTls())
                 .int8OrNull("last_server_control_us", r -> r.getTimelineUs().getLastServerControl())
-                .int8OrNull("first_data_us", r -> r.getTimelineUs().getFirstData());
+                .int8OrNull("first_data_us", r -> r.getTimelineUs().getFirstData())
+                .text("wire_transport", r -> r.getWire().getTransport())
+                .textOrNull("wire_wrapping", r -> r.getWire().getWrapping())
+                .int4("wire_tls_auth_hmac_bytes", r -> r.getWire().getTlsAuthHmacBytes())
+                .bool("wire_detected", r -> r.getWire().getDetected());
         direction(b, "c2s_", OpenVpnSessionRecord::getC2s);
         return direction(b, "s2c_", OpenVpnSessionRecord::getS2c).updateAll();
     }
@@ -62,6 +66,7 @@ final class OpenVpnRows {
                         r -> d.of(r).getRetransmitsByCause().getResetAnswer())
                 .int8(prefix + "duplicates", r -> d.of(r).getDuplicates())
                 .int8(prefix + "late_first_copies", r -> d.of(r).getLateFirstCopies())
+                .int8(prefix + "tcp_retransmits", r -> d.of(r).getTcpRetransmits())
                 .int8Array(prefix + "retransmit_gaps_us", r -> d.of(r).getRetransmitGapsUs())
                 .int8Array(
                         prefix + "backoff_timeout_gaps_us",

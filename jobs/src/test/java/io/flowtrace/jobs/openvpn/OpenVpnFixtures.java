@@ -6,6 +6,7 @@ import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.OpenVpnBatches;
 import io.flowtrace.avro.mapping.OpenVpnSessions;
 import io.flowtrace.core.openvpn.OpenVpnCaptureAnalysis;
+import io.flowtrace.core.openvpn.OpenVpnFlowLayouts;
 import io.flowtrace.core.openvpn.OpenVpnHeader;
 import io.flowtrace.core.openvpn.OpenVpnHeaderDecoder;
 import io.flowtrace.core.openvpn.OpenVpnSession;
@@ -42,6 +43,7 @@ public final class OpenVpnFixtures {
             throws IOException {
         OpenVpnWire wire = OpenVpnWire.defaults();
         OpenVpnHeaderDecoder decoder = new OpenVpnHeaderDecoder(wire);
+        OpenVpnFlowLayouts layouts = new OpenVpnFlowLayouts(wire);
         Map<String, OpenVpnBatches.Builder> open = new LinkedHashMap<>();
         List<OpenVpnBatch> out = new ArrayList<>();
         try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file(capture)));
@@ -55,10 +57,21 @@ public final class OpenVpnFixtures {
                 if (udp.decode(rec, p) != DecodeStatus.UDP) {
                     continue;
                 }
-                decoder.decode(rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, h);
+                OpenVpnWire layout = layouts.layout(
+                        OpenVpnCaptureAnalysis.flowKey(p),
+                        rec.data,
+                        p.payloadOffset,
+                        p.payloadCaptured,
+                        p.payloadLength,
+                        p.timestampNanos);
+                decoder.decode(layout, rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, h);
                 String key = io.flowtrace.avro.mapping.PacketEvents.flowKey(
                         new io.flowtrace.core.net.VantagePoint("x", "x"), p);
                 OpenVpnBatches.Builder b = open.computeIfAbsent(key, k -> new OpenVpnBatches.Builder(vantage, wire));
+                if (b.size() > 0 && !b.layout().equals(layout)) {
+                    out.add(b.build()); // as the agent: one layout per batch
+                }
+                b.layout(layout);
                 b.add(p, h, rec.data);
                 if (b.size() == size) {
                     out.add(b.build());

@@ -40,9 +40,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The OpenVPN pipeline end to end on a real broker, PostgreSQL and MiniCluster: both recorded
- * client captures of testdata/openvpn (40 real connection setups under 1 % loss) published as an
- * agent batches them, interleaved with a TCP capture on the same packets topic, one bounded job
+ * The OpenVPN pipeline end to end on a real broker, PostgreSQL and MiniCluster: the recorded UDP
+ * client captures of testdata/openvpn (40 plain, 12 tls-auth SHA1, 12 tls-auth SHA256 and 12
+ * tls-crypt real connection setups under 1 % loss, each flow's wrapping found from its packets)
+ * published as an agent batches them, interleaved with a TCP capture on the same packets topic, one bounded job
  * run. Every openvpn_sessions row equals the offline analysis of its session (core's
  * OpenVpnCaptureAnalysis, which {@code analyze --json} prints: AnalyzeOpenVpnTest pins the JSON to
  * the same mapping), the per-server windows hold each session once, in the window of its flow's
@@ -58,6 +59,9 @@ class OpenVpnJobITCase {
     static {
         CAPTURES.put("ovpn-1k", "openvpn/push-1k.client.pcap.gz");
         CAPTURES.put("ovpn-100k", "openvpn/push-100k.client.pcap.gz");
+        CAPTURES.put("ovpn-ta1", "openvpn/tls-auth-sha1.push-1k.client.pcap.gz");
+        CAPTURES.put("ovpn-ta256", "openvpn/tls-auth-sha256.push-1k.client.pcap.gz");
+        CAPTURES.put("ovpn-tc", "openvpn/tls-crypt.push-1k.client.pcap.gz");
     }
 
     @RegisterExtension
@@ -119,7 +123,8 @@ class OpenVpnJobITCase {
                 }
             }
         }
-        assertThat(expected).hasSize(40);
+        // 40 plain setups, 12 each with tls-auth SHA1, tls-auth SHA256 and tls-crypt (testdata/openvpn/README.md)
+        assertThat(expected).hasSize(76);
 
         PostgresSinks.applySchema(config);
         StreamExecutionEnvironment env =
@@ -257,6 +262,10 @@ class OpenVpnJobITCase {
         c.put("first_data_us", s.getTimelineUs().getFirstData());
         direction(c, "c2s_", s.getC2s());
         direction(c, "s2c_", s.getS2c());
+        c.put("wire_transport", s.getWire().getTransport());
+        c.put("wire_wrapping", s.getWire().getWrapping());
+        c.put("wire_tls_auth_hmac_bytes", s.getWire().getTlsAuthHmacBytes());
+        c.put("wire_detected", s.getWire().getDetected());
         // JSON numbers as Jackson reads them back
         try {
             return JSON.readValue(
@@ -270,6 +279,7 @@ class OpenVpnJobITCase {
     private static void direction(Map<String, Object> c, String p, OpenVpnDirection d) {
         c.put(p + "control_packets", d.getControlPackets());
         c.put(p + "ack_only_packets", d.getAckOnlyPackets());
+        c.put(p + "tcp_retransmits", d.getTcpRetransmits());
         c.put(p + "data_packets", d.getDataPackets());
         c.put(p + "opaque_packets", d.getOpaquePackets());
         c.put(p + "control_payload_bytes", d.getControlPayloadBytes());

@@ -46,7 +46,7 @@ public final class OpenVpnBatches {
         for (int i = 0; i < p.length; i++) {
             p[i] = ports.get(i);
         }
-        return new OpenVpnWire(p, b.getTlsAuthDigestBytes(), b.getTlsCrypt());
+        return new OpenVpnWire(p, b.getTlsAuthDigestBytes(), b.getTlsCrypt(), b.getWrappingDetected());
     }
 
     /**
@@ -159,7 +159,7 @@ public final class OpenVpnBatches {
      */
     public static final class Builder {
         private final Vantage vantage;
-        private final OpenVpnWire wire;
+        private OpenVpnWire wire;
         private final List<Integer> ports = new ArrayList<>();
         private final List<BatchedOpenVpnPacket> packets = new ArrayList<>();
         private int ipVersion;
@@ -176,6 +176,19 @@ public final class OpenVpnBatches {
             for (int p : wire.ports()) {
                 ports.add(p);
             }
+        }
+
+        /**
+         * The layout the next batch is read with: its flow's (OpenVpnFlowLayouts), set before the
+         * batch's first packet; a flow's layout never changes once found.
+         */
+        public void layout(OpenVpnWire flowLayout) {
+            this.wire = flowLayout;
+        }
+
+        /** The layout the open batch is read with. */
+        public OpenVpnWire layout() {
+            return wire;
         }
 
         /** Whether {@code p} belongs to the open batch's flow (always true when none is open). */
@@ -240,6 +253,7 @@ public final class OpenVpnBatches {
                     .setOpenvpnPorts(new ArrayList<>(ports))
                     .setTlsAuthDigestBytes(wire.tlsAuthDigestBytes())
                     .setTlsCrypt(wire.tlsCrypt())
+                    .setWrappingDetected(wire.detect())
                     .setPackets(new ArrayList<>(packets))
                     .build();
             packets.clear();

@@ -5,6 +5,7 @@ import io.flowtrace.avro.OpenVpnBackoff;
 import io.flowtrace.avro.OpenVpnDirection;
 import io.flowtrace.avro.OpenVpnRetransmitCauses;
 import io.flowtrace.avro.OpenVpnSessionRecord;
+import io.flowtrace.avro.OpenVpnSessionWire;
 import io.flowtrace.avro.OpenVpnSetup;
 import io.flowtrace.avro.OpenVpnTimeline;
 import io.flowtrace.avro.Vantage;
@@ -49,6 +50,12 @@ public final class OpenVpnSessions {
                         .build())
                 .setC2s(direction(s.c2s(), new long[0]))
                 .setS2c(direction(s.s2c(), OpenVpnServerTable.timerRetryTimes(s)))
+                .setWire(OpenVpnSessionWire.newBuilder()
+                        .setTransport(s.transport())
+                        .setWrapping(s.wrapping())
+                        .setTlsAuthHmacBytes(s.tlsAuthHmacBytes())
+                        .setDetected(s.wrappingDetected())
+                        .build())
                 .build();
     }
 
@@ -78,6 +85,7 @@ public final class OpenVpnSessions {
                         .build())
                 .setDuplicates(d.duplicates())
                 .setLateFirstCopies(d.lateFirstCopies())
+                .setTcpRetransmits(d.tcpRetransmits())
                 .setRetransmitGapsUs(new ArrayList<>(d.retransmitGapsUs()))
                 .setBackoff(OpenVpnBackoff.newBuilder()
                         .setTimeoutGapsUs(new ArrayList<>(d.timeoutGapsUs()))
