@@ -302,8 +302,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
         collector.finish();
         out.flush();
-        // On a file: a second pass only if the first saw UDP on an OpenVPN port. On standard input
-        // there is no second pass; a user who asked for OpenVPN hears why whenever anything was not TCP.
+        // a second pass only if the first saw UDP or TCP on an OpenVPN port; none on stdin (told why)
         boolean udpSeen = file.equals("-")
                 ? summary.count(DecodeStatus.NOT_TCP) > 0
                 : summary.watchedUdp + summary.watchedTcp > 0;
