@@ -56,7 +56,11 @@ class PacketEventsTest {
                                 "tcpHeaderLength",
                                 "badOptions",
                                 "truncation",
-                                "reason")
+                                "reason",
+                                // where the payload's bytes sit in the decoded frame: the OpenVPN pass of
+                                // analyze reads them; a PacketEvent carries headers only (docs/schemas.md)
+                                "payloadOffset",
+                                "payloadCaptured")
                         .isEqualTo(original);
                 assertThat(back.truncation != 0).isEqualTo(original.truncation != 0);
                 n++;
