@@ -88,8 +88,8 @@ public final class PrivateOutput {
                 }
                 a = Files.readAttributes(at, PosixFileAttributes.class); // a trusted link: its target checked
             }
-            if (!a.isDirectory()) {
-                throw new RefusedException(at, "is not a directory");
+            if (!a.isDirectory()) { // a plain mistake, not another user's doing: said as any write error
+                throw new FileAlreadyExistsException(at.toString(), null, "exists and is not a directory");
             }
             trustedDirectory(at, a, me);
         }

@@ -204,7 +204,9 @@ class CommandLineErrorsTest {
                         "10.0.0.1:1-10.0.0.2:2",
                         cleanGz.toString())
                 .assertNoStackTrace();
-        assertThat(r.exit()).isZero();
+        assertThat(r.exit())
+                .as("README's exit codes: 1 when --flow found no such connection")
+                .isEqualTo(1);
         assertThat(r.stderrLines())
                 .containsExactly("flowtrace analyze: --report: no flow 10.0.0.1:1-10.0.0.2:2 in \"" + cleanGz
                         + "\"; no report written");

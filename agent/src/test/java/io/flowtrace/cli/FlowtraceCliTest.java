@@ -26,6 +26,8 @@ class FlowtraceCliTest {
         for (Class<?> type : FlowtraceCli.class.getAnnotation(Command.class).subcommands()) {
             declared.put(type.getAnnotation(Command.class).name(), type);
         }
+        // generate-completion writes the completion of the whole command line, so it is never built alone
+        assertThat(declared.remove("generate-completion")).isEqualTo(picocli.AutoComplete.GenerateCompletion.class);
         assertThat(FlowtraceCli.SUBCOMMANDS)
                 .isEqualTo(declared)
                 .containsOnlyKeys("analyze", "demo", "cluster", "agent", "conntrack");
@@ -52,7 +54,7 @@ class FlowtraceCliTest {
             CommandLine cl = FlowtraceCli.commandLine(args);
             assertThat(cl.getSubcommands().keySet())
                     .as("subcommands for %s", Arrays.toString(args))
-                    .containsExactly("analyze", "demo", "cluster", "agent", "conntrack");
+                    .containsExactly("analyze", "demo", "cluster", "agent", "conntrack", "generate-completion");
             assertThat(usage(cl)).isEqualTo(usage(WHOLE));
         }
     }

@@ -39,8 +39,11 @@ public final class InteractiveReport {
     public static void checkTarget(Path target) {
         try {
             PrivateOutput.check(file(target));
-        } catch (IOException e) {
+        } catch (PrivateOutput.RefusedException e) {
             throw new IllegalArgumentException("--report " + e.getMessage(), e);
+        } catch (IOException e) {
+            // not another user's doing (a file where a directory should be, no permission): the write
+            // says why in one line after the analysis, exit 1 (README "Exit codes")
         }
     }
 
