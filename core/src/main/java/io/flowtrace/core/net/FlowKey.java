@@ -27,7 +27,7 @@ public record FlowKey(VantagePoint vantage, Endpoint low, Endpoint high) {
      */
     public static FlowKey parse(String canonical) {
         int high = canonical.lastIndexOf('|');
-        int low = high > 0 ? canonical.lastIndexOf('|', high - 1) : -1;
+        int low = vantageEnd(canonical);
         if (low < 0) {
             throw new IllegalArgumentException("not a canonical flow key (vantage|low|high): " + canonical);
         }
@@ -39,5 +39,15 @@ public record FlowKey(VantagePoint vantage, Endpoint low, Endpoint high) {
             throw new IllegalArgumentException("flow key endpoints not in canonical order: " + canonical);
         }
         return key;
+    }
+
+    /**
+     * Where the vantage part of a {@link #canonical()} text ends (the '|' before the low endpoint), or
+     * -1 when the text has fewer than two '|'; for readers that need only the vantage, without parsing
+     * the endpoints (the job's watermarks, per record).
+     */
+    public static int vantageEnd(String canonical) {
+        int high = canonical.lastIndexOf('|');
+        return high > 0 ? canonical.lastIndexOf('|', high - 1) : -1;
     }
 }

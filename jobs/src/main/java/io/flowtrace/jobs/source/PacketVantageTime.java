@@ -5,6 +5,7 @@ import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.mapping.OpenVpnBatches;
 import io.flowtrace.avro.mapping.PacketBatchTimes;
 import io.flowtrace.avro.mapping.PacketBatches;
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.jobs.flow.FlowBatch;
 import java.io.IOException;
 
@@ -22,11 +23,10 @@ final class PacketVantageTime implements VantageTime<FlowBatch> {
 
     private transient SingleObjectCodec<OpenVpnBatch> openVpn;
 
-    /** The vantage part of the flow key "vantage|low|high", split where {@code FlowKey.parse} splits it. */
+    /** The vantage part of the flow key "vantage|low|high", split where {@link FlowKey#parse} splits it. */
     @Override
     public String vantage(FlowBatch b) {
-        int high = b.key.lastIndexOf('|');
-        int low = high > 0 ? b.key.lastIndexOf('|', high - 1) : -1;
+        int low = FlowKey.vantageEnd(b.key);
         return low > 0 ? b.key.substring(0, low) : b.key;
     }
 
