@@ -1,9 +1,8 @@
 package io.flowtrace.demo;
 
 import io.flowtrace.cli.Terminal;
-import io.flowtrace.demo.report.HtmlReport;
-import io.flowtrace.jobs.JobConfig;
-import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.config.JobConfig;
+import io.flowtrace.jobs.config.JobOption;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.FileVisitResult;

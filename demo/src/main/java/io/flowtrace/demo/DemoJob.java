@@ -1,11 +1,11 @@
 package io.flowtrace.demo;
 
 import io.flowtrace.jobs.FlowtraceJob;
-import io.flowtrace.jobs.JobConfig;
-import io.flowtrace.jobs.JobOption;
-import io.flowtrace.jobs.sink.JobSinks;
-import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.InputSources;
+import io.flowtrace.jobs.config.JobConfig;
+import io.flowtrace.jobs.config.JobOption;
+import io.flowtrace.jobs.input.InputSources;
+import io.flowtrace.jobs.output.JobSinks;
+import io.flowtrace.jobs.output.PostgresSinks;
 import io.flowtrace.testkit.FlinkTls;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -119,7 +119,7 @@ final class DemoJob {
                         InputSources.packets(config),
                         InputSources.conntrack(config),
                         JobSinks.fromConfig(config))
-                .withOpenVpnSinks(io.flowtrace.jobs.sink.OpenVpnSinks.fromConfig(config))
+                .withOpenVpnSinks(io.flowtrace.jobs.output.OpenVpnSinks.fromConfig(config))
                 .build(env);
         StatusLine.Step step = status.step("flink job");
         // until the first poll answers (the sink tables may not be readable for the first seconds)

@@ -2,7 +2,7 @@ package io.flowtrace.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowtrace.jobs.JobConfig;
+import io.flowtrace.jobs.config.JobConfig;
 import io.flowtrace.testkit.ListeningSockets;
 import io.flowtrace.testkit.ListeningSockets.Listener;
 import java.nio.charset.StandardCharsets;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.jobs.serde.AvroSingleObjectDeserializationSchema;
-import io.flowtrace.jobs.serde.AvroSingleObjectSerializationSchema;
+import io.flowtrace.jobs.output.AvroSingleObjectDeserializationSchema;
+import io.flowtrace.jobs.output.AvroSingleObjectSerializationSchema;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.PipelineServices;
 import io.flowtrace.testkit.Postgres;

@@ -1,5 +1,7 @@
 package io.flowtrace.jobs;
 
+import io.flowtrace.jobs.config.JobConfig;
+import io.flowtrace.jobs.config.JobOption;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.flowtrace.jobs;
 
+import io.flowtrace.jobs.config.JobConfig;
+import io.flowtrace.jobs.config.JobOption;
 import io.flowtrace.testkit.KafkaClientSide;
 import java.util.ArrayList;
 import java.util.List;

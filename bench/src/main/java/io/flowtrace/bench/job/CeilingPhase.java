@@ -4,10 +4,10 @@ import static io.flowtrace.bench.job.JobBenchContext.report;
 
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.jobs.FlowtraceJob;
-import io.flowtrace.jobs.JobConfig;
+import io.flowtrace.jobs.config.JobConfig;
 import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.flow.FlowKeySelector;
-import io.flowtrace.jobs.source.InputSources;
+import io.flowtrace.jobs.input.InputSources;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

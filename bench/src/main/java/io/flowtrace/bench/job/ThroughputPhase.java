@@ -4,10 +4,10 @@ import static io.flowtrace.bench.job.JobBenchContext.report;
 
 import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.jobs.FlowtraceJob;
-import io.flowtrace.jobs.JobConfig;
-import io.flowtrace.jobs.sink.JobSinks;
-import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.InputSources;
+import io.flowtrace.jobs.config.JobConfig;
+import io.flowtrace.jobs.input.InputSources;
+import io.flowtrace.jobs.output.JobSinks;
+import io.flowtrace.jobs.output.PostgresSinks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

@@ -16,7 +16,7 @@ public final class OpenVpnRouting extends ProcessFunction<FlowBatch, FlowBatch> 
     private static final long serialVersionUID = 1L;
 
     public static final OutputTag<FlowBatch> OPENVPN =
-            new OutputTag<>("openvpn", io.flowtrace.jobs.serde.FlowBatchTypeInfo.INSTANCE) {};
+            new OutputTag<>("openvpn", io.flowtrace.jobs.flow.FlowBatchTypeInfo.INSTANCE) {};
 
     @Override
     public void processElement(FlowBatch record, Context ctx, Collector<FlowBatch> out) {

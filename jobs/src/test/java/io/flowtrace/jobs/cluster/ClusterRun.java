@@ -9,7 +9,7 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.testing.TestData;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.ItJobOptions;
-import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.config.JobOption;
 import io.flowtrace.testkit.Postgres;
 import io.flowtrace.testkit.cluster.FlinkCluster;
 import io.flowtrace.testkit.cluster.FlinkDistribution;

@@ -3,7 +3,7 @@ package io.flowtrace.jobs.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.config.JobOption;
 import io.flowtrace.testkit.cluster.FlinkCluster;
 import io.flowtrace.testkit.cluster.JavaProcess;
 import io.flowtrace.testkit.cluster.StandaloneStack;

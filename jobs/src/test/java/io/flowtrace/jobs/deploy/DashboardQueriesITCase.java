@@ -14,17 +14,17 @@ import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.FlowtraceJob;
 import io.flowtrace.jobs.ItJobOptions;
-import io.flowtrace.jobs.JobConfig;
-import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.JobTopics;
+import io.flowtrace.jobs.config.JobConfig;
+import io.flowtrace.jobs.config.JobOption;
 import io.flowtrace.jobs.conntrack.ConntrackFixtures;
 import io.flowtrace.jobs.deploy.GrafanaDashboards.Dashboard;
 import io.flowtrace.jobs.deploy.GrafanaDashboards.PanelQuery;
 import io.flowtrace.jobs.deploy.GrafanaDashboards.Variable;
 import io.flowtrace.jobs.deploy.GrafanaSql.Value;
-import io.flowtrace.jobs.sink.JobSinks;
-import io.flowtrace.jobs.sink.PostgresSinks;
-import io.flowtrace.jobs.source.InputSources;
+import io.flowtrace.jobs.input.InputSources;
+import io.flowtrace.jobs.output.JobSinks;
+import io.flowtrace.jobs.output.PostgresSinks;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.PipelineServices;
 import io.flowtrace.testkit.Postgres;
@@ -146,7 +146,7 @@ class DashboardQueriesITCase {
                         InputSources.packets(config),
                         InputSources.conntrack(config),
                         JobSinks.fromConfig(config))
-                .withOpenVpnSinks(io.flowtrace.jobs.sink.OpenVpnSinks.fromConfig(config))
+                .withOpenVpnSinks(io.flowtrace.jobs.output.OpenVpnSinks.fromConfig(config))
                 .build(env);
         long started = System.nanoTime();
         env.execute("dashboard-itcase");

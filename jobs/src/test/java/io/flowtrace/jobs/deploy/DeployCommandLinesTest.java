@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.flowtrace.cli.FlowtraceCli;
-import io.flowtrace.jobs.JobConfig;
-import io.flowtrace.jobs.JobOption;
+import io.flowtrace.jobs.config.JobConfig;
+import io.flowtrace.jobs.config.JobOption;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

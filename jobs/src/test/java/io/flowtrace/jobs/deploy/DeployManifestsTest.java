@@ -2,8 +2,8 @@ package io.flowtrace.jobs.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowtrace.jobs.JobOption;
 import io.flowtrace.jobs.JobTopics;
+import io.flowtrace.jobs.config.JobOption;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package io.flowtrace.jobs.hostile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowtrace.jobs.JobConfig;
+import io.flowtrace.jobs.config.JobConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.flowtrace.jobs.reliability;
 
 import io.flowtrace.jobs.FlowtraceJob;
-import io.flowtrace.jobs.JobConfig;
+import io.flowtrace.jobs.config.JobConfig;
 import io.flowtrace.testkit.KafkaBroker;
 import java.time.Duration;
 import java.util.HashMap;

@@ -1,0 +1,207 @@
+package io.flowtrace.jobs.output;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowtrace.avro.FlowRecord;
+import io.flowtrace.avro.mapping.AvroFlowValues;
+import io.flowtrace.avro.mapping.FlowRecords;
+import io.flowtrace.core.analysis.CaptureAnalysis;
+import io.flowtrace.core.net.VantagePoint;
+import io.flowtrace.core.pcap.CaptureErrorListener;
+import io.flowtrace.core.tcp.AnalyzerConfig;
+import io.flowtrace.core.tcp.TcpEventSinkFactory;
+import io.flowtrace.core.testing.TestData;
+import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.report.FlowField;
+import io.flowtrace.report.FlowFields;
+import io.flowtrace.report.ReportJson;
+import io.flowtrace.testkit.Postgres;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The sink tables' upserts against the tables the migrations create in a real PostgreSQL: every
+ * column of every table is written and every written column exists with its type, NOT NULL columns
+ * are never bound to NULL, flow_summary's catalogue columns have exactly the catalogue's
+ * nullability, and a real flow's row holds its Avro record's values, column by column.
+ */
+class SinkTablesITCase {
+    @RegisterExtension
+    static final Postgres POSTGRES = new Postgres();
+
+    @BeforeAll
+    static void migrate() {
+        for (String resource : PostgresSinks.SCHEMA_RESOURCES) {
+            POSTGRES.runSqlResource(resource);
+        }
+    }
+
+    private record DbColumn(String type, boolean nullable) {}
+
+    private static Map<String, DbColumn> columnsOf(String table) {
+        Map<String, DbColumn> columns = new LinkedHashMap<>();
+        for (Map<String, Object> row : POSTGRES.query(
+                "SELECT column_name, data_type, is_nullable FROM information_schema.columns"
+                        + " WHERE table_schema = 'public' AND table_name = ? ORDER BY ordinal_position",
+                table)) {
+            columns.put(
+                    (String) row.get("column_name"),
+                    new DbColumn((String) row.get("data_type"), "YES".equals(row.get("is_nullable"))));
+        }
+        return columns;
+    }
+
+    @Test
+    void everyUpsertWritesExactlyItsTablesColumnsWithTheirTypes() {
+        for (Upsert<?> upsert : PostgresRows.all()) {
+            Map<String, DbColumn> table = columnsOf(upsert.table());
+            assertThat(table).as("table %s exists", upsert.table()).isNotEmpty();
+            Set<String> written = new TreeSet<>();
+            for (Upsert.Column<?> c : upsert.columns()) {
+                written.add(c.name());
+                DbColumn db = table.get(c.name());
+                assertThat(db)
+                        .as("%s.%s is written but no migration creates it", upsert.table(), c.name())
+                        .isNotNull();
+                assertThat(db.type()).as("%s.%s type", upsert.table(), c.name()).isEqualTo(c.type());
+                if (c.nullable()) {
+                    assertThat(db.nullable())
+                            .as("%s.%s may be written NULL but is NOT NULL", upsert.table(), c.name())
+                            .isTrue();
+                }
+            }
+            assertThat(written).as("columns of %s", upsert.table()).isEqualTo(new TreeSet<>(table.keySet()));
+        }
+    }
+
+    @Test
+    void flowSummaryHasEveryCatalogueColumnWithTheCataloguesNullability() {
+        Map<String, DbColumn> table = columnsOf("flow_summary");
+        for (FlowField f : FlowFields.all()) {
+            if (f.column() == null) {
+                continue;
+            }
+            for (String name : f.column().names()) {
+                assertThat(table)
+                        .as("catalogue column %s of %s", name, f.path())
+                        .containsKey(name);
+                assertThat(table.get(name).nullable())
+                        .as("nullability of flow_summary.%s (%s)", name, f.path())
+                        .isEqualTo(f.nullable());
+            }
+        }
+    }
+
+    @Test
+    void everyUpsertSurvivesSerialisationAsTheConnectorShipsIt() throws Exception {
+        for (Upsert<?> upsert : PostgresRows.all()) {
+            Upsert<?> copy = org.apache.flink.util.InstantiationUtil.clone(upsert);
+            assertThat(copy.sql()).isEqualTo(upsert.sql());
+        }
+    }
+
+    @Test
+    void everyUpsertIsValidSqlWithOneParameterPerColumn() throws Exception {
+        try (Connection c = POSTGRES.dataSource().getConnection()) {
+            for (Upsert<?> upsert : PostgresRows.all()) {
+                try (PreparedStatement st = c.prepareStatement(upsert.sql())) {
+                    assertThat(st.getParameterMetaData().getParameterCount())
+                            .as(upsert.table())
+                            .isEqualTo(upsert.columns().size());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFlowRowHoldsItsRecordsValuesAndAnOlderReplayDoesNotOverwriteIt() throws Exception {
+        List<FlowSummary> flows = new ArrayList<>();
+        CaptureAnalysis analysis =
+                new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("lab", "if" + iface));
+        try (InputStream in = Files.newInputStream(TestData.file("tcp/cubic-loss.sender.pcap.gz"))) {
+            analysis.run(
+                    in,
+                    (key, instance, flow) -> {
+                        FlowRecord r = FlowRecords.of(key, instance, flow, 2_000L);
+                        flows.add(new FlowSummary(r, ReportJson.of(key, instance, flow), 3, true));
+                    },
+                    TcpEventSinkFactory.NONE,
+                    CaptureErrorListener.IGNORE,
+                    n -> {});
+        }
+        assertThat(flows).isNotEmpty();
+        upsert(flows);
+        FlowSummary older = flows.get(0);
+        FlowRecord stale =
+                FlowRecord.newBuilder(older.record).setRecordTimeUs(1_000L).build();
+        stale.getC2s().setPackets(0L);
+        upsert(List.of(new FlowSummary(stale, older.reportJson, 0, false)));
+
+        for (FlowSummary s : flows) {
+            Map<String, Object> row = POSTGRES.query(
+                            "SELECT * FROM flow_summary WHERE client = ? AND instance = ?",
+                            s.record.getFlow().getClient(),
+                            s.record.getFlow().getInstance())
+                    .get(0);
+            AvroFlowValues avro = new AvroFlowValues(s.record);
+            for (FlowField f : FlowFields.all()) {
+                if (f.column() == null) {
+                    continue;
+                }
+                List<String> names = f.column().names();
+                switch (f.column().columns()) {
+                    case ONE -> assertColumn(row, names.get(0), avro.value(f, null));
+                    case PER_DIRECTION -> {
+                        assertColumn(row, names.get(0), avro.value(f, FlowField.Side.C2S));
+                        assertColumn(row, names.get(1), avro.value(f, FlowField.Side.S2C));
+                    }
+                    case SUM_OF_DIRECTIONS ->
+                        assertColumn(
+                                row,
+                                names.get(0),
+                                ((Number) avro.value(f, FlowField.Side.C2S)).longValue()
+                                        + ((Number) avro.value(f, FlowField.Side.S2C)).longValue());
+                }
+            }
+            assertThat(row.get("final")).isEqualTo(true);
+            assertThat(row.get("late_packets")).isEqualTo(3L);
+            assertThat(row.get("record_time_us")).isEqualTo(2_000L);
+        }
+    }
+
+    private static void assertColumn(Map<String, Object> row, String column, Object expected) {
+        Object actual = row.get(column);
+        if (actual instanceof OffsetDateTime t) {
+            actual = t.toInstant().getEpochSecond() * 1_000_000L + t.toInstant().getNano() / 1000;
+        } else if (actual instanceof java.sql.Timestamp t) {
+            actual = t.toInstant().getEpochSecond() * 1_000_000L + t.toInstant().getNano() / 1000;
+        }
+        if (expected instanceof Number n && actual instanceof Number a) {
+            assertThat(a.doubleValue()).as(column).isEqualTo(n.doubleValue());
+        } else {
+            assertThat(actual).as(column).isEqualTo(expected);
+        }
+    }
+
+    private static void upsert(List<FlowSummary> rows) throws Exception {
+        try (Connection c = POSTGRES.dataSource().getConnection();
+                PreparedStatement st = c.prepareStatement(PostgresRows.FLOW_SUMMARY.sql())) {
+            for (FlowSummary s : rows) {
+                PostgresRows.FLOW_SUMMARY.accept(st, s);
+                st.executeUpdate();
+            }
+        }
+    }
+}
