@@ -118,6 +118,7 @@ public final class FlinkCluster implements AutoCloseable {
         List<String>[] params = resourceParams("GET_JM_RESOURCE_PARAMS");
         List<String> jvm = new ArrayList<>(params[0]);
         jvm.addAll(FlinkJvmOptions.JAVA_17);
+        jvm.addAll(FlinkJvmOptions.PEKKO_STARTUP);
         jvm.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
         List<String> args = new ArrayList<>(List.of("--configDir", conf.toString()));
         args.addAll(params[1]);
@@ -137,6 +138,7 @@ public final class FlinkCluster implements AutoCloseable {
         List<String>[] params = resourceParams("GET_TM_RESOURCE_PARAMS");
         List<String> jvm = new ArrayList<>(params[0]);
         jvm.addAll(FlinkJvmOptions.JAVA_17);
+        jvm.addAll(FlinkJvmOptions.PEKKO_STARTUP);
         jvm.addAll(FlinkJvmOptions.AVRO_LIMITS);
         jvm.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
         List<String> args = new ArrayList<>(List.of("--configDir", conf.toString()));

@@ -48,10 +48,6 @@ final class FlinkConfigYaml {
         // REST, blob server, RPC and data exchange with mutual TLS from this run's keystore: every local
         // user reaches 127.0.0.1, only holders of the key (this user's processes) get an answer
         c.putAll(tls.flinkConfiguration());
-        // the RPC system's TLS start (key store, SecureRandom, engines) took over Flink's 10 s on a loaded
-        // 2-core machine (load 29: the TaskManager ended with "Could not create actor system")
-        c.put("pekko.startup-timeout", "60 s");
-        c.put("pekko.tcp.timeout", "60 s");
         c.putAll(config);
         StringBuilder yaml = new StringBuilder("# written by io.flowtrace.testkit.cluster.FlinkCluster\n");
         c.forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
