@@ -92,7 +92,10 @@ status)
         if alive "$p"; then echo "TASKMANAGER $p alive"; else echo "TASKMANAGER $p DEAD"; fi
     done
     echo "Kafka $KAFKA_BOOTSTRAP, PostgreSQL $JDBC_URL (user $JDBC_USER), Flink $FLINK_REST"
-    curl -fsS "$FLINK_REST/overview" && echo
+    # REST wants the run's client certificate; its password goes to curl on stdin, never on a command line
+    pw="$(sed -n 's/^security\.ssl\.rest\.keystore-password: //p' "$FLINK_CONF_DIR/config.yaml")"
+    printf 'cert-type = "P12"\ncert = "%s:%s"\ncacert = "%s"\n' "$FLINK_TLS_KEYSTORE" "$pw" "$FLINK_TLS_CERT" \
+        | curl -fsS -K - "$FLINK_REST/overview" && echo
     ;;
 flink)
     load_env

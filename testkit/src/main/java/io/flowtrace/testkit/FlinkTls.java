@@ -1,13 +1,21 @@
 package io.flowtrace.testkit;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Mutual TLS for a Flink cluster's endpoints, from a keystore made for one run in a private 0700
@@ -95,8 +103,55 @@ public final class FlinkTls {
         return c;
     }
 
-    /** Deletes the keystore. */
+    /**
+     * The client side of the mutual TLS for the project's own REST clients (a {@code java.net.http}
+     * client): this key pair as the client certificate, and only this certificate trusted.
+     */
+    public SSLContext sslContext() throws IOException {
+        try {
+            KeyStore store = load();
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(store, password.toCharArray());
+            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(store);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
+            return context;
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot use the Flink keystore " + keystore + ": " + e, e);
+        }
+    }
+
+    /**
+     * Writes the certificate (public, no key) as PEM next to the keystore, for clients that take a CA
+     * file (curl's {@code --cacert}); returns its path.
+     */
+    public Path writeCertificatePem() throws IOException {
+        try {
+            Certificate cert = load().getCertificate("flink");
+            String pem = "-----BEGIN CERTIFICATE-----\n"
+                    + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                            .encodeToString(cert.getEncoded())
+                    + "\n-----END CERTIFICATE-----\n";
+            Path file = Path.of(keystore.toString().replaceFirst("\\.p12$", ".crt"));
+            Files.writeString(file, pem, StandardCharsets.US_ASCII);
+            return file;
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot read the certificate of " + keystore + ": " + e, e);
+        }
+    }
+
+    private KeyStore load() throws IOException, GeneralSecurityException {
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(keystore)) {
+            store.load(in, password.toCharArray());
+        }
+        return store;
+    }
+
+    /** Deletes the keystore and the PEM certificate, if written. */
     public void delete() throws IOException {
         Files.deleteIfExists(keystore);
+        Files.deleteIfExists(Path.of(keystore.toString().replaceFirst("\\.p12$", ".crt")));
     }
 }

@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The TCP sockets this process listens on, as the kernel reports them: the {@code socket:[inode]}
- * links of {@code /proc/self/fd} matched against the LISTEN rows (state 0A) of
+ * The TCP sockets a process listens on, as the kernel reports them: the {@code socket:[inode]}
+ * links of {@code /proc/self/fd} (or {@code /proc/PID/fd}) matched against the LISTEN rows (state 0A) of
  * {@code /proc/net/tcp} and {@code /proc/net/tcp6} (proc(5)). Tests use it to check that the
  * services they start are bound to the loopback address only.
  */
@@ -38,8 +38,17 @@ public final class ListeningSockets {
     }
 
     public static List<Listener> ofThisProcess() throws IOException {
+        return ofProcess("self");
+    }
+
+    /** The sockets process {@code pid} listens on (its /proc/PID/fd: this user's process, or root). */
+    public static List<Listener> ofProcess(long pid) throws IOException {
+        return ofProcess(Long.toString(pid));
+    }
+
+    private static List<Listener> ofProcess(String pid) throws IOException {
         Set<String> inodes = new HashSet<>();
-        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc", pid, "fd"))) {
             for (Path fd : fds) {
                 try {
                     String target = Files.readSymbolicLink(fd).toString();

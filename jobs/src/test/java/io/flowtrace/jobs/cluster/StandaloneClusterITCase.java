@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.flowtrace.jobs.config.JobOption;
+import io.flowtrace.testkit.ListeningSockets;
 import io.flowtrace.testkit.cluster.FlinkCluster;
 import io.flowtrace.testkit.cluster.JavaProcess;
 import io.flowtrace.testkit.cluster.StandaloneStack;
@@ -40,6 +41,62 @@ class StandaloneClusterITCase {
 
     /** The failure-free run's window rows, the reference of the fault runs. */
     private static Map<String, Object> reference;
+
+    /**
+     * What another local user (uid 65534) gets from the cluster that root runs, every port being on
+     * 127.0.0.1 where every user reaches it: the REST endpoint answers neither {@code GET /overview} nor
+     * {@code POST /jobs} (the request that ran another user's code as root): over HTTPS without the run's
+     * client certificate no HTTP answer at all (curl's status 000), over HTTP at most Flink's redirect to
+     * https (301); without TLS both got an answer (the overview with 200, the submission 400 for the
+     * missing job graph). Every other port of the JobManager and of a TaskManager (blob server, RPC, data
+     * exchange; found from the kernel's socket table of the process) shows the run's certificate and then
+     * refuses the client for having none. The keystore and config.yaml (its password) are unreadable.
+     * The project's own client, with the keystore, gets the overview.
+     */
+    @Test
+    @Order(0)
+    void anotherLocalUserGetsNoAnswerFromRestBlobServerOrRpc() throws Exception {
+        FlinkCluster flink = STACK.flink();
+        assertThat(flink.rest("/overview").get("taskmanagers").asInt())
+                .as("TaskManagers in the overview our own client reads")
+                .isEqualTo(2);
+        AnotherLocalUser.assumeAvailable();
+        String rest = "127.0.0.1:" + flink.restPort();
+        for (String scheme : List.of("http", "https")) {
+            String refused = scheme.equals("http") ? "status=301" : "status=000";
+            assertThat(AnotherLocalUser.curl("GET", scheme + "://" + rest + "/overview"))
+                    .as("GET %s/overview as uid 65534", scheme)
+                    .isIn("status=000", refused);
+            assertThat(AnotherLocalUser.curl("POST", scheme + "://" + rest + "/jobs"))
+                    .as("POST %s/jobs as uid 65534", scheme)
+                    .isIn("status=000", refused);
+        }
+        java.util.Set<Integer> ports = new java.util.TreeSet<>();
+        for (JavaProcess p : List.of(
+                flink.jobManager(), flink.taskManagers().values().iterator().next())) {
+            ListeningSockets.ofProcess(p.pid()).forEach(l -> ports.add(l.port()));
+        }
+        ports.remove(flink.restPort());
+        // JobManager: RPC, blob server (and the metrics RPC); TaskManager: RPC, data exchange
+        assertThat(ports)
+                .as("ports of the JobManager and a TaskManager besides REST")
+                .hasSizeGreaterThanOrEqualTo(3);
+        for (int port : ports) {
+            String hello = AnotherLocalUser.run(
+                    List.of("sh", "-c", "echo | timeout 20 openssl s_client -connect 127.0.0.1:" + port + " 2>&1"));
+            assertThat(hello)
+                    .as("TLS handshake of uid 65534 with port %d", port)
+                    .contains("CN = localhost");
+            assertThat(hello).as("port %d refuses uid 65534", port).containsIgnoringCase("alert");
+        }
+        for (String file : List.of(
+                flink.tls().keystore().toString(),
+                flink.confDir().resolve("config.yaml").toString())) {
+            assertThat(AnotherLocalUser.run(List.of("cat", file)))
+                    .as("uid 65534 reads %s", file)
+                    .contains("Permission denied");
+        }
+    }
 
     @Test
     @Order(1)

@@ -2,6 +2,8 @@ package io.flowtrace.testkit.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowtrace.testkit.FlinkTls;
+import io.flowtrace.testkit.PrivateDirectory;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,8 +29,11 @@ import org.slf4j.LoggerFactory;
  * ({@code StandaloneSessionClusterEntrypoint}) and TaskManagers ({@code TaskManagerRunner}), each a
  * JVM with the memory arguments {@code BashJavaUtils} computes from config.yaml (what bin/jobmanager.sh
  * and bin/taskmanager.sh do) and the Java 17 {@code --add-opens}/{@code --add-exports} list of the
- * distribution's config.yaml. Everything binds to 127.0.0.1. Jobs are submitted with Flink's own CLI
- * ({@code CliFrontend}, what {@code bin/flink} runs), queried through the REST API.
+ * distribution's config.yaml. Everything binds to 127.0.0.1, and REST, blob server, RPC and data exchange
+ * ask for mutual TLS from a keystore made for this cluster in the user's private directory
+ * ({@link FlinkTls}): another local user reaches the ports but gets no answer. Jobs are submitted with
+ * Flink's own CLI ({@code CliFrontend}, what {@code bin/flink} runs, which reads the keystore from
+ * config.yaml), queried through the REST API with the same key pair.
  */
 public final class FlinkCluster implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FlinkCluster.class);
@@ -39,8 +44,8 @@ public final class FlinkCluster implements AutoCloseable {
     private final Path home;
     private final Path conf;
     private final int restPort;
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final FlinkTls tls;
+    private final HttpClient http;
     private JavaProcess jobManager;
     private final Map<String, JavaProcess> taskManagers = new LinkedHashMap<>();
     private int started;
@@ -56,46 +61,18 @@ public final class FlinkCluster implements AutoCloseable {
         this.home = home.toAbsolutePath();
         this.conf = this.home.resolve("conf");
         this.restPort = Ports.free();
-        Files.createDirectories(conf);
-        Map<String, String> c = new LinkedHashMap<>();
-        c.put("jobmanager.rpc.address", "127.0.0.1");
-        c.put("jobmanager.rpc.port", Integer.toString(Ports.free()));
-        c.put("jobmanager.bind-host", "127.0.0.1");
-        c.put("taskmanager.bind-host", "127.0.0.1");
-        c.put("taskmanager.host", "127.0.0.1");
-        c.put("rest.address", "127.0.0.1");
-        c.put("rest.bind-address", "127.0.0.1");
-        c.put("rest.port", Integer.toString(restPort));
-        c.put("blob.server.port", "0");
-        c.put("jobmanager.memory.process.size", "768m");
-        c.put("taskmanager.memory.process.size", "1024m");
-        c.put("taskmanager.memory.managed.fraction", "0.2");
-        c.put("taskmanager.numberOfTaskSlots", Integer.toString(slotsPerTaskManager));
-        c.put("cluster.evenly-spread-out-slots", "true");
-        // A dead TaskManager is noticed within seconds, not the default 50 s heartbeat timeout.
-        c.put("heartbeat.interval", "2000");
-        c.put("heartbeat.timeout", "10000");
-        c.put(
-                "execution.checkpointing.dir",
-                this.home.resolve("checkpoints").toUri().toString());
-        c.put(
-                "execution.checkpointing.savepoint-dir",
-                this.home.resolve("savepoints").toUri().toString());
-        c.put("env.java.opts.all", String.join(" ", FlinkJvmOptions.JAVA_17));
-        c.putAll(config);
-        StringBuilder yaml = new StringBuilder("# written by io.flowtrace.testkit.cluster.FlinkCluster\n");
-        c.forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
-        Files.writeString(conf.resolve("config.yaml"), yaml.toString());
-        Files.writeString(conf.resolve("log4j.properties"), """
-                rootLogger.level = INFO
-                rootLogger.appenderRef.console.ref = console
-                appender.console.type = Console
-                appender.console.name = console
-                appender.console.layout.type = PatternLayout
-                appender.console.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} - %m%n
-                logger.kafka.name = org.apache.kafka
-                logger.kafka.level = WARN
-                """);
+        try {
+            this.tls = FlinkTls.create(PrivateDirectory.open());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while making the cluster's keystore", e);
+        }
+        this.http = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(5))
+                .version(HttpClient.Version.HTTP_1_1)
+                .sslContext(tls.sslContext())
+                .build();
+        FlinkConfigYaml.write(conf, this.home, restPort, slotsPerTaskManager, tls, config);
     }
 
     public Path home() {
@@ -107,7 +84,17 @@ public final class FlinkCluster implements AutoCloseable {
     }
 
     public String restUrl() {
-        return "http://127.0.0.1:" + restPort;
+        return "https://127.0.0.1:" + restPort;
+    }
+
+    /** The REST port (HTTPS, client certificate required). */
+    public int restPort() {
+        return restPort;
+    }
+
+    /** The run's key pair: REST, blob server and RPC accept only its holders. */
+    public FlinkTls tls() {
+        return tls;
     }
 
     /** Starts the JobManager and {@code taskManagers} TaskManagers; returns when all are registered. */
@@ -131,6 +118,7 @@ public final class FlinkCluster implements AutoCloseable {
         List<String>[] params = resourceParams("GET_JM_RESOURCE_PARAMS");
         List<String> jvm = new ArrayList<>(params[0]);
         jvm.addAll(FlinkJvmOptions.JAVA_17);
+        jvm.addAll(FlinkJvmOptions.PEKKO_STARTUP);
         jvm.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
         List<String> args = new ArrayList<>(List.of("--configDir", conf.toString()));
         args.addAll(params[1]);
@@ -150,6 +138,7 @@ public final class FlinkCluster implements AutoCloseable {
         List<String>[] params = resourceParams("GET_TM_RESOURCE_PARAMS");
         List<String> jvm = new ArrayList<>(params[0]);
         jvm.addAll(FlinkJvmOptions.JAVA_17);
+        jvm.addAll(FlinkJvmOptions.PEKKO_STARTUP);
         jvm.addAll(FlinkJvmOptions.AVRO_LIMITS);
         jvm.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
         List<String> args = new ArrayList<>(List.of("--configDir", conf.toString()));
@@ -377,6 +366,11 @@ public final class FlinkCluster implements AutoCloseable {
         }
         if (jobManager != null) {
             jobManager.stop(Duration.ofSeconds(15));
+        }
+        try {
+            tls.delete();
+        } catch (IOException e) {
+            LOG.warn("deleting the keystore {}: {}", tls.keystore(), e.toString());
         }
         LOG.info("Flink cluster in {} stopped", home);
     }

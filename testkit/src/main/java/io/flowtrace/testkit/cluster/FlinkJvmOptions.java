@@ -36,4 +36,13 @@ public final class FlinkJvmOptions {
             "-Dorg.apache.avro.limits.bytes.maxLength=8388608",
             "-Dorg.apache.avro.limits.string.maxLength=8388608",
             "-Dorg.apache.avro.limits.collectionItems.maxLength=1048576");
+
+    /**
+     * Pekko's classic remoting waits 10 s for its transport to listen (Remoting.start); Flink's
+     * {@code pekko.startup-timeout} sets {@code pekko.remote.startup-timeout}, a key classic remoting does
+     * not read, so on a 2-core machine at load 30-50 the JobManager and TaskManagers of a TLS cluster
+     * died with "Could not create actor system ... Futures timed out after [10000 milliseconds]". The
+     * actor system's configuration falls back to ConfigFactory.load, where a system property applies.
+     */
+    public static final List<String> PEKKO_STARTUP = List.of("-Dpekko.remote.classic.startup-timeout=60s");
 }

@@ -141,12 +141,20 @@ public final class KafkaServer implements AutoCloseable {
         return Admin.create(p);
     }
 
+    /**
+     * Creates the topics that do not exist yet (a broker started again on its log directory, as the
+     * next {@code cluster up} after {@code down}, keeps its topics; creating them again failed that
+     * start with TopicExistsException).
+     */
     public void createTopics(int partitions, String... names) throws Exception {
-        List<NewTopic> topics = new ArrayList<>();
-        for (String n : names) {
-            topics.add(new NewTopic(n, partitions, (short) 1));
-        }
         try (Admin admin = admin()) {
+            java.util.Set<String> existing = admin.listTopics().names().get(1, TimeUnit.MINUTES);
+            List<NewTopic> topics = new ArrayList<>();
+            for (String n : names) {
+                if (!existing.contains(n)) {
+                    topics.add(new NewTopic(n, partitions, (short) 1));
+                }
+            }
             admin.createTopics(topics).all().get(1, TimeUnit.MINUTES);
         }
     }

@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * {@code scripts/cluster.sh up}: the pipeline's infrastructure on this machine, as separate
  * processes bound to 127.0.0.1: a Kafka broker, PostgreSQL (zonky's binaries) and a Flink standalone
- * session cluster (one JobManager, N TaskManagers) from the Flink jars in cluster/target/flink-lib.
+ * session cluster (one JobManager, N TaskManagers) from the Flink jars in cluster/target/flink-lib,
+ * its REST, blob server and RPC behind mutual TLS ({@link FlinkCluster}).
  * Writes {@code HOME/cluster.env} (addresses, PIDs) once everything is up and stays in the
  * foreground until it gets SIGTERM ({@code scripts/cluster.sh down}); then it stops every process it
  * started, by PID.
@@ -126,6 +127,10 @@ public final class LocalCluster {
         env.append("JDBC_USER=").append(Postgres.USER).append('\n');
         env.append("JDBC_PASSWORD_FILE=").append(postgres.passwordFile()).append('\n');
         env.append("FLINK_REST=").append(flink.restUrl()).append('\n');
+        // REST asks for the client certificate: the key pair (password in FLINK_CONF_DIR's config.yaml,
+        // 0600) and its certificate as PEM, for curl (scripts/cluster.sh status)
+        env.append("FLINK_TLS_KEYSTORE=").append(flink.tls().keystore()).append('\n');
+        env.append("FLINK_TLS_CERT=").append(flink.tls().writeCertificatePem()).append('\n');
         env.append("FLINK_CONF_DIR=").append(flink.confDir()).append('\n');
         env.append("FLINK_JAVA_OPTS=\"")
                 .append(String.join(" ", FlinkJvmOptions.JAVA_17))
