@@ -15,6 +15,9 @@ import java.util.Arrays;
  * Flink POJO serializer handles it; no Flink import.
  */
 public class SampleReservoir {
+    /** SplitMix64's increment (Steele, Lea, Flood 2014). */
+    private static final long GOLDEN_GAMMA = 0x9e3779b97f4a7c15L;
+
     public long count;
     public double sum;
     public double sumSquares;
@@ -51,19 +54,73 @@ public class SampleReservoir {
         max = Double.isNaN(max) ? value : Math.max(max, value);
     }
 
-    /** Adds another reservoir's values (exact moments; the sample keeps what fits). */
+    /**
+     * Adds another reservoir's values: count, sum, extremes exactly; the sample stays a uniform sample
+     * of the union. While both samples together fit, they are simply joined (exact: the percentiles
+     * equal those of adding every value here). Otherwise {@code k = min(capacity, count + other.count)}
+     * values are drawn without replacement, each from this side with probability (values of this side
+     * not yet drawn) / (values of both sides not yet drawn), then uniformly among that side's sample
+     * values not yet taken: the number drawn from each side is hypergeometric as for a uniform draw
+     * from the union, and a uniform subset of a uniform sample is a uniform subset of its values
+     * (both samples have at least k values of their side, as their capacity is at least this one's).
+     * The draws come from a SplitMix64 sequence seeded by both reservoirs' counts and sums, so the same
+     * merges give the same sample (the same rows on a replay), as {@link #add} does.
+     */
     public void merge(SampleReservoir other) {
-        long keep = count;
-        for (int i = 0; i < Math.min(other.count, other.capacity); i++) {
-            add(other.sample[i]);
+        if (other.count == 0) {
+            return;
         }
-        long sampled = Math.min(other.count, other.capacity);
-        count = keep + other.count;
-        sum += other.sum - sumOf(other, sampled);
-        sumSquares += other.sumSquares - sumSquaresOf(other, sampled);
-        if (!Double.isNaN(other.min)) {
-            min = Double.isNaN(min) ? other.min : Math.min(min, other.min);
-            max = Double.isNaN(max) ? other.max : Math.max(max, other.max);
+        long n = Math.min(count, capacity);
+        long m = Math.min(other.count, other.capacity);
+        if (count == n && other.count == m && n + m <= capacity) {
+            ensureSlots((int) (n + m));
+            System.arraycopy(other.sample, 0, sample, (int) n, (int) m);
+        } else {
+            sample = drawFromBoth(other, (int) n, (int) m);
+            // only a smaller other capacity (another --reservoir-size) leaves fewer: keep the sample whole
+            if (sample.length < Math.min(capacity, count + other.count)) {
+                capacity = sample.length;
+            }
+        }
+        count += other.count;
+        sum += other.sum;
+        sumSquares += other.sumSquares;
+        min = Double.isNaN(min) ? other.min : Math.min(min, other.min);
+        max = Double.isNaN(max) ? other.max : Math.max(max, other.max);
+    }
+
+    private double[] drawFromBoth(SampleReservoir other, int n, int m) {
+        double[] mine = Arrays.copyOf(sample, n);
+        double[] theirs = Arrays.copyOf(other.sample, m);
+        int k = (int) Math.min(Math.min(capacity, count + other.count), (long) n + m);
+        double[] drawn = new double[k];
+        long leftHere = count;
+        long leftThere = other.count;
+        long state = mix(count ^ Long.rotateLeft(other.count, 32) ^ Double.doubleToLongBits(sum + 3 * other.sum));
+        for (int i = 0; i < k; i++) {
+            state += GOLDEN_GAMMA;
+            long r = mix(state);
+            boolean here = n > 0 && (m == 0 || Long.remainderUnsigned(r, leftHere + leftThere) < leftHere);
+            state += GOLDEN_GAMMA;
+            long pick = mix(state);
+            if (here) {
+                int j = (int) Long.remainderUnsigned(pick, n);
+                drawn[i] = mine[j];
+                mine[j] = mine[--n];
+                leftHere--;
+            } else {
+                int j = (int) Long.remainderUnsigned(pick, m);
+                drawn[i] = theirs[j];
+                theirs[j] = theirs[--m];
+                leftThere--;
+            }
+        }
+        return drawn;
+    }
+
+    private void ensureSlots(int needed) {
+        if (sample.length < needed) {
+            sample = Arrays.copyOf(sample, Math.min(capacity, Math.max(needed, Math.max(8, 2 * sample.length))));
         }
     }
 
@@ -98,22 +155,6 @@ public class SampleReservoir {
     public static int nearestRankIndex(int n, double p) {
         int rank = (int) Math.ceil(p / 100.0 * n);
         return Math.max(0, Math.min(n, rank) - 1);
-    }
-
-    private static double sumOf(SampleReservoir r, long n) {
-        double s = 0;
-        for (int i = 0; i < n; i++) {
-            s += r.sample[i];
-        }
-        return s;
-    }
-
-    private static double sumSquaresOf(SampleReservoir r, long n) {
-        double s = 0;
-        for (int i = 0; i < n; i++) {
-            s += r.sample[i] * r.sample[i];
-        }
-        return s;
     }
 
     /** SplitMix64 finaliser (Steele, Lea, Flood 2014): a well-spread hash of the ordinal. */

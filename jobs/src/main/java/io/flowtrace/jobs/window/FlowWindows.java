@@ -6,16 +6,17 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.jobs.flow.FlowSummary;
 import java.time.Duration;
 import java.util.List;
-import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
-import org.apache.flink.util.Collector;
 
 /**
- * The flow windows of the job (docs/job.md, "Topology"): the final record of every ended flow →
- * keyBy vantage and server, and keyBy vantage → tumbling event-time windows of each of
- * {@link #SIZES} → {@link FlowWindowAggregate} → ServiceWindow and VantageWindow rows.
+ * The flow windows of the job (docs/job.md, "Topology"): for each of {@link #SIZES}, the final record
+ * of every ended flow is folded per vantage and server, and per vantage, into the flow task's open
+ * windows ({@link LocalWindowCombiner}, before any shuffle); the shuffle carries one {@link
+ * WindowPartial} per task, key and window → keyBy → tumbling event-time window merging the partials
+ * ({@link PartialsAggregate}) → ServiceWindow and VantageWindow rows.
  */
 public record FlowWindows(DataStream<ServiceWindow> services, DataStream<VantageWindow> vantages) {
     /** Window lengths of the service, vantage and OpenVPN server aggregates (docs/job.md). */
@@ -23,37 +24,36 @@ public record FlowWindows(DataStream<ServiceWindow> services, DataStream<Vantage
 
     /** @param reservoir flows sampled per window for percentiles ({@code --reservoir-size}) */
     public static FlowWindows of(DataStream<FlowSummary> flows, int reservoir) {
-        DataStream<FlowSummary> ended =
-                flows.flatMap(new FinalRecords()).name("ended-flows").uid("ended-flows");
         return new FlowWindows(
                 TumblingWindows.union(
                         SIZES,
                         "service-windows",
-                        size -> ended.keyBy(new ServiceKey())
+                        size -> partials(flows, size, new ServiceKey(), "service-windows", reservoir)
+                                .keyBy(WindowPartial::key)
                                 .window(TumblingEventTimeWindows.of(size))
-                                .aggregate(new FlowWindowAggregate(reservoir), new WindowRecords.ServiceWindows())),
+                                .aggregate(new PartialsAggregate(reservoir), new WindowRecords.ServiceWindows())),
                 TumblingWindows.union(
                         SIZES,
                         "vantage-windows",
-                        size -> ended.keyBy(new VantageKey())
+                        size -> partials(flows, size, new VantageKey(), "vantage-windows", reservoir)
+                                .keyBy(WindowPartial::key)
                                 .window(TumblingEventTimeWindows.of(size))
-                                .aggregate(new FlowWindowAggregate(reservoir), new WindowRecords.VantageWindows())));
+                                .aggregate(new PartialsAggregate(reservoir), new WindowRecords.VantageWindows())));
     }
 
-    /**
-     * The windows aggregate flows once, when they end, from the flow record alone: the copy they get
-     * leaves out the {@code analyze --json} text (only the flow_summary row needs it), which each of
-     * the four window shuffles would otherwise serialize again.
-     */
-    static final class FinalRecords implements FlatMapFunction<FlowSummary, FlowSummary> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public void flatMap(FlowSummary summary, Collector<FlowSummary> out) {
-            if (summary.finalRecord) {
-                out.collect(new FlowSummary(summary.record, null, summary.latePackets, true));
-            }
-        }
+    /** The flow task's local half of one window operator, uid {@code NAME-<size>-local}. */
+    private static DataStream<WindowPartial> partials(
+            DataStream<FlowSummary> flows,
+            Duration size,
+            KeySelector<FlowSummary, String> key,
+            String name,
+            int reservoir) {
+        String uid = TumblingWindows.uid(name, size) + "-local";
+        return flows.transform(
+                        uid,
+                        TypeInformation.of(WindowPartial.class),
+                        new LocalWindowCombiner(size.toMillis(), key, reservoir))
+                .uid(uid);
     }
 
     /** Per vantage and service: a connection seen at two vantage points is two flows. */

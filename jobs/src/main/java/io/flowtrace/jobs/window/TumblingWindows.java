@@ -21,12 +21,15 @@ public final class TumblingWindows {
             List<Duration> sizes, String name, Function<Duration, SingleOutputStreamOperator<O>> window) {
         DataStream<O> all = null;
         for (Duration size : sizes) {
-            String uid = size.toMillis() % 1000 == 0
-                    ? name + "-" + size.toSeconds() + "s"
-                    : name + "-" + size.toMillis() + "ms";
+            String uid = uid(name, size);
             DataStream<O> one = window.apply(size).name(uid).uid(uid);
             all = all == null ? one : all.union(one);
         }
         return all;
+    }
+
+    /** {@code NAME-<seconds>s}, or {@code NAME-<millis>ms} for a size that is not whole seconds. */
+    public static String uid(String name, Duration size) {
+        return size.toMillis() % 1000 == 0 ? name + "-" + size.toSeconds() + "s" : name + "-" + size.toMillis() + "ms";
     }
 }

@@ -1,15 +1,18 @@
 package io.flowtrace.jobs.window;
 
-import io.flowtrace.jobs.flow.FlowSummary;
 import org.apache.flink.api.common.functions.AggregateFunction;
 
-/** Folds the final records of ended flows into a window's {@link FlowWindowStats}. */
-public final class FlowWindowAggregate implements AggregateFunction<FlowSummary, FlowWindowStats, FlowWindowStats> {
+/**
+ * Merges the upstream tasks' {@link WindowPartial}s of one key and window into the window's {@link
+ * FlowWindowStats}: the same accumulator type as the windows had when every flow crossed the shuffle, so window state
+ * in a savepoint taken before the pre-aggregation restores.
+ */
+public final class PartialsAggregate implements AggregateFunction<WindowPartial, FlowWindowStats, FlowWindowStats> {
     private static final long serialVersionUID = 1L;
 
     private final int reservoirSize;
 
-    public FlowWindowAggregate(int reservoirSize) {
+    public PartialsAggregate(int reservoirSize) {
         this.reservoirSize = reservoirSize;
     }
 
@@ -19,8 +22,8 @@ public final class FlowWindowAggregate implements AggregateFunction<FlowSummary,
     }
 
     @Override
-    public FlowWindowStats add(FlowSummary flow, FlowWindowStats stats) {
-        stats.add(flow);
+    public FlowWindowStats add(WindowPartial partial, FlowWindowStats stats) {
+        stats.merge(partial.stats);
         return stats;
     }
 
