@@ -74,6 +74,14 @@ class DeliveryRateTruthTest {
             soft.assertThat(rate)
                     .as("%s %s max delivery rate (handshake %.0f µs)", c, f.client, handshakeUs)
                     .isLessThanOrEqualTo(bound);
+            // a BDP is what the path holds in one round trip: the bucket passes at most its depth plus
+            // R × the loop in that time, so max rate × min RTT cannot exceed it (+ 2 × 1,514 for an ACK
+            // that covers two segments)
+            double bdp = ((Number) ours.get("c2s.slow_start.bdp_bytes")).doubleValue();
+            soft.assertThat(bdp)
+                    .as("%s %s BDP (handshake %.0f µs)", c, f.client, handshakeUs)
+                    .isPositive()
+                    .isLessThanOrEqualTo(mbit * 1e6 / 8 * (handshakeUs + 2) / 1e6 + 16_384 + 2 * 1_514);
             compared++;
         }
         soft.assertAll();

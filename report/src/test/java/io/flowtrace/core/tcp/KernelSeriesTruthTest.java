@@ -147,6 +147,10 @@ class KernelSeriesTruthTest {
             soft.assertThat(Math.abs(peak - kernelPeak))
                     .as("%s %s: flowtrace %d, kernel %d bytes", c, flow.get("client"), peak, kernelPeak)
                     .isLessThanOrEqualTo(Math.max(mss, 1448));
+            // slow start's max_cwnd_bytes is the largest per-round flight: the same peak, by rounds
+            soft.assertThat(Math.abs((Long) ours.get("c2s.slow_start.max_cwnd_bytes") - kernelPeak))
+                    .as("%s %s: max_cwnd_bytes vs kernel %d bytes", c, flow.get("client"), kernelPeak)
+                    .isLessThanOrEqualTo(Math.max(mss, 1448));
             compared++;
         }
         soft.assertAll();

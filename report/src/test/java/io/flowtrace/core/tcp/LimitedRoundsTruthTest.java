@@ -48,8 +48,14 @@ class LimitedRoundsTruthTest {
         int rwnd = 0;
         int app = 0;
         int cwnd = 0;
+        int rounds = 0;
+        int synAckRounds = 0;
         for (Map<String, String> r : w.rows) {
             if (w.fromClient(r)) {
+                if ((WireFlow.flags(r) & 0x01) != 0) {
+                    // the FIN takes one sequence number: the ACK past it ends a round
+                    highest = Math.max(highest, w.relative(r.get("tcp.seq_raw")) + WireFlow.len(r) + 1);
+                }
                 if (WireFlow.len(r) > 0) {
                     highest = Math.max(highest, w.relative(r.get("tcp.seq_raw")) + WireFlow.len(r));
                     roundMax = Math.max(roundMax, highest - acked);
@@ -57,6 +63,9 @@ class LimitedRoundsTruthTest {
                 continue;
             }
             if (WireFlow.isSynAck(r)) {
+                // it ACKs the SYN: the first advancing ACK, where rounds begin; that first round ends
+                // at the first data ACK, which begins the loop's rounds below
+                synAckRounds = 1;
                 continue;
             }
             window = Long.parseLong(r.get("tcp.window_size_value")) << scale;
@@ -70,6 +79,7 @@ class LimitedRoundsTruthTest {
                 endSeq = highest;
                 roundMax = highest - acked;
             } else if (ack >= endSeq) {
+                rounds++;
                 if (roundMax >= 2 * MSS && roundMax <= 6 * MSS) {
                     if (outstanding >= KernelSeriesTruthTest.cwndAt(series, WireFlow.time(r)) * MSS) {
                         cwnd++;
@@ -86,6 +96,12 @@ class LimitedRoundsTruthTest {
         }
 
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
+        // every round, HyStart's rule on tshark's rows (a round ends at the first advancing ACK at or
+        // past the highest sequence sent, FIN included, when it began; the first starts at the first
+        // advancing ACK, the SYN-ACK)
+        assertThat(run.value(client, "c2s.rounds"))
+                .as("%s: rounds on the wire %d + %d", c, rounds, synAckRounds)
+                .isEqualTo(rounds + synAckRounds);
         long oursRwnd = run.value(client, "c2s.rwnd_limited_rounds");
         long oursApp = run.value(client, "c2s.app_limited_rounds");
         assertThat(rwnd + app)

@@ -80,6 +80,23 @@ class SlowStartTruthTest {
             soft.assertThat(Math.abs(ourCwnd - kernelCwnd) * 10)
                     .as("%s exit cwnd: flowtrace %d, kernel %d segments", c, ourCwnd, kernelCwnd)
                     .isLessThanOrEqualTo(kernelCwnd);
+            // in bytes: the kernel's packets × what one carries (the server's MSS option less the
+            // 12 bytes of timestamps), within the same 10 % and one segment for the rounding
+            long segment = (Long) ours.get("s2c.mss") - 12;
+            soft.assertThat(Math.abs((Long) ours.get("c2s.slow_start.exit_cwnd_bytes") - kernelCwnd * segment))
+                    .as("%s exit cwnd bytes (kernel %d × %d)", c, kernelCwnd, segment)
+                    .isLessThanOrEqualTo(kernelCwnd * segment / 10 + segment);
+            // when: the kernel's ssthresh time less the first SYN on the wire, within the 2 ms between
+            // the trace and capture clocks (testdata/tcp/README.md) and one smoothed RTT (HyStart
+            // tests the ACK before the one that sets ssthresh)
+            double synAt = firstSyn(c, flow.get("client").asText());
+            double kernelExitUs = (exit.get("t").asDouble() - synAt) * 1e6;
+            soft.assertThat(((Number) ours.get("c2s.slow_start.exit_us")).doubleValue())
+                    .as("%s exit time after the SYN (kernel %.0f µs)", c, kernelExitUs)
+                    .isCloseTo(
+                            kernelExitUs,
+                            org.assertj.core.data.Offset.offset(
+                                    2000 + exit.path("srtt_us").asDouble(1000)));
             // premature by the kernel's own numbers: exit cwnd below half the later maximum
             boolean kernelPremature = 2 * kernelCwnd < probe.get("max_snd_cwnd").asLong();
             soft.assertThat(ours.get("c2s.slow_start.premature"))
@@ -154,6 +171,15 @@ class SlowStartTruthTest {
         assertThat(checked).as("bulk BBR flows in %s", c).isPositive();
     }
 
+    /** The time of the first SYN of {@code client} in the sender's capture (tshark). */
+    private static double firstSyn(String c, String client) throws java.io.IOException {
+        io.flowtrace.core.testing.WireFlow f = io.flowtrace.core.testing.WireFlow.read(
+                        TestData.file("tcp/" + c + ".sender.tshark.tsv.gz"))
+                .get(client);
+        assertThat(f).as("%s %s in tshark's rows", c, client).isNotNull();
+        return io.flowtrace.core.testing.WireFlow.time(f.rows.get(0));
+    }
+
     /** Seed 001 live: HyStart leaves at ~16 segments where the path later carries ~270. */
     @Test
     void callsTheDeepQueueHyStartExitPrematureAndTheRenoLossExitNot() throws Exception {
@@ -187,6 +213,12 @@ class SlowStartTruthTest {
                     .mapToLong(Long::parseLong)
                     .toArray();
             soft.assertThat(g).as("%s gaps", flow.get("client")).hasSize(times.size());
+            // the first gap: the original SYN (tshark's time, the capture's clock) to the kernel's first resend
+            long firstGapUs = Math.round(
+                    (times.get(0) - firstSyn("short-conns", flow.get("client").asText())) * 1e6);
+            soft.assertThat(Math.abs(g[0] - firstGapUs))
+                    .as("%s first gap: %d vs %d µs", flow.get("client"), g[0], firstGapUs)
+                    .isLessThanOrEqualTo(2000L);
             for (int i = 1; i < times.size() && i < g.length; i++) {
                 long kernelGapUs = Math.round((times.get(i) - times.get(i - 1)) * 1e6);
                 // capture and tracepoint timestamps differ by up to ~1 ms (testdata/tcp/README.md)
@@ -223,6 +255,7 @@ class SlowStartTruthTest {
         CaptureRun run = CaptureRun.of(TestData.file("tcp/" + c + ".sender.pcap.gz"));
         SoftAssertions soft = new SoftAssertions();
         int schedules = 0;
+        int ratioSchedules = 0;
         for (JsonNode flow : kernel.get("flows")) {
             String client = flow.get("client").asText();
             Map<String, Object> ours = run.flows.get(client);
@@ -274,18 +307,39 @@ class SlowStartTruthTest {
                     .mapToLong(Long::parseLong)
                     .toArray();
             soft.assertThat(g).as("%s %s gaps", c, client).hasSize(best.size());
+            double ratios = 0;
+            double previousGap = -1;
+            double shortestGap = Double.MAX_VALUE;
             for (int i = 0; i < best.size() && i < g.length; i++) {
                 double from = i == 0 ? original : best.get(i - 1);
                 long kernelGapUs = Math.round((best.get(i) - from) * 1e6);
                 soft.assertThat(Math.abs(g[i] - kernelGapUs))
                         .as("%s %s gap %d: %d vs kernel %d µs", c, client, i, g[i], kernelGapUs)
                         .isLessThanOrEqualTo(2000L);
+                ratios += previousGap > 0 ? kernelGapUs / previousGap : 0;
+                previousGap = kernelGapUs;
+                shortestGap = Math.min(shortestGap, kernelGapUs);
+            }
+            // growth_ratio by hand: the mean ratio of the kernel's successive gaps (2 for RFC 6298's
+            // doubling), where every gap is ≥ 50 ms so that the 2 ms between the two clocks moves
+            // each ratio by under 10 % (a loss probe µs after its original makes the ratio noise)
+            if (shortestGap >= 50_000) {
+                double kernelRatio = ratios / (best.size() - 1);
+                soft.assertThat(((Number) ours.get("c2s.rto_backoff.growth_ratio")).doubleValue())
+                        .as("%s %s growth ratio", c, client)
+                        .isCloseTo(kernelRatio, org.assertj.core.data.Offset.offset(0.1 * kernelRatio));
+                ratioSchedules++;
             }
         }
         soft.assertAll();
         if (!c.equals("short-http")) {
             assertThat(schedules)
                     .as("backoff schedules of ≥ 2 retransmissions in %s", c)
+                    .isPositive();
+        }
+        if (c.equals("short-conns")) {
+            assertThat(ratioSchedules)
+                    .as("RTO schedules with gaps ≥ 50 ms in %s", c)
                     .isPositive();
         }
     }
