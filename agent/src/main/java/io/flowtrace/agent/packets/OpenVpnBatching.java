@@ -98,7 +98,17 @@ final class OpenVpnBatching {
     void addTcp(BatchKey key, CaptureRecord rec, DecodedPacket p, long now) throws IOException {
         framedBytes.clear();
         framedLengths.clear();
+        long gapsBefore = streams.desynchronised();
         boolean retransmit = streams.onSegment(p, rec.data);
+        if (streams.desynchronised() > gapsBefore) {
+            metrics.malformed("openvpn-tcp-gap");
+            badHeaderLog.warn(
+                    "record {} (byte offset {}): openvpn-tcp-gap: a missed segment or a snap length shorter than"
+                            + " the segment ends the OpenVPN framing of this TCP direction (capture the OpenVPN"
+                            + " port whole: --snaplen 0)",
+                    rec.recordNumber,
+                    rec.byteOffset);
+        }
         packetTransport = OpenVpnBatches.TCP;
         packetRetransmit = false;
         for (int i = 0; i < framedBytes.size(); i++) {

@@ -188,10 +188,48 @@ class OpenVpnBatchingTest {
             }
         }
         assertThat(retransmitsBySender).isEqualTo(tshark);
+        assertThat(metrics.malformed()).doesNotContainKey("openvpn-tcp-gap");
         if (capture.endsWith("client")) {
             assertThat(tshark).as("1 % loss over 12 setups").isNotEmpty();
         }
         assertThat(metrics.malformed()).isEmpty();
+    }
+
+    @Test
+    void aSnapLengthThatCutsTheTcpPayloadIsCountedAsAGapNotFramed() throws Exception {
+        AgentMetrics metrics = new AgentMetrics();
+        List<Sent> sent = new ArrayList<>();
+        OpenVpnBatching batching = new OpenVpnBatching(
+                OpenVpnWire.defaults(),
+                new BatchLimits(16, 32 * 1024, TimeUnit.MILLISECONDS.toNanos(20), 1024),
+                i -> VANTAGE,
+                (key, w, packets, reason) -> sent.add(new Sent(key.toString(), w.finish(), packets)),
+                metrics);
+        FlowKeyCache keys = new FlowKeyCache();
+        PacketDecoder decoder = PacketDecoder.withUdp();
+        DecodedPacket p = new DecodedPacket();
+        long directions;
+        try (InputStream in =
+                        new GZIPInputStream(Files.newInputStream(TestData.file("openvpn/tcp.push-1k.client.pcap.gz")));
+                CaptureReader reader = CaptureReader.open(in, e -> {})) {
+            CaptureRecord rec = new CaptureRecord();
+            java.util.Set<String> cut = new java.util.HashSet<>();
+            while (reader.next(rec)) {
+                // the agent's default live snap length: 128 bytes of every frame
+                rec.capturedLength = Math.min(rec.capturedLength, 128);
+                assertThat(decoder.decode(rec, p)).isEqualTo(DecodeStatus.TCP);
+                if (p.payloadCaptured < p.payloadLength) {
+                    cut.add(rec.interfaceId + " " + p.srcPort + ">" + p.dstPort);
+                }
+                batching.addTcp(
+                        keys.flow(rec.interfaceId, new VantagePoint("vpn-host", "if0"), p), rec, p, rec.timestampNanos);
+            }
+            directions = cut.size();
+        }
+        batching.flushAll(io.flowtrace.agent.batch.FlushReason.SHUTDOWN);
+        // each direction whose payload the snap length cut stops framing there, once, and says so
+        assertThat(directions).isPositive();
+        assertThat(metrics.malformed()).containsEntry("openvpn-tcp-gap", directions);
     }
 
     private static String header(OpenVpnHeader h) {
