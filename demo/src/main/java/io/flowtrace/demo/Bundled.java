@@ -15,6 +15,10 @@ final class Bundled {
             new String[] {"cubic-loss", "lossy bulk: CUBIC through a 20 Mbit/s bottleneck with 1 % random loss"},
             new String[] {"short-conns", "240 short connections, 3 % loss both ways and 25 % SYN/SYN-ACK loss"},
             new String[] {"rwnd-limited", "slow start into a 16 KB receive window (application reads 1 MB/s)"});
+    /** OpenVPN: the client-side capture of 20 real setups (testdata/openvpn/README.md). */
+    static final String[] OPENVPN_CASE = {
+        "push-100k", "20 OpenVPN 2.6 setups pushing ~100 KB of routes under 1 % loss, client side"
+    };
     /** Raw ctnetlink recordings ([u32 LE length][message], testdata/conntrack). */
     static final List<String[]> CONNTRACK_CASES = List.of(
             new String[] {"v4_plain", "conntrack events of a few IPv4 connections"},
@@ -28,6 +32,14 @@ final class Bundled {
             out.add(new Capture(require(home.resolve("testdata/tcp/" + c[0] + ".sender.pcap.gz")), c[0], c[1]));
         }
         return out;
+    }
+
+    /** The OpenVPN capture, replayed as an agent publishes UDP on port 1194 (OpenVpnBatches). */
+    static Capture openVpnCapture(Path home) {
+        return new Capture(
+                require(home.resolve("testdata/openvpn/" + OPENVPN_CASE[0] + ".client.pcap.gz")),
+                "ovpn-" + OPENVPN_CASE[0],
+                OPENVPN_CASE[1]);
     }
 
     static List<Capture> conntrackRecordings(Path home) {

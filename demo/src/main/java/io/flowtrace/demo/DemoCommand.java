@@ -98,6 +98,7 @@ public final class DemoCommand implements Callable<Integer> {
         List<Capture> conntrack = new ArrayList<>();
         if (pcaps.isEmpty()) {
             captures.addAll(Bundled.tcpCaptures(home));
+            captures.add(Bundled.openVpnCapture(home));
             conntrack.addAll(Bundled.conntrackRecordings(home));
         } else {
             for (Path p : pcaps) {

@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * The summary printed when the job has drained, every number read back from the sink tables
  * (docs/demo.md lists the queries): flows, top flows by retransmissions with their classes,
- * slow-start exits, setup time per service, conntrack budgets, dead letters.
+ * slow-start exits, setup time per service, OpenVPN setup time per server, conntrack budgets, dead
+ * letters.
  */
 public final class DemoSummary {
     static final int TOP = 8;
@@ -37,6 +38,7 @@ public final class DemoSummary {
         topRetransmitters(db, out);
         slowStartExits(db, out);
         setupPerService(db, out);
+        openVpn(db, out);
         conntrack(db, out);
         deadLetters(db, out);
     }
@@ -188,6 +190,55 @@ public final class DemoSummary {
                     ms(Db.d(r, "p90")),
                     ms(Db.d(r, "max")),
                     Db.l(r, "syn_retransmits"));
+        }
+    }
+
+    /**
+     * OpenVPN setup time per server over every session (the reliability-layer table: sample sd,
+     * nearest-rank percentiles, as {@code analyze --services}; docs/metrics.md), with the
+     * control-channel retransmissions per setup and, for proto tcp, the TCP ones apart.
+     */
+    private static void openVpn(Db db, PrintStream out) {
+        List<Map<String, Object>> rows = db.query("""
+                SELECT vantage, server, count(*) AS sessions, count(setup_us) AS completed,
+                       avg(setup_us)::float8 AS mean, stddev_samp(setup_us)::float8 AS sd,
+                       (percentile_disc(0.5) WITHIN GROUP (ORDER BY setup_us))::float8 AS p50,
+                       (percentile_disc(0.99) WITHIN GROUP (ORDER BY setup_us))::float8 AS p99,
+                       sum(c2s_retransmits + s2c_retransmits)::float8 / count(*) AS rtx,
+                       sum(c2s_tcp_retransmits + s2c_tcp_retransmits)::float8 / count(*) AS tcp_rtx
+                FROM openvpn_sessions GROUP BY vantage, server ORDER BY vantage, server""");
+        if (rows.isEmpty()) {
+            return;
+        }
+        out.println();
+        out.println("OpenVPN setup time per server (client's first hard reset → first data packet):");
+        out.printf(
+                Locale.ROOT,
+                "  %-22s %-22s %8s %9s %12s %12s %12s %12s %10s %10s%n",
+                "vantage",
+                "server",
+                "sessions",
+                "completed",
+                "mean",
+                "sd",
+                "p50",
+                "p99",
+                "rtx/setup",
+                "tcp rtx/setup");
+        for (Map<String, Object> r : rows) {
+            out.printf(
+                    Locale.ROOT,
+                    "  %-22s %-22s %8d %9d %12s %12s %12s %12s %10.2f %10.2f%n",
+                    Db.s(r, "vantage"),
+                    Db.s(r, "server"),
+                    Db.l(r, "sessions"),
+                    Db.l(r, "completed"),
+                    ms(Db.d(r, "mean")),
+                    ms(Db.d(r, "sd")),
+                    ms(Db.d(r, "p50")),
+                    ms(Db.d(r, "p99")),
+                    Db.d(r, "rtx"),
+                    Db.d(r, "tcp_rtx"));
         }
     }
 

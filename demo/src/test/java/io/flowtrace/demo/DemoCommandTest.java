@@ -13,13 +13,13 @@ class DemoCommandTest {
     private static final Path HOME = Bundled.home();
 
     @Test
-    void bundledRunReplaysThreeRealCapturesAndTwoConntrackRecordings() {
+    void bundledRunReplaysThreeTcpCapturesAnOpenVpnCaptureAndTwoConntrackRecordings() {
         DemoCommand cmd = new DemoCommand();
         new CommandLine(cmd).parseArgs();
         Demo.Settings s = cmd.settings();
         assertThat(s.captures())
                 .extracting(Capture::agentId)
-                .containsExactly("cubic-loss", "short-conns", "rwnd-limited");
+                .containsExactly("cubic-loss", "short-conns", "rwnd-limited", "ovpn-push-100k");
         assertThat(s.captures()).allSatisfy(c -> assertThat(c.file()).isRegularFile());
         assertThat(s.conntrack())
                 .extracting(c -> c.file().getFileName().toString())

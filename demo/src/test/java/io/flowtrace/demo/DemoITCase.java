@@ -44,8 +44,15 @@ class DemoITCase {
             System.out.println(summary);
 
             Map<String, String> offline = new TreeMap<>();
+            List<JsonNode> openVpn = new java.util.ArrayList<>();
             for (Capture c : settings.captures()) {
-                offline.putAll(byIdentity(analyzeJson(c)));
+                String json = analyzeJson(c);
+                offline.putAll(byIdentity(json));
+                for (String line : json.split("\n")) {
+                    if (!line.isEmpty() && isOpenVpn(JSON.readTree(line))) {
+                        openVpn.add(JSON.readTree(line));
+                    }
+                }
             }
             Map<String, String> exported = byIdentity(Files.readString(export, StandardCharsets.UTF_8));
             assertThat(outcome.exported()).isEqualTo(offline.size());
@@ -56,6 +63,7 @@ class DemoITCase {
             }
 
             assertSummaryNumbers(summary, offline, demo.db());
+            assertOpenVpnTable(summary, openVpn);
             assertConntrackAgainstRecordings(summary, settings.conntrack());
             ReportInBrowser.assertRendersWithoutErrors(reportDir.resolve("index.html"), tmp);
         }
@@ -122,6 +130,57 @@ class DemoITCase {
                 .isZero();
     }
 
+    private static boolean isOpenVpn(JsonNode line) {
+        return line.has("protocol") && line.get("protocol").asText().equals("openvpn");
+    }
+
+    /**
+     * The OpenVPN setup table of the summary against analyze --json's sessions of the bundled
+     * OpenVPN capture, computed here by hand: mean, sample sd (n - 1), nearest-rank p50 and p99 of
+     * setup_us, retransmissions per setup.
+     */
+    private static void assertOpenVpnTable(String summary, List<JsonNode> sessions) {
+        // 20 runs of push-100k (testdata/openvpn/README.md), each one session
+        assertThat(sessions).hasSize(20);
+        long[] setup = sessions.stream()
+                .map(s -> s.get("setup").get("setup_us"))
+                .filter(v -> !v.isNull())
+                .mapToLong(JsonNode::asLong)
+                .sorted()
+                .toArray();
+        double mean = java.util.Arrays.stream(setup).average().orElseThrow();
+        double sd = Math.sqrt(java.util.Arrays.stream(setup)
+                        .mapToDouble(v -> (v - mean) * (v - mean))
+                        .sum()
+                / (setup.length - 1));
+        long p50 = setup[(int) Math.ceil(0.5 * setup.length) - 1];
+        long p99 = setup[(int) Math.ceil(0.99 * setup.length) - 1];
+        long rtx = sessions.stream()
+                .mapToLong(s -> s.get("c2s").get("retransmits").asLong()
+                        + s.get("s2c").get("retransmits").asLong())
+                .sum();
+        Matcher row = Pattern.compile("(?m)^  ovpn-push-100k/\\S+\\s+(\\S+)\\s+(\\d+)\\s+(\\d+)\\s+([\\d,.]+) ms\\s+"
+                        + "([\\d,.]+) ms\\s+([\\d,.]+) ms\\s+([\\d,.]+) ms\\s+([\\d.]+)\\s+([\\d.]+)$")
+                .matcher(summary);
+        assertThat(row.find()).as("OpenVPN row in:%n%s", summary).isTrue();
+        assertThat(row.group(1)).isEqualTo("10.77.2.2:1194");
+        assertThat(num(row.group(2))).isEqualTo(20);
+        assertThat(num(row.group(3))).isEqualTo(setup.length).isEqualTo(20);
+        org.assertj.core.data.Offset<Double> tenthMs = org.assertj.core.data.Offset.offset(0.051);
+        assertThat(msOf(row.group(4))).isCloseTo(mean / 1000, tenthMs);
+        assertThat(msOf(row.group(5))).isCloseTo(sd / 1000, tenthMs);
+        assertThat(msOf(row.group(6))).isCloseTo(p50 / 1000.0, tenthMs);
+        assertThat(msOf(row.group(7))).isCloseTo(p99 / 1000.0, tenthMs);
+        assertThat(Double.parseDouble(row.group(8)))
+                .isCloseTo(rtx / 20.0, org.assertj.core.data.Offset.offset(0.0051))
+                .isPositive();
+        assertThat(Double.parseDouble(row.group(9))).isZero(); // UDP
+    }
+
+    private static double msOf(String text) {
+        return Double.parseDouble(text.replace(",", ""));
+    }
+
     /** Per recording: the events and exact bytes of the summary = the count and sum of the file's length prefixes. */
     private static void assertConntrackAgainstRecordings(String summary, List<Capture> recordings) throws Exception {
         for (Capture r : recordings) {
@@ -169,6 +228,9 @@ class DemoITCase {
         for (String line : jsonLines.split("\n")) {
             if (line.isEmpty()) {
                 continue;
+            }
+            if (isOpenVpn(JSON.readTree(line))) {
+                continue; // an OpenVPN session line: assertOpenVpnTable
             }
             JsonNode flow = JSON.readTree(line).get("flow");
             String id = flow.get("vantage").asText() + " " + flow.get("client").asText() + " "

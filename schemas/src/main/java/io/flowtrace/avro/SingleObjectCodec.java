@@ -3,6 +3,9 @@ package io.flowtrace.avro;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.io.BinaryEncoder;
@@ -41,6 +44,10 @@ public final class SingleObjectCodec<T extends SpecificRecordBase> {
     private final byte[] header;
     private final long fingerprint;
     private final AvroLengthGuard lengths;
+    /** Released older writer schemas this codec also decodes, by fingerprint (each with its own guard). */
+    private final Map<Long, Schema> olderWriters = new HashMap<>();
+
+    private final Map<Long, AvroLengthGuard> olderLengths = new HashMap<>();
     private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(256);
     private BinaryEncoder encoder;
     private SpecificDatumWriter<T> writer;
@@ -58,6 +65,23 @@ public final class SingleObjectCodec<T extends SpecificRecordBase> {
     public static <T extends SpecificRecordBase> SingleObjectCodec<T> of(Class<T> type) {
         SpecificData model = SpecificData.getForClass(type);
         return new SingleObjectCodec<>(model, model.getSchema(type));
+    }
+
+    /**
+     * The codec of a generated class that also decodes values written with the released older
+     * schemas {@code olderWriters} (Avro schema resolution fills the fields they lack with their
+     * defaults): what a reader of records from agents of several versions needs.
+     */
+    public static <T extends SpecificRecordBase> SingleObjectCodec<T> of(Class<T> type, List<Schema> olderWriters) {
+        SingleObjectCodec<T> codec = of(type);
+        for (Schema older : olderWriters) {
+            long fp = SchemaNormalization.parsingFingerprint64(older);
+            if (fp != codec.fingerprint) {
+                codec.olderWriters.put(fp, older);
+                codec.olderLengths.put(fp, AvroLengthGuard.of(older));
+            }
+        }
+        return codec;
     }
 
     /** The 10-byte header of records written with {@code schema}. */
@@ -156,8 +180,13 @@ public final class SingleObjectCodec<T extends SpecificRecordBase> {
     /** As {@link #decode(byte[])}, reading into {@code reuse} (Avro's object reuse) when it is not null. */
     public T decode(byte[] value, T reuse) throws IOException {
         lengths.checkSingleObject(value);
+        AvroLengthGuard older = olderLengths.isEmpty() ? null : olderLengths.get(fingerprintOf(value));
+        if (older != null) {
+            older.checkSingleObject(value);
+        }
         if (decoder == null) {
             decoder = new BinaryMessageDecoder<>(model, schema);
+            olderWriters.values().forEach(decoder::addSchema);
         }
         return decoder.decode(value, reuse);
     }

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * are never fatal. With {@link BatchOptions} the segments go out as per-flow {@code PacketBatch}es
  * ({@link FlowBatcher}); without, as one {@code PacketEvent} each. With an {@link OpenVpnWire}, UDP
  * datagrams on its ports go out as per-flow {@code OpenVpnBatch}es ({@link OpenVpnBatching}) on the
- * same topic; other UDP is skipped as before. One instance per capture thread
+ * same topic, and TCP segments on its ports both as TCP and, framed, in OpenVpnBatches of transport
+ * tcp; other UDP is skipped as before. One instance per capture thread
  * (it reuses its buffers); {@link #close()} (or the end of {@link #publishAll}) flushes what is open.
  */
 public final class CapturePublisher implements CaptureErrorListener, AutoCloseable {
@@ -162,10 +163,13 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
                 } else {
                     batch(keys.flow(rec.interfaceId, vantagePoint(rec.interfaceId), packet), rec.timestampNanos);
                 }
+                if (openvpn != null && openvpn.accepts(packet)) {
+                    openVpn(rec, true); // proto tcp: framed for the OpenVPN analysis as well
+                }
             }
             case UDP -> {
                 if (openvpn != null && openvpn.accepts(packet)) {
-                    openVpn(rec);
+                    openVpn(rec, false);
                 } else {
                     metrics.skipped(reasonName(DecodeStatus.NOT_TCP));
                 }
@@ -234,11 +238,16 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
         }
     }
 
-    private void openVpn(CaptureRecord rec) throws IOException {
+    private void openVpn(CaptureRecord rec, boolean tcp) throws IOException {
         rethrowTimerFailure();
         BatchKey key = keys.flow(rec.interfaceId, vantagePoint(rec.interfaceId), packet);
+        long now = wallClock ? System.nanoTime() : rec.timestampNanos;
         synchronized (this) {
-            openvpn.add(key, rec, packet, wallClock ? System.nanoTime() : rec.timestampNanos);
+            if (tcp) {
+                openvpn.addTcp(key, rec, packet, now);
+            } else {
+                openvpn.add(key, rec, packet, now);
+            }
             followSpooling();
         }
     }

@@ -61,7 +61,7 @@ public final class PacketRecordWeight implements RecordWeight {
 
     /**
      * OpenVpnBatch.avsc's fields before its packets: vantage, ip_version, endpoints, base time, ports,
-     * tls-auth, tls-crypt, wrapping_detected.
+     * tls-auth, tls-crypt, wrapping_detected, transport.
      */
     private int openVpnPackets() throws IOException {
         skipVantage();
@@ -75,6 +75,7 @@ public final class PacketRecordWeight implements RecordWeight {
         decoder.readInt();
         decoder.readBoolean();
         decoder.readBoolean();
+        decoder.skipString();
         return packetCount();
     }
 

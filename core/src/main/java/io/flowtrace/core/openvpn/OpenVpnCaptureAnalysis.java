@@ -74,9 +74,9 @@ public final class OpenVpnCaptureAnalysis {
         OpenVpnSessionTracker tracker = new OpenVpnSessionTracker(wire, vantageOfInterface, summary.sessions::add);
         PacketDecoder decoder = PacketDecoder.withUdp();
         long[] record = new long[1];
-        OpenVpnTcpStreams streams = new OpenVpnTcpStreams((seg, b, off, len) -> {
+        OpenVpnTcpStreams streams = new OpenVpnTcpStreams((seg, b, off, kept, len) -> {
             summary.tcpFramed++;
-            onPacket(summary, tracker, record[0], seg, b, off, len, len);
+            onPacket(summary, tracker, record[0], seg, b, off, kept, len);
         });
         DecodedPacket p = new DecodedPacket();
         CaptureRecord rec = new CaptureRecord();

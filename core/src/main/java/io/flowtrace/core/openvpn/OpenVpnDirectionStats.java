@@ -82,6 +82,18 @@ public final class OpenVpnDirectionStats {
     long lastControlWithPayloadId = -1;
 
     /**
+     * A tls-crypt hard reset (opaque: its ACK array and message packet-id are encrypted) sent at
+     * {@code t}: message packet-id 0 of its session, so its copies are counted and classified as
+     * a plain reset's; it stays counted in {@link #opaquePackets()}, not {@link #controlPackets()}.
+     */
+    RetransmitCause onHardReset(long t, boolean serverReset) {
+        long control = controlPackets;
+        RetransmitCause cause = onControl(0, t, 0, serverReset);
+        controlPackets = control;
+        return cause;
+    }
+
+    /**
      * A control packet with message packet-id {@code id} was sent at {@code t}; returns its
      * cause when it is a retransmission, else null.
      */

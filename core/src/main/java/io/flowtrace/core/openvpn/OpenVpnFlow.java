@@ -70,6 +70,23 @@ public final class OpenVpnFlow {
         return true;
     }
 
+    /**
+     * proto tcp: a TCP segment sent by the client if {@code fromClient} that repeated bytes already
+     * framed (a TCP retransmission, {@link OpenVpnTcpStreams}), counted on the latest session; none
+     * before the first session. It does not move {@link #lastSeenNanos()}, as in the offline pass.
+     */
+    public void onTcpRetransmit(boolean fromClient) {
+        if (current >= 0) {
+            OpenVpnSession s = sessions.get(current);
+            (fromClient ? s.c2s : s.s2c).tcpRetransmits++;
+        }
+    }
+
+    /** Marks the flow as a TCP connection (proto tcp): its sessions say transport "tcp". Before its first packet. */
+    public void carriedOverTcp() {
+        tcp = true;
+    }
+
     private OpenVpnSession sessionOf(
             OpenVpnHeader h, boolean fromClient, long t, OpenVpnSessionTracker.SessionListener evicted) {
         if (h.kind == OpenVpnHeader.Kind.DATA) {

@@ -72,6 +72,12 @@ public final class OpenVpnSession {
             case OPAQUE -> {
                 own.opaquePackets++;
                 noteResets(h.opcode, fromClient, t, peer);
+                if (OpenVpnOpcode.isClientReset(h.opcode) || OpenVpnOpcode.isServerReset(h.opcode)) {
+                    // tls-crypt hides the message packet-id, but a hard reset is always message
+                    // packet-id 0 of its session (the reliable layer's first message): a second one
+                    // with the same session id is a retransmission, exactly (docs/metrics.md)
+                    own.onHardReset(t, OpenVpnOpcode.isServerReset(h.opcode));
+                }
             }
             case ACK -> {
                 own.ackOnlyPackets++;

@@ -94,9 +94,8 @@ public final class OpenVpnSessionTracker {
         String src = new Endpoint(Arrays.copyOf(p.srcAddr, p.addrLength), p.srcPort).toString();
         String dst = new Endpoint(Arrays.copyOf(p.dstAddr, p.addrLength), p.dstPort).toString();
         OpenVpnFlow flow = flows.get(key(p, src, dst));
-        if (flow != null && flow.current >= 0) {
-            OpenVpnSession s = flow.sessions.get(flow.current);
-            (src.equals(flow.client) ? s.c2s : s.s2c).tcpRetransmits++;
+        if (flow != null) {
+            flow.onTcpRetransmit(src.equals(flow.client));
         }
     }
 

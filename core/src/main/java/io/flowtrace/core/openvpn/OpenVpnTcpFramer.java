@@ -11,18 +11,24 @@ package io.flowtrace.core.openvpn;
  * <p>A gap in the stream (a segment the capture missed, or a snap length that cut the payload)
  * loses the framing: the length prefixes cannot be found again with certainty, so the direction
  * stops framing and counts it ({@link #desynchronised()}); never an exception. Memory: one buffer
- * of the largest frame, 2 + 65,535 bytes.
+ * of the prefix and the first {@code kept} bytes of a packet (at most 65,535): the header is all
+ * the analysis reads, so the analysis and the agent keep {@link OpenVpnTcpStreams#KEPT_BYTES}.
  */
 public final class OpenVpnTcpFramer {
     @FunctionalInterface
     public interface PacketSink {
-        /** One OpenVPN packet: {@code b[off, off + len)}, completed by the segment captured at {@code timeNanos}. */
-        void onPacket(byte[] b, int off, int len, long timeNanos);
+        /**
+         * One OpenVPN packet of {@code length} bytes, of which the first {@code kept} are
+         * {@code b[off, off + kept)}, completed by the segment captured at {@code timeNanos}.
+         */
+        void onPacket(byte[] b, int off, int kept, int length, long timeNanos);
     }
 
     private static final int PREFIX = 2;
-    private final byte[] buf = new byte[PREFIX + 0xffff];
+    private static final int MAX_PACKET = 0xffff;
+    private final byte[] buf;
     private final PacketSink sink;
+    /** Bytes of the current frame consumed (prefix included); the first {@code buf.length} are kept. */
     private int have;
     /** Next expected sequence number (32-bit, as on the wire); -1 before the first segment. */
     private long nextSeq = -1;
@@ -31,7 +37,17 @@ public final class OpenVpnTcpFramer {
     private long packets;
     private long repeatedBytes;
 
+    /** A framer that keeps whole packets. */
     public OpenVpnTcpFramer(PacketSink sink) {
+        this(MAX_PACKET, sink);
+    }
+
+    /** A framer that keeps the first {@code kept} bytes of each packet (1 to 65,535). */
+    public OpenVpnTcpFramer(int kept, PacketSink sink) {
+        if (kept < 1 || kept > MAX_PACKET) {
+            throw new IllegalArgumentException("kept bytes must be 1..65535: " + kept);
+        }
+        this.buf = new byte[PREFIX + kept];
         this.sink = sink;
     }
 
@@ -66,12 +82,14 @@ public final class OpenVpnTcpFramer {
         nextSeq = (nextSeq + (wireLen - skip)) & 0xffffffffL;
         for (int p = off + skip, end = off + wireLen; p < end; ) {
             int n = Math.min(end - p, need());
-            System.arraycopy(data, p, buf, have, n);
+            if (have < buf.length) {
+                System.arraycopy(data, p, buf, have, Math.min(n, buf.length - have));
+            }
             have += n;
             p += n;
             if (have >= PREFIX && have == PREFIX + length()) {
                 packets++;
-                sink.onPacket(buf, PREFIX, length(), timeNanos);
+                sink.onPacket(buf, PREFIX, Math.min(length(), buf.length - PREFIX), length(), timeNanos);
                 have = 0;
             }
         }

@@ -76,4 +76,41 @@ class OpenVpnModesTest {
             assertThat(c2s + s2c).as("1 % loss over 12 setups").isPositive();
         }
     }
+
+    /**
+     * The client's control retransmissions per session against its log (verb 8 logs a line
+     * "reliable_send ID n" for every copy it sends, the first included): per run, the copies beyond
+     * the first of each ID. Over tls-crypt the message packet-ids are encrypted; the one the clear
+     * header gives away is the hard reset's (always ID 0: repeated with the same session id, it is a
+     * retransmission), which is the only kind these logs show. Runs are sequential: the n-th
+     * session of the client capture is the n-th log.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tls-crypt.push-1k", "tls-auth-sha1.push-1k", "tls-auth-sha256.push-1k", "tcp.push-1k"})
+    void theClientsRetransmissionsOfEverySessionEqualItsLog(String name) throws IOException {
+        OpenVpnCaptureAnalysis.Summary s = analyse(name + ".client.pcap.gz");
+        assertThat(s.sessions).hasSize(12);
+        long total = 0;
+        for (int run = 1; run <= 12; run++) {
+            Map<String, Long> copies = new HashMap<>();
+            for (String line : OpenVpnCaptures.gzLines(
+                    String.format(java.util.Locale.ROOT, "%s.run%02d.client.log.gz", name, run))) {
+                String[] f = line.split(" ");
+                if (f.length > 5 && f[3].equals("reliable_send") && f[4].equals("ID")) {
+                    copies.merge(f[5], 1L, Long::sum);
+                }
+            }
+            assertThat(copies).as("run %d logs its sends", run).isNotEmpty();
+            long logged = copies.values().stream().mapToLong(n -> n - 1).sum();
+            assertThat(s.sessions.get(run - 1).c2s().retransmits())
+                    .as("run %d", run)
+                    .isEqualTo(logged);
+            total += logged;
+        }
+        if (!name.startsWith("tcp")) {
+            assertThat(total)
+                    .as("1 %% loss: at least one logged resend over 12 runs")
+                    .isPositive();
+        }
+    }
 }

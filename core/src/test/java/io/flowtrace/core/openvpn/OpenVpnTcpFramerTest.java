@@ -21,7 +21,8 @@ class OpenVpnTcpFramerTest {
     @Test
     void framesPacketsThatSpanAndShareSegmentsAndIgnoresARetransmission() {
         List<byte[]> out = new ArrayList<>();
-        OpenVpnTcpFramer f = new OpenVpnTcpFramer((b, off, len, t) -> out.add(Arrays.copyOfRange(b, off, off + len)));
+        OpenVpnTcpFramer f =
+                new OpenVpnTcpFramer((b, off, kept, len, t) -> out.add(Arrays.copyOfRange(b, off, off + kept)));
         long isn = 0xfffffff0L; // the stream wraps the 32-bit sequence space inside the second packet
         feed(f, isn, 0, 1); // half of the first prefix
         feed(f, isn + 1, 1, 9); // rest of the prefix, 7 bytes of the reset
@@ -47,15 +48,32 @@ class OpenVpnTcpFramerTest {
     }
 
     @Test
+    void keepsThePrefixAskedForAndStillFramesByTheWholeLength() {
+        List<int[]> lengths = new ArrayList<>();
+        List<byte[]> kept = new ArrayList<>();
+        OpenVpnTcpFramer f = new OpenVpnTcpFramer(4, (b, off, n, len, t) -> {
+            kept.add(Arrays.copyOfRange(b, off, off + n));
+            lengths.add(new int[] {n, len});
+        });
+        feed(f, 7, 0, 9); // a segment boundary inside the reset's kept prefix and after it
+        feed(f, 16, 9, STREAM.length);
+        // the stream's prefixes say 14 and 22 bytes (00 0e, 00 16): both packets found, 4 bytes of each kept
+        assertThat(lengths).containsExactly(new int[] {4, RESET.length}, new int[] {4, ACK.length});
+        assertThat(kept.get(0)).isEqualTo(Arrays.copyOf(RESET, 4));
+        assertThat(kept.get(1)).isEqualTo(Arrays.copyOf(ACK, 4));
+    }
+
+    @Test
     void aGapInTheStreamStopsFramingThatDirectionInsteadOfGuessing() {
         List<byte[]> out = new ArrayList<>();
-        OpenVpnTcpFramer f = new OpenVpnTcpFramer((b, off, len, t) -> out.add(Arrays.copyOfRange(b, off, off + len)));
+        OpenVpnTcpFramer f =
+                new OpenVpnTcpFramer((b, off, kept, len, t) -> out.add(Arrays.copyOfRange(b, off, off + kept)));
         feed(f, 1000, 0, 5);
         feed(f, 1010, 10, STREAM.length); // bytes 5..9 never captured
         assertThat(f.desynchronised()).isTrue();
         assertThat(out).isEmpty();
         // a snap length that cut a segment is a gap as well
-        OpenVpnTcpFramer cut = new OpenVpnTcpFramer((b, off, len, t) -> out.add(b));
+        OpenVpnTcpFramer cut = new OpenVpnTcpFramer((b, off, kept, len, t) -> out.add(b));
         cut.onSegment(1, STREAM, 0, 10, STREAM.length, 0);
         assertThat(cut.desynchronised()).isTrue();
         assertThat(out).isEmpty();

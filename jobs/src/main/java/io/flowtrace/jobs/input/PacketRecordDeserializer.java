@@ -62,7 +62,7 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
         long fingerprint = PacketBatches.fingerprintOf(value);
         if (fingerprint == PacketBatches.FINGERPRINT) {
             batch(record, value, out);
-        } else if (fingerprint == OpenVpnBatches.FINGERPRINT) {
+        } else if (OpenVpnBatches.isOpenVpnBatch(fingerprint)) {
             openVpn(record, value, out);
         } else {
             event(record, value, out);
@@ -205,7 +205,7 @@ public final class PacketRecordDeserializer implements KafkaRecordDeserializatio
 
     private SingleObjectCodec<OpenVpnBatch> openVpnBatches() {
         if (openVpnBatches == null) {
-            openVpnBatches = SingleObjectCodec.of(OpenVpnBatch.class);
+            openVpnBatches = OpenVpnBatches.codec();
         }
         return openVpnBatches;
     }

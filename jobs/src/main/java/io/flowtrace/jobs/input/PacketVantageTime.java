@@ -37,7 +37,7 @@ final class PacketVantageTime implements VantageTime<FlowBatch> {
         if (fingerprint == PacketBatches.FINGERPRINT) {
             return ms(PacketBatchTimes.earliestValidTimeNs(b.value, nowNs));
         }
-        if (fingerprint == OpenVpnBatches.FINGERPRINT) {
+        if (OpenVpnBatches.isOpenVpnBatch(fingerprint)) {
             return ms(openVpnTimeNs(b.value, nowNs));
         }
         return timestamp; // a PacketEvent, validated whole by the source
@@ -45,7 +45,7 @@ final class PacketVantageTime implements VantageTime<FlowBatch> {
 
     private long openVpnTimeNs(byte[] value, long nowNs) {
         if (openVpn == null) {
-            openVpn = SingleObjectCodec.of(OpenVpnBatch.class);
+            openVpn = OpenVpnBatches.codec();
         }
         OpenVpnBatch batch;
         try {

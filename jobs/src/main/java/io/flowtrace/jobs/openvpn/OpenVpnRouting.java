@@ -20,7 +20,7 @@ public final class OpenVpnRouting extends ProcessFunction<FlowBatch, FlowBatch> 
 
     @Override
     public void processElement(FlowBatch record, Context ctx, Collector<FlowBatch> out) {
-        if (PacketBatches.fingerprintOf(record.value) == OpenVpnBatches.FINGERPRINT) {
+        if (OpenVpnBatches.isOpenVpnBatch(PacketBatches.fingerprintOf(record.value))) {
             ctx.output(OPENVPN, record);
         } else {
             out.collect(record);

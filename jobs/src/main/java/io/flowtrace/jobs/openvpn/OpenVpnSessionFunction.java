@@ -35,7 +35,8 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Per-UDP-flow OpenVPN analysis on keyed state: core's {@link OpenVpnFlow} does the analysis (the
+ * Per-flow OpenVPN analysis on keyed state (a UDP flow, or a TCP connection whose packets the
+ * agent framed: transport tcp, with its TCP retransmissions as entries of their own): core's {@link OpenVpnFlow} does the analysis (the
  * same class the offline {@link OpenVpnSessionTracker} keeps per flow), this class moves it in and
  * out of state ({@link OpenVpnFlowCodec} bytes) and keeps time. Sessions are emitted once, as
  * {@code analyze} reports them: when the flow has been silent for
@@ -76,7 +77,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
         vantageState = getRuntimeContext()
                 .getState(new ValueStateDescriptor<>("openvpn-vantage", new AvroTypeInfo<>(Vantage.class)));
         timerState = getRuntimeContext().getState(new ValueStateDescriptor<>("openvpn-timer", Types.LONG));
-        batches = SingleObjectCodec.of(OpenVpnBatch.class);
+        batches = OpenVpnBatches.codec();
         packet = new DecodedPacket();
         header = new OpenVpnHeader();
         headerBytes = new byte[OpenVpnBatches.MAX_HEADER_BYTES];
@@ -126,6 +127,12 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
                 continue;
             }
             String src = endpoint(packet.srcAddr, packet.addrLength, packet.srcPort);
+            if (batch.getPackets().get(i).getTcpRetransmit()) {
+                if (flow != null) { // as analyze: none before the connection's first OpenVPN packet
+                    flow.onTcpRetransmit(src.equals(flow.client()));
+                }
+                continue;
+            }
             if (flow == null) {
                 flow = OpenVpnFlow.open(
                         wire,
@@ -135,6 +142,9 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
                         endpoint(packet.dstAddr, packet.addrLength, packet.dstPort),
                         packet.dstPort,
                         header);
+                if (OpenVpnBatches.TCP.equals(batch.getTransport())) {
+                    flow.carriedOverTcp();
+                }
                 // a copy: the codec reuses the batch (and its vantage) for the next record
                 vantageState.update(Vantage.newBuilder(batch.getVantage()).build());
             }
@@ -153,6 +163,9 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
             return invalid;
         }
         int captured = OpenVpnBatches.fromAvro(batch, i, packet, headerBytes);
+        if (batch.getPackets().get(i).getTcpRetransmit()) {
+            return null; // no OpenVPN packet: a TCP segment that repeated framed bytes
+        }
         OpenVpnHeader.Kind kind = decoder.decode(headerBytes, 0, captured, packet.payloadLength, header);
         if (kind == OpenVpnHeader.Kind.TRUNCATED || kind == OpenVpnHeader.Kind.MALFORMED) {
             return kind.name().toLowerCase(Locale.ROOT) + " OpenVPN header: " + header.reason;

@@ -10,6 +10,7 @@ import io.flowtrace.core.openvpn.OpenVpnFlowLayouts;
 import io.flowtrace.core.openvpn.OpenVpnHeader;
 import io.flowtrace.core.openvpn.OpenVpnHeaderDecoder;
 import io.flowtrace.core.openvpn.OpenVpnSession;
+import io.flowtrace.core.openvpn.OpenVpnTcpStreams;
 import io.flowtrace.core.openvpn.OpenVpnWire;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
@@ -37,7 +38,9 @@ public final class OpenVpnFixtures {
     /**
      * The capture's OpenVPN packets as per-flow OpenVpnBatches of at most {@code size} packets, in
      * the order an agent flushes them (a batch leaves when full, or when its flow's next packet would
-     * not fit; the rest at the end). {@code cut} may change each frame first (e.g. shorten it).
+     * not fit; the rest at the end). {@code cut} may change each frame first (e.g. shorten it). TCP
+     * segments (proto tcp) are framed as the agent frames them (core's OpenVpnTcpStreams), each
+     * framed packet and each TCP retransmission an entry of a transport-tcp batch.
      */
     public static List<OpenVpnBatch> batches(String capture, Vantage vantage, int size, Consumer<CaptureRecord> cut)
             throws IOException {
@@ -46,35 +49,68 @@ public final class OpenVpnFixtures {
         OpenVpnFlowLayouts layouts = new OpenVpnFlowLayouts(wire);
         Map<String, OpenVpnBatches.Builder> open = new LinkedHashMap<>();
         List<OpenVpnBatch> out = new ArrayList<>();
+        List<byte[]> framed = new ArrayList<>();
+        List<Integer> lengths = new ArrayList<>();
+        OpenVpnTcpStreams streams = new OpenVpnTcpStreams((seg, b, off, kept, len) -> {
+            framed.add(java.util.Arrays.copyOfRange(b, off, off + kept));
+            lengths.add(len);
+        });
         try (InputStream in = new GZIPInputStream(Files.newInputStream(TestData.file(capture)));
                 CaptureReader reader = CaptureReader.open(in, e -> {})) {
             CaptureRecord rec = new CaptureRecord();
             DecodedPacket p = new DecodedPacket();
+            DecodedPacket f = new DecodedPacket();
             OpenVpnHeader h = new OpenVpnHeader();
             PacketDecoder udp = PacketDecoder.withUdp();
             while (reader.next(rec)) {
                 cut.accept(rec);
-                if (udp.decode(rec, p) != DecodeStatus.UDP) {
-                    continue;
-                }
-                OpenVpnWire layout = layouts.layout(
-                        OpenVpnCaptureAnalysis.flowKey(p),
-                        rec.data,
-                        p.payloadOffset,
-                        p.payloadCaptured,
-                        p.payloadLength,
-                        p.timestampNanos);
-                decoder.decode(layout, rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, h);
+                DecodeStatus status = udp.decode(rec, p);
                 String key = io.flowtrace.avro.mapping.PacketEvents.flowKey(
                         new io.flowtrace.core.net.VantagePoint("x", "x"), p);
                 OpenVpnBatches.Builder b = open.computeIfAbsent(key, k -> new OpenVpnBatches.Builder(vantage, wire));
-                if (b.size() > 0 && !b.layout().equals(layout)) {
-                    out.add(b.build()); // as the agent: one layout per batch
+                if (status == DecodeStatus.UDP) {
+                    OpenVpnWire layout = layouts.layout(
+                            OpenVpnCaptureAnalysis.flowKey(p),
+                            rec.data,
+                            p.payloadOffset,
+                            p.payloadCaptured,
+                            p.payloadLength,
+                            p.timestampNanos);
+                    decoder.decode(layout, rec.data, p.payloadOffset, p.payloadCaptured, p.payloadLength, h);
+                    start(b, layout, OpenVpnBatches.UDP, out);
+                    b.add(p, h, rec.data);
+                    full(b, size, out);
+                    continue;
                 }
-                b.layout(layout);
-                b.add(p, h, rec.data);
-                if (b.size() == size) {
-                    out.add(b.build());
+                if (status != DecodeStatus.TCP) {
+                    continue;
+                }
+                framed.clear();
+                lengths.clear();
+                boolean retransmit = streams.onSegment(p, rec.data);
+                for (int i = 0; i < framed.size(); i++) {
+                    byte[] kept = framed.get(i);
+                    f.copyFrom(p);
+                    f.payloadOffset = 0;
+                    f.payloadCaptured = kept.length;
+                    f.payloadLength = lengths.get(i);
+                    OpenVpnWire layout = layouts.layout(
+                            OpenVpnCaptureAnalysis.flowKey(f), kept, 0, kept.length, f.payloadLength, f.timestampNanos);
+                    decoder.decode(layout, kept, 0, kept.length, f.payloadLength, h);
+                    start(b, layout, OpenVpnBatches.TCP, out);
+                    b.add(f, h, kept);
+                    full(b, size, out);
+                }
+                if (retransmit) {
+                    if (b.size() > 0 && !b.transport().equals(OpenVpnBatches.TCP)) {
+                        out.add(b.build());
+                    }
+                    if (b.size() == 0) {
+                        b.layout(wire.withLayout(0, false));
+                        b.transport(OpenVpnBatches.TCP);
+                    }
+                    b.addTcpRetransmit(p);
+                    full(b, size, out);
                 }
             }
         } catch (io.flowtrace.core.pcap.CaptureFormatException e) {
@@ -86,6 +122,21 @@ public final class OpenVpnFixtures {
             }
         }
         return out;
+    }
+
+    /** As the agent: one layout and one transport per batch. */
+    private static void start(OpenVpnBatches.Builder b, OpenVpnWire layout, String transport, List<OpenVpnBatch> out) {
+        if (b.size() > 0 && (!b.layout().equals(layout) || !b.transport().equals(transport))) {
+            out.add(b.build());
+        }
+        b.layout(layout);
+        b.transport(transport);
+    }
+
+    private static void full(OpenVpnBatches.Builder b, int size, List<OpenVpnBatch> out) {
+        if (b.size() == size) {
+            out.add(b.build());
+        }
     }
 
     /** A batch as the packets source emits it. */

@@ -43,7 +43,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The OpenVPN pipeline end to end on a real broker, PostgreSQL and MiniCluster: the recorded UDP
  * client captures of testdata/openvpn (40 plain, 12 tls-auth SHA1, 12 tls-auth SHA256 and 12
  * tls-crypt real connection setups under 1 % loss, each flow's wrapping found from its packets)
- * published as an agent batches them, interleaved with a TCP capture on the same packets topic, one bounded job
+ * and the proto tcp setups at both vantages (12 each, framed from the TCP streams, their TCP
+ * retransmissions kept apart) published as an agent batches them, interleaved with a TCP capture on the same packets topic, one bounded job
  * run. Every openvpn_sessions row equals the offline analysis of its session (core's
  * OpenVpnCaptureAnalysis, which {@code analyze --json} prints: AnalyzeOpenVpnTest pins the JSON to
  * the same mapping), the per-server windows hold each session once, in the window of its flow's
@@ -62,6 +63,8 @@ class OpenVpnJobITCase {
         CAPTURES.put("ovpn-ta1", "openvpn/tls-auth-sha1.push-1k.client.pcap.gz");
         CAPTURES.put("ovpn-ta256", "openvpn/tls-auth-sha256.push-1k.client.pcap.gz");
         CAPTURES.put("ovpn-tc", "openvpn/tls-crypt.push-1k.client.pcap.gz");
+        CAPTURES.put("ovpn-tcp", "openvpn/tcp.push-1k.client.pcap.gz");
+        CAPTURES.put("ovpn-tcps", "openvpn/tcp.push-1k.server.pcap.gz");
     }
 
     @RegisterExtension
@@ -123,8 +126,17 @@ class OpenVpnJobITCase {
                 }
             }
         }
-        // 40 plain setups, 12 each with tls-auth SHA1, tls-auth SHA256 and tls-crypt (testdata/openvpn/README.md)
-        assertThat(expected).hasSize(76);
+        // 40 plain setups, 12 each with tls-auth SHA1, tls-auth SHA256 and tls-crypt, 12 over TCP seen
+        // at both ends (testdata/openvpn/README.md)
+        assertThat(expected).hasSize(100);
+        List<OpenVpnSessionRecord> tcp = expected.stream()
+                .filter(s -> s.getWire().getTransport().equals("tcp"))
+                .toList();
+        assertThat(tcp)
+                .hasSize(24)
+                .allMatch(s -> s.getC2s().getRetransmits() + s.getS2c().getRetransmits() == 0);
+        assertThat(tcp)
+                .anyMatch(s -> s.getC2s().getTcpRetransmits() + s.getS2c().getTcpRetransmits() > 0);
 
         PostgresSinks.applySchema(config);
         StreamExecutionEnvironment env =

@@ -7,10 +7,21 @@ import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.OpenVpnBatch;
 import io.flowtrace.avro.OpenVpnSessionRecord;
 import io.flowtrace.avro.Vantage;
+import io.flowtrace.avro.mapping.OpenVpnBatches;
 import io.flowtrace.jobs.flow.FlowBatch;
 import io.flowtrace.jobs.flow.FlowKeySelector;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateBackend;
@@ -19,6 +30,8 @@ import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The keyed OpenVPN function in Flink's operator harness: batches and watermarks in; sessions,
@@ -128,6 +141,106 @@ class OpenVpnSessionFunctionTest {
             assertThat(harness.extractOutputValues()).hasSize(20);
             assertThat(harness.numKeyedStateEntries()).isZero();
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"openvpn/tcp.push-1k.client.pcap.gz", "openvpn/tcp.push-1k.server.pcap.gz"})
+    void overTcpReportsTheOfflineSessionsWithTheirTcpRetransmissions(String capture) throws Exception {
+        List<OpenVpnBatch> batches = OpenVpnFixtures.batches(capture, VANTAGE, 16, r -> {});
+        List<OpenVpnSessionRecord> offline = OpenVpnFixtures.offline(capture, VANTAGE);
+        try (var harness = harness(null, null)) {
+            long offset = 0;
+            for (OpenVpnBatch b : batches) {
+                assertThat(b.getTransport()).isEqualTo(OpenVpnBatches.TCP);
+                FlowBatch r = OpenVpnFixtures.record(b, offset++);
+                harness.processElement(r, r.timeMs);
+            }
+            harness.processWatermark(Long.MAX_VALUE);
+            assertThat(harness.extractOutputValues().stream().sorted(ORDER).toList())
+                    .isEqualTo(offline.stream().sorted(ORDER).toList());
+            assertThat(harness.getSideOutput(OpenVpnSessionFunction.DEAD_LETTERS))
+                    .isNullOrEmpty();
+        }
+        // 12 setups over TCP (testdata/openvpn/README.md), none resent by OpenVPN itself
+        assertThat(offline).hasSize(12).allSatisfy(s -> {
+            assertThat(s.getWire().getTransport()).isEqualTo("tcp");
+            assertThat(s.getC2s().getRetransmits() + s.getS2c().getRetransmits())
+                    .isZero();
+        });
+    }
+
+    @Test
+    void readsBatchesOfV1AgentsAsThoseAgentsWereConfigured() throws Exception {
+        // a v1 agent had no wrapping detection: it wrote its options (plain here), so the sessions are
+        // the offline ones read plain, with wire.detected false
+        Schema v1 = OpenVpnBatches.OLDER_WRITERS.get(0);
+        assertThat(v1.getField("wrapping_detected")).isNull();
+        List<OpenVpnSessionRecord> offline = OpenVpnFixtures.offline("openvpn/push-1k.client.pcap.gz", VANTAGE);
+        try (var harness = harness(null, null)) {
+            long offset = 0;
+            for (OpenVpnBatch b : OpenVpnFixtures.batches("openvpn/push-1k.client.pcap.gz", VANTAGE, 16, r -> {})) {
+                FlowBatch current = OpenVpnFixtures.record(b, offset++);
+                FlowBatch r = new FlowBatch(
+                        current.key,
+                        current.timeMs,
+                        current.packets,
+                        current.topic,
+                        current.partition,
+                        current.offset,
+                        current.kafkaTimestampMs,
+                        current.recordKey,
+                        singleObject(v1, (GenericRecord) generic(b, v1)));
+                harness.processElement(r, r.timeMs);
+            }
+            harness.processWatermark(Long.MAX_VALUE);
+            List<OpenVpnSessionRecord> expected = new ArrayList<>();
+            for (OpenVpnSessionRecord s : offline) {
+                OpenVpnSessionRecord e = OpenVpnSessionRecord.newBuilder(s).build();
+                e.getWire().setDetected(false);
+                expected.add(e);
+            }
+            assertThat(expected)
+                    .hasSize(20)
+                    .allMatch(s -> s.getWire().getWrapping().equals("plain"));
+            assertThat(harness.extractOutputValues().stream().sorted(ORDER).toList())
+                    .isEqualTo(expected.stream().sorted(ORDER).toList());
+            assertThat(harness.getSideOutput(OpenVpnSessionFunction.DEAD_LETTERS))
+                    .isNullOrEmpty();
+        }
+    }
+
+    /** A generated record's value as a generic datum of {@code schema}, field by field by name. */
+    private static Object generic(Object value, Schema schema) {
+        return switch (schema.getType()) {
+            case RECORD -> {
+                GenericRecord r = new GenericData.Record(schema);
+                SpecificRecord from = (SpecificRecord) value;
+                for (Schema.Field f : schema.getFields()) {
+                    Schema.Field source = from.getSchema().getField(f.name());
+                    r.put(f.name(), generic(from.get(source.pos()), f.schema()));
+                }
+                yield r;
+            }
+            case ARRAY ->
+                ((List<?>) value)
+                        .stream().map(v -> generic(v, schema.getElementType())).toList();
+            default -> value;
+        };
+    }
+
+    /** Avro single-object encoding by hand: C3 01, the writer fingerprint little-endian, the datum. */
+    private static byte[] singleObject(Schema schema, GenericRecord datum) throws java.io.IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(0xC3);
+        out.write(0x01);
+        long fp = SchemaNormalization.parsingFingerprint64(schema);
+        for (int i = 0; i < 8; i++) {
+            out.write((int) (fp >>> (8 * i)) & 0xff);
+        }
+        BinaryEncoder e = EncoderFactory.get().binaryEncoder(out, null);
+        new GenericDatumWriter<GenericRecord>(schema).write(datum, e);
+        e.flush();
+        return out.toByteArray();
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, OpenVpnSessionRecord> harness(

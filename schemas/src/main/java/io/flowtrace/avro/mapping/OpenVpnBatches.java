@@ -8,10 +8,17 @@ import io.flowtrace.core.openvpn.OpenVpnHeader;
 import io.flowtrace.core.openvpn.OpenVpnWire;
 import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
 
 /**
  * The one mapping between captured OpenVPN packets and {@link OpenVpnBatch} (docs/schemas.md,
@@ -32,7 +39,50 @@ public final class OpenVpnBatches {
     public static final long FINGERPRINT =
             SingleObjectCodec.of(OpenVpnBatch.class).fingerprint();
 
+    /**
+     * The released versions before the current one that agents in the field may still write (v1:
+     * no wrapping_detected; v2: no transport, no tcp_retransmit): the released copies themselves
+     * (schemas/src/test/resources/released/OpenVpnBatch, packaged by schemas/pom.xml), so the job
+     * reads exactly what those agents wrote.
+     */
+    public static final List<Schema> OLDER_WRITERS = List.of(released(1), released(2));
+
+    private static final Set<Long> FINGERPRINTS = fingerprints();
+
+    /** Transport names of {@link OpenVpnBatch#getTransport()}. */
+    public static final String UDP = "udp";
+
+    public static final String TCP = "tcp";
+
     private OpenVpnBatches() {}
+
+    /** A codec that decodes OpenVpnBatches of the current and every {@link #OLDER_WRITERS} version. */
+    public static SingleObjectCodec<OpenVpnBatch> codec() {
+        return SingleObjectCodec.of(OpenVpnBatch.class, OLDER_WRITERS);
+    }
+
+    /** Whether a value's writer fingerprint is an OpenVpnBatch's, current or older. */
+    public static boolean isOpenVpnBatch(long fingerprint) {
+        return fingerprint == FINGERPRINT || FINGERPRINTS.contains(fingerprint);
+    }
+
+    private static Set<Long> fingerprints() {
+        return OLDER_WRITERS.stream()
+                .map(SchemaNormalization::parsingFingerprint64)
+                .collect(Collectors.toUnmodifiableSet());
+    }
+
+    private static Schema released(int version) {
+        String name = "/io/flowtrace/avro/released/OpenVpnBatch/v" + version + ".avsc";
+        try (InputStream in = OpenVpnBatches.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing from the schemas jar: " + name);
+            }
+            return new Schema.Parser().parse(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(name, e);
+        }
+    }
 
     /** The canonical flow key of a batch: the Kafka key, as {@link PacketEvents#flowKey} of any of its packets. */
     public static String flowKey(OpenVpnBatch b) {
@@ -98,6 +148,9 @@ public final class OpenVpnBatches {
                 return "OpenVPN port out of range: " + p;
             }
         }
+        if (!UDP.equals(b.getTransport()) && !TCP.equals(b.getTransport())) {
+            return "transport " + b.getTransport() + " (udp or tcp)";
+        }
         try {
             wire(b);
         } catch (IllegalArgumentException e) {
@@ -109,13 +162,18 @@ public final class OpenVpnBatches {
     /** Why packet {@code i} of a valid batch cannot be read, or null. */
     public static String invalidPacketReason(OpenVpnBatch b, int i, long nowNanos) {
         BatchedOpenVpnPacket p = b.getPackets().get(i);
-        if (p.getPayloadLength() < 0 || p.getPayloadLength() > 65_527) {
-            return "UDP payload length " + p.getPayloadLength();
+        // a UDP payload, or a framed packet's 2-byte length (a TCP segment's payload is smaller still)
+        int max = TCP.equals(b.getTransport()) ? 65_535 : 65_527;
+        if (p.getPayloadLength() < 0 || p.getPayloadLength() > max) {
+            return (TCP.equals(b.getTransport()) ? "payload length " : "UDP payload length ") + p.getPayloadLength();
         }
         if (p.getCapturedPayloadLength() < 0 || p.getCapturedPayloadLength() > p.getPayloadLength()) {
             return "captured payload length " + p.getCapturedPayloadLength() + " of " + p.getPayloadLength();
         }
         int header = p.getHeader().remaining();
+        if (p.getTcpRetransmit() && (!TCP.equals(b.getTransport()) || header > 0)) {
+            return "a TCP retransmission entry " + (header > 0 ? "with header bytes" : "in a UDP batch");
+        }
         if (header > MAX_HEADER_BYTES || header > p.getCapturedPayloadLength()) {
             return header + " header bytes (captured " + p.getCapturedPayloadLength() + ", at most " + MAX_HEADER_BYTES
                     + ")";
@@ -125,14 +183,15 @@ public final class OpenVpnBatches {
 
     /**
      * Fills {@code out} with packet {@code i} of a valid batch as core's decoder filled it from the
-     * frame (status UDP, addresses, ports, time, lengths; the payload is {@code header[0, n)} with
-     * n the return value), and copies its header bytes into {@code header} (at least
-     * {@link #MAX_HEADER_BYTES} long).
+     * frame (status UDP, or TCP for transport tcp; addresses, ports, time, lengths; the payload is
+     * {@code header[0, n)} with n the return value), and copies its header bytes into
+     * {@code header} (at least {@link #MAX_HEADER_BYTES} long). A TCP retransmission entry
+     * ({@link BatchedOpenVpnPacket#getTcpRetransmit()}) has no header: n is 0.
      */
     public static int fromAvro(OpenVpnBatch b, int i, DecodedPacket out, byte[] header) {
         BatchedOpenVpnPacket p = b.getPackets().get(i);
         boolean fromHigh = p.getFromHigh();
-        out.status = DecodeStatus.UDP;
+        out.status = TCP.equals(b.getTransport()) ? DecodeStatus.TCP : DecodeStatus.UDP;
         out.reason = null;
         out.timestampNanos = b.getBaseTimeNs() + p.getTimeOffsetNs();
         out.interfaceId = 0;
@@ -169,6 +228,7 @@ public final class OpenVpnBatches {
         private int highPort;
         private long baseTimeNs;
         private int encodedBytes;
+        private String transport = UDP;
 
         public Builder(Vantage vantage, OpenVpnWire wire) {
             this.vantage = vantage;
@@ -184,6 +244,16 @@ public final class OpenVpnBatches {
          */
         public void layout(OpenVpnWire flowLayout) {
             this.wire = flowLayout;
+        }
+
+        /** The transport of the next batch ({@link #UDP} or {@link #TCP}), set before its first packet. */
+        public void transport(String transport) {
+            this.transport = transport;
+        }
+
+        /** The transport of the open batch. */
+        public String transport() {
+            return transport;
         }
 
         /** The layout the open batch is read with. */
@@ -209,16 +279,7 @@ public final class OpenVpnBatches {
          * decode {@code h} of its header; returns an upper bound of the batch's encoded bytes so far.
          */
         public int add(DecodedPacket p, OpenVpnHeader h, byte[] frame) {
-            boolean low = p.sourceIsLow();
-            if (packets.isEmpty()) {
-                ipVersion = p.ipVersion;
-                lowAddr = Arrays.copyOf(low ? p.srcAddr : p.dstAddr, p.addrLength);
-                highAddr = Arrays.copyOf(low ? p.dstAddr : p.srcAddr, p.addrLength);
-                lowPort = low ? p.srcPort : p.dstPort;
-                highPort = low ? p.dstPort : p.srcPort;
-                baseTimeNs = p.timestampNanos;
-                encodedBytes = 64 + 2 * p.addrLength;
-            }
+            boolean low = start(p);
             int n = headerBytes(p, h);
             packets.add(BatchedOpenVpnPacket.newBuilder()
                     .setTimeOffsetNs(p.timestampNanos - baseTimeNs)
@@ -232,9 +293,43 @@ public final class OpenVpnBatches {
             return encodedBytes;
         }
 
+        /**
+         * Adds a TCP retransmission of a transport-tcp batch: segment {@code p} repeated stream bytes
+         * already framed; returns an upper bound of the batch's encoded bytes so far.
+         */
+        public int addTcpRetransmit(DecodedPacket p) {
+            boolean low = start(p);
+            packets.add(BatchedOpenVpnPacket.newBuilder()
+                    .setTimeOffsetNs(p.timestampNanos - baseTimeNs)
+                    .setFromHigh(!low)
+                    .setPayloadLength(p.payloadLength)
+                    .setCapturedPayloadLength(Math.min(p.payloadCaptured, p.payloadLength))
+                    .setHeader(ByteBuffer.wrap(new byte[0]))
+                    .setWireLength(p.wireLength)
+                    .setTcpRetransmit(true)
+                    .build());
+            encodedBytes += maxPacketBytes(0);
+            return encodedBytes;
+        }
+
+        /** Takes the batch's endpoints and base time from its first packet; whether {@code p} is from the low end. */
+        private boolean start(DecodedPacket p) {
+            boolean low = p.sourceIsLow();
+            if (packets.isEmpty()) {
+                ipVersion = p.ipVersion;
+                lowAddr = Arrays.copyOf(low ? p.srcAddr : p.dstAddr, p.addrLength);
+                highAddr = Arrays.copyOf(low ? p.dstAddr : p.srcAddr, p.addrLength);
+                lowPort = low ? p.srcPort : p.dstPort;
+                highPort = low ? p.dstPort : p.srcPort;
+                baseTimeNs = p.timestampNanos;
+                encodedBytes = 68 + 2 * p.addrLength; // the fixed fields, transport included
+            }
+            return low;
+        }
+
         /** An upper bound of the encoded bytes of one packet with {@code headerBytes} of header. */
         public static int maxPacketBytes(int headerBytes) {
-            return 10 + 1 + 3 + 3 + 2 + headerBytes + 5;
+            return 10 + 1 + 3 + 3 + 2 + headerBytes + 5 + 1;
         }
 
         public int size() {
@@ -254,6 +349,7 @@ public final class OpenVpnBatches {
                     .setTlsAuthDigestBytes(wire.tlsAuthDigestBytes())
                     .setTlsCrypt(wire.tlsCrypt())
                     .setWrappingDetected(wire.detect())
+                    .setTransport(transport)
                     .setPackets(new ArrayList<>(packets))
                     .build();
             packets.clear();
