@@ -22,10 +22,20 @@ public final class ReportJson {
     private ReportJson() {}
 
     public static String of(FlowKey key, long instance, TcpFlowAnalyzer flow) {
+        return of(key, instance, flow, null);
+    }
+
+    /**
+     * The object as {@link #of(FlowKey, long, TcpFlowAnalyzer)} writes it, from a walk that also
+     * hands every field to {@code alongside} (when not null): one walk of the analyser for the text and
+     * another output, e.g. the job's Avro record.
+     */
+    public static String of(FlowKey key, long instance, TcpFlowAnalyzer flow, ReportVisitor alongside) {
         StringWriter text = new StringWriter(2048);
         try (JsonGenerator json = JSON.createGenerator(text)) {
             json.writeStartObject();
-            FlowReport.visit(key, instance, flow, new Writer(json));
+            ReportVisitor writer = new Writer(json);
+            FlowReport.visit(key, instance, flow, alongside == null ? writer : new TeeVisitor(alongside, writer));
             json.writeEndObject();
         } catch (IOException e) {
             throw new UncheckedIOException(

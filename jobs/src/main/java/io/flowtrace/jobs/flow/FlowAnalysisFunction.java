@@ -9,7 +9,6 @@ import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
-import io.flowtrace.report.ReportJson;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -301,11 +300,9 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             timestamped.setAbsoluteTimestamp(eventTimeMs);
         }
         FlowKey flowKey = FlowKey.of(s.vantage, s.flow.client(), s.flow.server());
-        out.collect(new FlowSummary(
-                FlowRecords.of(flowKey, s.instance, s.flow, timeUs),
-                reportJson ? ReportJson.of(flowKey, s.instance, s.flow) : null,
-                s.latePackets,
-                last));
+        // the record and the JSON text from one walk of the analyser
+        FlowRecords.Version version = FlowRecords.version(flowKey, s.instance, s.flow, timeUs, reportJson);
+        out.collect(new FlowSummary(version.record(), version.reportJson(), s.latePackets, last));
     }
 
     private static long micros(long nanos) {
