@@ -2,11 +2,12 @@ package io.flowtrace.report;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SegmentedStringWriter;
 import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.core.util.BufferRecycler;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -22,16 +23,34 @@ public final class ReportJson {
     private ReportJson() {}
 
     public static String of(FlowKey key, long instance, TcpFlowAnalyzer flow) {
-        StringWriter text = new StringWriter(2048);
-        try (JsonGenerator json = JSON.createGenerator(text)) {
-            json.writeStartObject();
-            FlowReport.visit(key, instance, flow, new Writer(json));
-            json.writeEndObject();
+        return of(key, instance, flow, null);
+    }
+
+    /**
+     * The object as {@link #of(FlowKey, long, TcpFlowAnalyzer)} writes it, from a walk that also
+     * hands every field to {@code alongside} (when not null): one walk of the analyser for the text and
+     * another output, e.g. the job's Avro record.
+     */
+    public static String of(FlowKey key, long instance, TcpFlowAnalyzer flow, ReportVisitor alongside) {
+        // Jackson's segmented writer on its recycled buffers, as ObjectMapper.writeValueAsString does:
+        // a StringWriter of 2 KiB grew by copying to hold a flow's object (Arrays.copyOf and the new
+        // StringBuffer were 4 % of the job's task threads, docs/BENCHMARKS.md "Smoke profiles of the
+        // flow function's emission").
+        BufferRecycler buffers = JSON._getBufferRecycler();
+        try (SegmentedStringWriter text = new SegmentedStringWriter(buffers)) {
+            try (JsonGenerator json = JSON.createGenerator(text)) {
+                json.writeStartObject();
+                ReportVisitor writer = new Writer(json);
+                FlowReport.visit(key, instance, flow, alongside == null ? writer : new TeeVisitor(alongside, writer));
+                json.writeEndObject();
+            }
+            return text.getAndClear();
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "cannot write the report of " + key.canonical() + " instance " + instance, e);
+        } finally {
+            buffers.releaseToPool();
         }
-        return text.toString();
     }
 
     /** Writes the flow's fields into an object the caller has opened on {@code json}. */

@@ -9,7 +9,6 @@ import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
-import io.flowtrace.report.ReportJson;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -45,8 +44,9 @@ import org.apache.flink.util.OutputTag;
  * <p>{@code record_time_us} never goes backwards within a flow instance: every version carries at
  * least the capture time of the latest packet in it and the time of the previous periodic update.
  *
- * <p>Main output: {@link FlowSummary} (periodic updates, an update when the flow closes, the final
- * version). Side output {@link #TCP_EVENTS}: the analyser's events with their ordinal in the flow,
+ * <p>Main output: {@link FlowSummary} (periodic updates while the flow is open, an update when it
+ * closes, the final version; a flow that closes before its first periodic update emits the final
+ * version only). Side output {@link #TCP_EVENTS}: the analyser's events with their ordinal in the flow,
  * handed by core with each packet to a {@link TcpEventForwarder}.
  */
 public final class FlowAnalysisFunction extends KeyedProcessFunction<String, FlowBatch, FlowSummary> {
@@ -146,9 +146,12 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             advanceTime(s, packetMs, watermark);
             s.flow.onPacket(packet, events.bind(ctx, s));
             if (s.flow.closed() && !s.closeReported) {
-                // Dashboards see the FIN/RST now; the final version follows after the linger.
+                // Dashboards see the FIN/RST now, the final version follows after the linger; a flow
+                // that closes before its first periodic update has only its final version.
                 s.closeReported = true;
-                emit(s, micros(s.lastSeenNanos), false, packetMs, out);
+                if (!closesBeforeFirstUpdate(s, packetMs)) {
+                    emit(s, micros(s.lastSeenNanos), false, packetMs, out);
+                }
             }
             wake = Math.min(wake, wakeMs(s));
             analysed++;
@@ -213,7 +216,11 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             return;
         }
         if (timestampMs >= s.nextUpdateMs) {
-            emit(s, timestampMs * 1000, false, timestampMs, out);
+            if (!s.flow.closed()) {
+                // A closed flow's close update stands until its final version: no periodic ones.
+                emit(s, timestampMs * 1000, false, timestampMs, out);
+            }
+            // Advanced all the same: record_time_us of the final version does not change.
             s.nextUpdateMs = timestampMs + updateIntervalMs;
         }
         schedule(s, ctx.timerService(), wakeMs(s));
@@ -229,6 +236,17 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         s.nextUpdateMs = Math.floorDiv(packet.timestampNanos, NANOS_PER_MS) + updateIntervalMs;
         flowsStarted.inc();
         return s;
+    }
+
+    /**
+     * Whether a flow that closes at {@code closeMs} does so before its first periodic update: no
+     * update has been due yet (its next update is still the first, one interval after its first
+     * packet) and the close came before that update's time. Such a flow (most short connections)
+     * emits its final version only, one record instead of three (docs/job.md, "Versions of a flow").
+     */
+    private boolean closesBeforeFirstUpdate(FlowState s, long closeMs) {
+        long firstUpdateMs = Math.floorDiv(s.instance, 1000) + updateIntervalMs;
+        return s.nextUpdateMs == firstUpdateMs && closeMs < firstUpdateMs;
     }
 
     private void endFlow(FlowState s, long timestampMs, Collector<FlowSummary> out) {
@@ -282,11 +300,9 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             timestamped.setAbsoluteTimestamp(eventTimeMs);
         }
         FlowKey flowKey = FlowKey.of(s.vantage, s.flow.client(), s.flow.server());
-        out.collect(new FlowSummary(
-                FlowRecords.of(flowKey, s.instance, s.flow, timeUs),
-                reportJson ? ReportJson.of(flowKey, s.instance, s.flow) : null,
-                s.latePackets,
-                last));
+        // the record and the JSON text from one walk of the analyser
+        FlowRecords.Version version = FlowRecords.version(flowKey, s.instance, s.flow, timeUs, reportJson);
+        out.collect(new FlowSummary(version.record(), version.reportJson(), s.latePackets, last));
     }
 
     private static long micros(long nanos) {

@@ -61,16 +61,56 @@ class FlowAnalysisFunctionTest {
         long lastMs = packets.get(packets.size() - 1).getCaptureTimeNs() / 1_000_000;
         try (var harness = harness(null)) {
             feed(harness, packets);
-            // FIN/FIN seen: the close is reported at once, the final version after the linger.
-            assertThat(harness.extractOutputValues()).anyMatch(s -> !s.finalRecord && s.record.getEnd() == FlowEnd.FIN);
+            // FIN/FIN seen 0.16 s after the SYN (capinfos: capture duration 0.161588 s), before the
+            // first periodic update (10 s): no version until the final one, after the linger.
             harness.processWatermark(lastMs + FlowInstances.CLOSED_LINGER_NANOS / 1_000_000 - 1);
-            assertThat(finals(harness)).isEmpty();
+            assertThat(harness.extractOutputValues()).isEmpty();
             harness.processWatermark(lastMs + FlowInstances.CLOSED_LINGER_NANOS / 1_000_000 + 1);
-            assertThat(finals(harness))
+            assertThat(harness.extractOutputValues())
                     .singleElement()
+                    .satisfies(s -> assertThat(s.finalRecord).isTrue())
                     .satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.FIN));
             assertThat(harness.numKeyedStateEntries()).isZero();
             assertThat(harness.numEventTimeTimers()).isZero();
+        }
+    }
+
+    @Test
+    void aFlowThatClosesBeforeItsFirstUpdateHasOnlyItsFinalVersion() throws Exception {
+        try (var harness = harness(null)) {
+            handshake(harness, 40_010, 1000, T0_NS);
+            long rstNs = T0_NS + 3_000_000; // 3 ms after the SYN, the first update is due at 10 s
+            harness.processElement(
+                    event(rstNs, true, 40_010, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001), rstNs / 1_000_000);
+            harness.processWatermark(Long.MAX_VALUE);
+            assertThat(harness.extractOutputValues()).singleElement().satisfies(s -> {
+                assertThat(s.finalRecord).isTrue();
+                assertThat(s.record.getEnd()).isEqualTo(FlowEnd.RST);
+                assertThat(s.record.getC2s().getPackets()).isEqualTo(3); // SYN, ACK, RST
+            });
+        }
+    }
+
+    @Test
+    void aFlowClosedAfterItsFirstUpdateGetsItsCloseUpdateButNoPeriodicOnesWhileItLingers() throws Exception {
+        try (var harness = harness(null)) {
+            handshake(harness, 40_011, 1000, T0_NS);
+            long t0Ms = T0_NS / 1_000_000;
+            harness.processWatermark(t0Ms + 10_001); // the first periodic update (due at 10 s)
+            long rstNs = T0_NS + 12_000_000_000L;
+            harness.processElement(
+                    event(rstNs, true, 40_011, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001), rstNs / 1_000_000);
+            // the second update would be due at 20 s, inside the 10 s linger that ends at 22 s
+            harness.processWatermark(t0Ms + 21_999);
+            assertThat(harness.extractOutputValues())
+                    .extracting(s -> s.record.getRecordTimeUs(), s -> s.record.getEnd(), s -> s.finalRecord)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple(T0_NS / 1000 + 10_000_000, FlowEnd.OPEN, false),
+                            org.assertj.core.groups.Tuple.tuple(rstNs / 1000, FlowEnd.RST, false));
+            harness.processWatermark(t0Ms + 22_001);
+            assertThat(finals(harness))
+                    .singleElement()
+                    .satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.RST));
         }
     }
 
@@ -335,7 +375,7 @@ class FlowAnalysisFunctionTest {
     @Test
     void anUpdateCausedByAPacketCarriesThatPacketsTimeNotTheBatchs() throws Exception {
         try (var harness = harness(null)) {
-            long fin = T0_NS + 4_000_000_000L;
+            long fin = T0_NS + 12_000_000_000L; // after the first update's time (10 s): a close update
             FlowBatch b = FlowBatches.ofBatch(List.of(
                     packet(T0_NS, true, 40_004, DecodedPacket.SYN, 1000, 0),
                     packet(T0_NS + 1_000_000, false, 40_004, DecodedPacket.SYN | DecodedPacket.ACK, 5000, 1001),
@@ -352,21 +392,22 @@ class FlowAnalysisFunctionTest {
 
     @Test
     void recordTimeNeverGoesBackWhenAPeriodicUpdateFiresAfterALaterClose() throws Exception {
-        // The update timer is due at T0 + 10 s. The RST at T0 + 10.5 s arrives before the watermark
-        // passes T0 + 10 s: the close update says 10.5 s, and the periodic update that fires next
-        // reports the state after the RST, so it must not say 10 s.
+        // The update timer is due at T0 + 10 s. A data packet at T0 + 10.5 s arrives before the
+        // watermark passes T0 + 10 s: the periodic update that fires next reports the state after
+        // that packet, so it must say 10.5 s, not 10 s. Then the end of input: the flow is reported
+        // at its next wake-up, the second update's time (20 s; the idle timeout is longer).
         try (var harness = harness(null)) {
             handshake(harness, 40_005, 1000, T0_NS);
-            long finNs = T0_NS + 10_500_000_000L;
+            long dataNs = T0_NS + 10_500_000_000L;
             harness.processElement(
-                    event(finNs, true, 40_005, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001), finNs / 1_000_000);
+                    event(dataNs, true, 40_005, DecodedPacket.ACK | DecodedPacket.PSH, 1001, 5001, 100),
+                    dataNs / 1_000_000);
             harness.processWatermark(T0_NS / 1_000_000 + 10_100);
             harness.processWatermark(Long.MAX_VALUE);
             List<Long> times = harness.extractOutputValues().stream()
                     .map(x -> x.record.getRecordTimeUs())
                     .toList();
-            assertThat(times).hasSizeGreaterThanOrEqualTo(3).isSorted();
-            assertThat(times.get(0)).isEqualTo(finNs / 1000);
+            assertThat(times).containsExactly(dataNs / 1000, T0_NS / 1000 + 20_000_000);
         }
     }
 

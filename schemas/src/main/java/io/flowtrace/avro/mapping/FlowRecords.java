@@ -5,6 +5,7 @@ import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import io.flowtrace.report.FlowReport;
+import io.flowtrace.report.ReportJson;
 
 /**
  * Builds the {@link FlowRecord} contract from core's {@link FlowReport} walk, so the Avro record,
@@ -17,16 +18,36 @@ public final class FlowRecords {
      * @param recordTimeUs event time of this version of the record (orders the updates of a flow)
      */
     public static FlowRecord of(FlowKey key, long instance, TcpFlowAnalyzer flow, long recordTimeUs) {
+        return version(key, instance, flow, recordTimeUs, false).record();
+    }
+
+    /**
+     * One version of a flow as the job emits it: its record and, when {@code withJson}, its {@code
+     * analyze --json} text ({@link ReportJson}) from the same walk of the analyser; the record is
+     * the one {@link #of} builds, the text the one {@link ReportJson#of(FlowKey, long,
+     * TcpFlowAnalyzer)} writes (FlowRecordsTest).
+     */
+    public static Version version(
+            FlowKey key, long instance, TcpFlowAnalyzer flow, long recordTimeUs, boolean withJson) {
         // An empty record, not the builder's: build() deep-copies the schema default of every field
         // (26 % of the job's task thread on short connections, docs/BENCHMARKS.md). The walk sets
         // every field of the contract but the contract-only ones (FlowFields.CONTRACT_ONLY): the
         // record time, set below, and ts_rtt_us.stdev, whose default is null, as it is here.
         FlowRecord record = new FlowRecord();
-        FlowReport.visit(key, instance, flow, new ReportToAvro(record));
+        ReportToAvro avro = new ReportToAvro(record);
+        String json = null;
+        if (withJson) {
+            json = ReportJson.of(key, instance, flow, avro);
+        } else {
+            FlowReport.visit(key, instance, flow, avro);
+        }
         record.getFlow().setVantage(PacketEvents.toAvro(key.vantage()));
         record.setRecordTimeUs(recordTimeUs);
-        return record;
+        return new Version(record, json);
     }
+
+    /** A flow version's record and its {@code analyze --json} text (null when not asked for). */
+    public record Version(FlowRecord record, String reportJson) {}
 
     /** The Kafka key of a flow's records and events: {@code agent/interface client server instance} (docs/schemas.md). */
     public static String identityKey(FlowIdentity flow) {
