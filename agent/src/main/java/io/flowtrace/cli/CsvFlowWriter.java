@@ -71,6 +71,11 @@ final class CsvFlowWriter {
         }
 
         @Override
+        public void absent(String name) {
+            cell(""); // as a decimal without samples: an empty cell, null in the JSON
+        }
+
+        @Override
         public void decimal(String name, double value) {
             cell(Double.isNaN(value) ? "" : String.format(Locale.ROOT, "%.3f", value));
         }

@@ -2,6 +2,8 @@ package io.flowtrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.luben.zstd.ZstdOutputStream;
 import io.flowtrace.core.testing.TestData;
 import java.io.InputStream;
@@ -9,6 +11,7 @@ import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -228,10 +231,58 @@ class CommandLineUxTest {
         for (String row : lines.subList(1, 3)) {
             // no cell of these two connections needs quoting
             assertThat(row.split(",", -1)).hasSameSizeAs(header.toArray());
+            // "none" is an empty cell, as in a decimal without samples, never -1
+            assertThat(row.split(",", -1)).doesNotContain("-1");
         }
         // testdata/tcp/cubic-loss.sender.tcptrace.txt: "rexmt data pkts" 0 (connection 1), 36 (connection 2)
         assertThat(lines.get(1).split(",", -1)[rexmit]).isEqualTo("0");
         assertThat(lines.get(2).split(",", -1)[rexmit]).isEqualTo("36");
+    }
+
+    /**
+     * One "none" in the JSON: null, never -1. The first connection of cubic-loss (iperf3's control
+     * connection: 7 data packets from the client, 8 from the server, below the 10-segment initial window
+     * of RFC 6928) cannot leave slow start in either direction, so its exit time and its exit cwnd are
+     * both none.
+     */
+    @Test
+    void jsonSaysNoneWithNullNeverMinusOne() throws Exception {
+        FlowtraceProcess.Result r = FlowtraceProcess.run("analyze", "-q", "--json", gz.toString());
+        assertThat(r.exit()).as(r.stderr()).isZero();
+        List<String> lines = r.stdoutLines();
+        // testdata/tcp/cubic-loss.sender.tcptrace.txt: 2 connections
+        assertThat(lines).hasSize(2);
+        ObjectMapper json = new ObjectMapper();
+        for (int i = 0; i < lines.size(); i++) {
+            JsonNode flow = json.readTree(lines.get(i));
+            List<String> negative = new ArrayList<>();
+            negatives(flow, "", negative);
+            assertThat(negative).as("connection %d: negative numbers", i + 1).isEmpty();
+            for (String dir : List.of("c2s", "s2c")) {
+                JsonNode ss = flow.get(dir).get("slow_start");
+                assertThat(ss.get("exit_cwnd_bytes").isNull())
+                        .as("connection %d %s: exit cwnd none exactly when the exit time is", i + 1, dir)
+                        .isEqualTo(ss.get("exit_us").isNull());
+                if (i == 0) {
+                    assertThat(ss.get("exit_cwnd_bytes").isNull())
+                            .as("%s of the control connection", dir)
+                            .isTrue();
+                    assertThat(ss.get("exit_cwnd_segments").isNull()).isTrue();
+                }
+            }
+        }
+    }
+
+    private static void negatives(JsonNode node, String path, List<String> out) {
+        if (node.isNumber() && node.asDouble() < 0) {
+            out.add(path + "=" + node);
+        }
+        node.fields().forEachRemaining(e -> negatives(e.getValue(), path + "." + e.getKey(), out));
+        if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                negatives(node.get(i), path + "[" + i + "]", out);
+            }
+        }
     }
 
     @Test

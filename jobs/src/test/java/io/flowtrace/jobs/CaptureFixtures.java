@@ -146,6 +146,11 @@ public final class CaptureFixtures {
         }
 
         @Override
+        public void absent(String name) {
+            open.peek().putNull(name); // as the JSON report writes it
+        }
+
+        @Override
         public void decimal(String name, double value) {
             if (Double.isNaN(value) || Double.isInfinite(value)) {
                 open.peek().putNull(name);

@@ -17,7 +17,7 @@ import java.util.function.ToLongFunction;
  * @param unit what one unit of the value is ({@code µs}, {@code bytes}, {@code segments} ...; empty
  *     for names and flags)
  * @param nullable the value can be absent: null in the Avro contract and the PostgreSQL column,
- *     null (decimals) or -1 (integers) in the JSON report; also every field added after the first
+ *     null in the JSON report and an empty CSV cell (an integer computed as -1 is written null: FlowReport); also every field added after the first
  *     release of the contract, which older records lack
  * @param definition the one-line rule (docs/metrics.md gives the full one)
  * @param reportOnly null when the Avro contract (FlowRecord.avsc) carries the field at the same

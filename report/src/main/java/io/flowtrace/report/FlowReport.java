@@ -40,12 +40,16 @@ public final class FlowReport {
      * (docs/BENCHMARKS.md "The reader, the flow key and the JSON writer"). The objects' names are interned, so comparing
      * the open objects with a field's is mostly a reference check.
      */
-    private record Walk(FlowField[] fields, String[] names, String[][] parents) {
+    private record Walk(FlowField[] fields, String[] names, String[][] parents, FlowField.LongValue[] orAbsent) {
         static Walk of(List<FlowField> list) {
             FlowField[] fields = list.toArray(FlowField[]::new);
             String[] names = new String[fields.length];
             String[][] parents = new String[fields.length][];
+            FlowField.LongValue[] orAbsent = new FlowField.LongValue[fields.length];
             for (int i = 0; i < fields.length; i++) {
+                if (fields[i].nullable() && fields[i].value() instanceof FlowField.LongValue l) {
+                    orAbsent[i] = l;
+                }
                 String[] parts = fields[i].path().split("\\.");
                 for (int j = 0; j < parts.length; j++) {
                     parts[j] = parts[j].intern();
@@ -53,13 +57,24 @@ public final class FlowReport {
                 names[i] = parts[parts.length - 1];
                 parents[i] = Arrays.copyOf(parts, parts.length - 1);
             }
-            return new Walk(fields, names, parents);
+            return new Walk(fields, names, parents, orAbsent);
         }
 
         void emit(FlowSubject subject, Objects objects, ReportVisitor v) {
             for (int i = 0; i < fields.length; i++) {
                 objects.enter(parents[i]);
-                fields[i].value().emit(names[i], subject, v);
+                FlowField.LongValue l = orAbsent[i];
+                if (l == null) {
+                    fields[i].value().emit(names[i], subject, v);
+                    continue;
+                }
+                // a nullable integer's negative value means "none": one rule for JSON, CSV, Avro and SQL
+                long value = l.of().applyAsLong(subject);
+                if (value < 0) {
+                    v.absent(names[i]);
+                } else {
+                    v.integer(names[i], value);
+                }
             }
         }
     }

@@ -112,6 +112,16 @@ public final class ReportJson {
         }
 
         @Override
+        public void absent(String name) {
+            try {
+                json.writeFieldName(encoded(name));
+                json.writeNull();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
         public void decimal(String name, double value) {
             try {
                 json.writeFieldName(encoded(name));

@@ -21,6 +21,16 @@ public interface ReportVisitor {
 
     void integers(String name, long[] values, int count);
 
+    /**
+     * A nullable integer field without a value this time (its computation gave a negative number: an
+     * MSS never announced, no slow-start exit). The JSON report and the CSV leave it empty (null, as a
+     * decimal without samples), as the Avro contract and the PostgreSQL columns do; a visitor that does
+     * not say otherwise gets -1.
+     */
+    default void absent(String name) {
+        integer(name, -1);
+    }
+
     /** An optional string, null when absent. */
     default void nullableString(String name, String value) {
         string(name, value);

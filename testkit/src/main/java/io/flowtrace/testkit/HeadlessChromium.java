@@ -29,56 +29,73 @@ public final class HeadlessChromium {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long TIMEOUT_SECONDS = 120;
 
-    /** Run in the page after load; writes what it measured into the DOM for --dump-dom. */
-    private static final String PROBE = """
-            <script>
-            window.addEventListener("load", function () {
-              var r = { errors: window.__errors, charts: 0, drawn: 0 };
-              try {
-                var charts = window.flowtraceCharts || [];
-                r.charts = charts.length;
-                charts.forEach(function (u) {
-                  var c = u.ctx.canvas, d = u.ctx.getImageData(0, 0, c.width, c.height).data, inked = 0;
-                  for (var i = 3; i < d.length; i += 4 * 7) { if (d[i] > 0) { inked++; } }
-                  if (inked > 50) { r.drawn++; }
+    /**
+     * A probe script of {@code steps}: JavaScript that, after the page's load, fills the object {@code r}
+     * (it starts as {@code {errors: window.__errors}}) and pushes functions onto the array {@code steps};
+     * they run one at a time, 50 ms apart (uPlot redraws, and runs its setScale hooks, after the task
+     * that changed a scale), and then {@code r} is written for {@link #probe(Path, Path, String)}. An
+     * exception anywhere is one more entry of {@code r.errors}. {@code fire(target, type, rect, fx, fy)}
+     * sends a mouse event at the fractions fx, fy of {@code rect} as a hand would (a move has a movement:
+     * uPlot ignores a 0-distance move while dragging, Chrome's stray mousemove after mousedown).
+     */
+    public static String stepsProbe(String steps) {
+        return """
+                <script>
+                window.addEventListener("load", function () {
+                  var r = { errors: window.__errors }, steps = [];
+                  function fire(target, type, rect, fx, fy) {
+                    target.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true,
+                      clientX: rect.left + rect.width * fx, clientY: rect.top + rect.height * fy,
+                      button: 0, buttons: type === "mouseup" || type === "click" ? 0 : 1, movementX: 10, movementY: 10,
+                      view: window }));
+                  }
+                  function done() {
+                    var pre = document.createElement("pre");
+                    pre.id = "probe-result";
+                    pre.textContent = JSON.stringify(r);
+                    document.body.appendChild(pre);
+                  }
+                  function next() {
+                    try { steps.shift()(); } catch (e) { r.errors.push("probe: " + e); steps = []; }
+                    if (steps.length) { setTimeout(next, 50); } else { done(); }
+                  }
+                  try {
+                """ + steps + """
+                  } catch (e) {
+                    r.errors.push("probe: " + e);
+                    steps = [];
+                  }
+                  if (steps.length) { next(); } else { done(); }
                 });
-                var u = charts[0], other = charts[1];
-                r.rows = u.data[0].length;
-                r.before = [u.scales.x.min, u.scales.x.max];
-                var over = u.over, rect = over.getBoundingClientRect(), y = rect.top + rect.height / 2;
-                function fire(target, type, x) {
-                  target.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true, clientX: x, clientY: y,
-                    button: 0, buttons: type === "mouseup" ? 0 : 1, movementX: 10, movementY: 0, view: window }));
-                }
-                // one event at a time, as a hand would; a move has a movement (uPlot ignores a 0-distance move while
-                // dragging: Chrome's stray mousemove after mousedown, uPlot.iife.js mouseMove)
-                var steps = [
-                  function () { over.scrollIntoView(); rect = over.getBoundingClientRect(); y = rect.top + rect.height / 2;
-                    fire(over, "mousedown", rect.left + rect.width * 0.3); },
-                  function () { fire(over, "mousemove", rect.left + rect.width * 0.45); },
-                  function () { fire(over, "mousemove", rect.left + rect.width * 0.6); },
-                  function () { fire(document, "mouseup", rect.left + rect.width * 0.6); },
-                  function () {
-                    r.after = [u.scales.x.min, u.scales.x.max];
-                    r.otherAfter = other ? [other.scales.x.min, other.scales.x.max] : null;
-                    done();
-                  }];
-                var next = function () { steps.shift()(); if (steps.length) { setTimeout(next, 50); } };
-                next();
-                return;
-              } catch (e) {
-                r.errors.push("probe: " + e);
-              }
-              done();
-              function done() {
-                var pre = document.createElement("pre");
-                pre.id = "probe-result";
-                pre.textContent = JSON.stringify(r);
-                document.body.appendChild(pre);
-              }
+                </script>
+                """;
+    }
+
+    /** Run in the page after load: errors, charts, ink on their canvases, a drag across the first chart. */
+    private static final String PROBE = stepsProbe("""
+            r.charts = 0;
+            r.drawn = 0;
+            var charts = window.flowtraceCharts || [];
+            r.charts = charts.length;
+            charts.forEach(function (u) {
+              var c = u.ctx.canvas, d = u.ctx.getImageData(0, 0, c.width, c.height).data, inked = 0;
+              for (var i = 3; i < d.length; i += 4 * 7) { if (d[i] > 0) { inked++; } }
+              if (inked > 50) { r.drawn++; }
             });
-            </script>
-            """;
+            var u = charts[0], other = charts[1], over = u.over, rect;
+            r.rows = u.data[0].length;
+            r.before = [u.scales.x.min, u.scales.x.max];
+            // along time only: the drag stays on the plot's middle line
+            steps.push(
+              function () { over.scrollIntoView(); rect = over.getBoundingClientRect(); fire(over, "mousedown", rect, 0.3, 0.5); },
+              function () { fire(over, "mousemove", rect, 0.45, 0.5); },
+              function () { fire(over, "mousemove", rect, 0.6, 0.5); },
+              function () { fire(document, "mouseup", rect, 0.6, 0.5); },
+              function () {
+                r.after = [u.scales.x.min, u.scales.x.max];
+                r.otherAfter = other ? [other.scales.x.min, other.scales.x.max] : null;
+              });
+            """);
 
     private static final String ERROR_TRAP = """
             <script>

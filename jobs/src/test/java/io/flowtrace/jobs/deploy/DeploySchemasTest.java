@@ -23,6 +23,12 @@ class DeploySchemasTest {
             "KafkaTopic", "043-Crd-kafkatopic.yaml",
             "FlinkDeployment", "flinkdeployments.flink.apache.org-v1.yml");
 
+    /** The Strimzi CRDs of the resources shipped in deploy/strimzi (the cluster, its node pools, the users). */
+    private static final Map<String, String> STRIMZI_CRD_FILES = Map.of(
+            "Kafka", "040-Crd-kafka.yaml",
+            "KafkaUser", "044-Crd-kafkauser.yaml",
+            "KafkaNodePool", "045-Crd-kafkanodepool.yaml");
+
     private static List<Map<String, Object>> rendered() {
         return Kustomize.render(RepoFiles.path("deploy/k8s"));
     }
@@ -37,26 +43,91 @@ class DeploySchemasTest {
             }
             List<String> releases = kind.equals("KafkaTopic") ? STRIMZI : FLINK_OPERATOR;
             for (String release : releases) {
-                Path crd = RepoFiles.path("deploy/schemas/" + release + "/" + CRD_FILES.get(kind));
-                String apiVersion = Yaml.string(object, "apiVersion");
-                String where = kind + "/" + Yaml.string(object, "metadata.name") + " under " + release;
-                SchemaValidation.CrdVersion version = SchemaValidation.crdVersions(crd).stream()
-                        .filter(v -> v.apiVersion().equals(apiVersion))
-                        .findFirst()
-                        .orElse(null);
-                assertThat(version)
-                        .as("%s: the CRD defines %s", where, apiVersion)
-                        .isNotNull();
-                assertThat(version.served())
-                        .as("%s: %s is served", where, apiVersion)
-                        .isTrue();
-                assertThat(version.validate(SchemaValidation.toJson(object)))
-                        .as("%s: schema errors", where)
-                        .isEmpty();
+                assertServedAndValid(object, release, CRD_FILES.get(kind));
                 checked++;
             }
         }
         assertThat(checked).as("objects x releases checked").isEqualTo(8 * STRIMZI.size() + FLINK_OPERATOR.size());
+    }
+
+    /**
+     * deploy/strimzi (the Kafka cluster examples and the pipeline's users) against the Kafka, KafkaNodePool
+     * and KafkaUser CRDs of every supported Strimzi release.
+     */
+    @Test
+    void everyStrimziResourceIsServedAndValidUnderEverySupportedStrimziRelease() throws Exception {
+        Map<String, Integer> kinds = new java.util.TreeMap<>();
+        try (var files = java.nio.file.Files.list(RepoFiles.path("deploy/strimzi"))) {
+            for (Path file :
+                    files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
+                for (Map<String, Object> object : Yaml.documents(file)) {
+                    String kind = Yaml.string(object, "kind");
+                    assertThat(STRIMZI_CRD_FILES)
+                            .as("%s: a CRD for %s", file, kind)
+                            .containsKey(kind);
+                    for (String release : STRIMZI) {
+                        assertServedAndValid(object, release, STRIMZI_CRD_FILES.get(kind));
+                    }
+                    kinds.merge(kind, 1, Integer::sum);
+                }
+            }
+        }
+        // kafka.yaml and kafka-small.yaml: a node pool and the Kafka each; users.yaml: the job's and the agents'
+        assertThat(kinds).containsEntry("Kafka", 2).containsEntry("KafkaNodePool", 2);
+        assertThat(kinds.get("KafkaUser")).isGreaterThanOrEqualTo(2);
+    }
+
+    /** The Strimzi CRD rejects a KafkaUser ACL operation Kafka does not have (the check is not vacuous). */
+    @Test
+    void theStrimziUserCheckRejectsAnUnknownAclOperation() {
+        Map<String, Object> user = Map.of(
+                "apiVersion",
+                "kafka.strimzi.io/v1",
+                "kind",
+                "KafkaUser",
+                "metadata",
+                Map.of("name", "u"),
+                "spec",
+                Map.of(
+                        "authentication",
+                        Map.of("type", "scram-sha-512"),
+                        "authorization",
+                        Map.of(
+                                "type",
+                                "simple",
+                                "acls",
+                                List.of(Map.of(
+                                        "resource",
+                                        Map.of("type", "topic", "name", "t"),
+                                        "operations",
+                                        List.of("Publish"))))));
+        for (String release : STRIMZI) {
+            Path crd = RepoFiles.path("deploy/schemas/" + release + "/" + STRIMZI_CRD_FILES.get("KafkaUser"));
+            SchemaValidation.CrdVersion v1 = SchemaValidation.crdVersions(crd).stream()
+                    .filter(v -> v.name().equals("v1"))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(v1.validate(SchemaValidation.toJson(user)))
+                    .as(release)
+                    .singleElement()
+                    .asString()
+                    .contains("operations");
+        }
+    }
+
+    private static void assertServedAndValid(Map<String, Object> object, String release, String crdFile) {
+        Path crd = RepoFiles.path("deploy/schemas/" + release + "/" + crdFile);
+        String apiVersion = Yaml.string(object, "apiVersion");
+        String where = Yaml.string(object, "kind") + "/" + Yaml.string(object, "metadata.name") + " under " + release;
+        SchemaValidation.CrdVersion version = SchemaValidation.crdVersions(crd).stream()
+                .filter(v -> v.apiVersion().equals(apiVersion))
+                .findFirst()
+                .orElse(null);
+        assertThat(version).as("%s: the CRD defines %s", where, apiVersion).isNotNull();
+        assertThat(version.served()).as("%s: %s is served", where, apiVersion).isTrue();
+        assertThat(version.validate(SchemaValidation.toJson(object)))
+                .as("%s: schema errors", where)
+                .isEmpty();
     }
 
     @Test
