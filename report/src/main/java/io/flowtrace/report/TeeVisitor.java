@@ -38,6 +38,12 @@ record TeeVisitor(ReportVisitor first, ReportVisitor second) implements ReportVi
     }
 
     @Override
+    public void absent(String name) {
+        first.absent(name);
+        second.absent(name);
+    }
+
+    @Override
     public void decimal(String name, double value) {
         first.decimal(name, value);
         second.decimal(name, value);
