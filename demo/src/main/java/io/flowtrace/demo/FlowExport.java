@@ -88,10 +88,12 @@ final class FlowExport {
                     json.writeEndObject();
                 }
                 case STRING -> json.writeStringField(f.name(), v.asText());
-                case INTEGER -> json.writeNumberField(f.name(), v.longValue());
-                case DECIMAL -> {
+                case INTEGER, DECIMAL -> {
+                    // "none" is null for integers as for decimals (analyze --json, docs/metrics.md)
                     if (v.isNull()) {
                         json.writeNullField(f.name());
+                    } else if (f.kind() == ReportShape.Kind.INTEGER) {
+                        json.writeNumberField(f.name(), v.longValue());
                     } else {
                         json.writeNumberField(f.name(), v.doubleValue());
                     }
