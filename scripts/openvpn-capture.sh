@@ -11,6 +11,9 @@
 #          tls-crypt        UDP, tls-crypt (control channel encrypted after the replay id and time)
 #          tcp              proto tcp (2-byte length framing), no wrapping; captured with -s 0 so
 #                           the TCP stream can be reassembled
+# Environment: LOSS_PERMILLE (default 10: 1 % each way) and SERVER_VERB (default 4; 8 logs the
+#   server's every reliable_send, so its resends too) for the heavier-loss cases; CASE_TAG (default
+#   empty) is put before the case name (e.g. loss4. -> tls-crypt.loss4.push-1k.*).
 # Needs: root, iproute2, nftables, ethtool, tcpdump, tshark, openvpn (Debian 2.6), openssl.
 #
 # Topology (scripts/lab/netns.sh, with namespaces of our own: ov-client / ov-router / ov-server):
@@ -29,13 +32,18 @@
 #                                   mpidarraylength, mpidarrayelement(s), rsessionid, mpid
 #   CASE.runNN.client.log.gz        the client's --verb 8 --machine-readable-output log
 #   CASE.runs.tsv                   run, client port, first/complete log timestamps (µs)
-#   CASE.server.log.gz              the server's --verb 4 --machine-readable-output log
+#   CASE.server.log.gz              the server's --verb 4 --machine-readable-output log (with
+#                                   SERVER_VERB above 4: its first line and every reliable_send line,
+#                                   "[client/]ip:port ACK reliable_send ID n", one per copy sent)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$HERE/../testdata/openvpn}
 RUNS_SMALL=${2:-15}
 RUNS_LARGE=${3:-15}
 MODE=${4:-plain}
+LOSS_PERMILLE=${LOSS_PERMILLE:-10}
+SERVER_VERB=${SERVER_VERB:-4}
+CASE_TAG=${CASE_TAG:-}
 case $MODE in
     plain) PREFIX= ;;
     tls-auth-sha1 | tls-auth-sha256 | tls-crypt | tcp) PREFIX=$MODE. ;;
@@ -100,7 +108,7 @@ ca $WORK/pki/ca.crt
 cert $WORK/pki/server.crt
 key $WORK/pki/server.key
 dh none
-verb 4
+verb $SERVER_VERB
 machine-readable-output
 CONF
     wrap_conf 0
@@ -140,7 +148,7 @@ wrap_conf() {   # key direction (0 server, 1 client) -> the MODE's wrapping line
 }
 
 run_case() {   # name routes runs
-    local name=$PREFIX$1 routes=$2 runs=$3
+    local name=$PREFIX$CASE_TAG$1 routes=$2 runs=$3
     [ "$runs" -gt 0 ] || return 0
     lab_log "case $name: $routes pushed routes, $runs runs"
     server_conf "$routes" > "$WORK/server.conf"
@@ -193,7 +201,13 @@ run_case() {   # name routes runs
             gzip -9 > "$OUT/$name.$side.tshark.tsv.gz"
         gzip -9c "$WORK/$name.$side.pcap" > "$OUT/$name.$side.pcap.gz"
     done
-    gzip -9c "$WORK/$name.server.log" > "$OUT/$name.server.log.gz"
+    if [ "$SERVER_VERB" -gt 4 ]; then   # keep what the tests read: the first line and every send
+        { sed -n 1p "$WORK/$name.server.log"
+          grep -E 'reliable_send ID|Peer Connection Initiated|Initialization Sequence Completed' "$WORK/$name.server.log"; } |
+            gzip -9 > "$OUT/$name.server.log.gz"
+    else
+        gzip -9c "$WORK/$name.server.log" > "$OUT/$name.server.log.gz"
+    fi
 }
 
 command -v openvpn >/dev/null || { echo "openvpn missing: apt-get install openvpn" >&2; exit 1; }
@@ -210,7 +224,7 @@ case $MODE in
     tls-auth-*) openvpn --genkey tls-auth "$WORK/ta.key" ;;
     tls-crypt) openvpn --genkey tls-crypt "$WORK/tc.key" ;;
 esac
-lab_setup --rate 200kbit --burst 4k --limit 30k --loss 10 --loss-dir both
+lab_setup --rate 200kbit --burst 4k --limit 30k --loss "$LOSS_PERMILLE" --loss-dir both
 lab_ns router tc qdisc replace dev "$LAB_IF_ROUTER_C" root tbf rate 1mbit burst 4k limit 30k
 # no IPv6 on the tun device: router solicitations would be data packets before setup ends
 lab_ns client sysctl -qw net.ipv6.conf.default.disable_ipv6=1

@@ -81,6 +81,30 @@ public final class OpenVpnDirectionStats {
     long lastControlWithPayloadNanos = -1;
     long lastControlWithPayloadId = -1;
 
+    /** This sender's last packet of the session (any kind), -1 before its first: where its runs begin. */
+    long lastOwnNanos = -1;
+    /**
+     * This sender's current run of packets began after {@link #QUIET_NANOS} of its own silence and
+     * not just after a packet of the peer, and no packet of the peer was seen since: what a timer
+     * sends, not an answer (the tls-crypt inference, docs/metrics.md).
+     */
+    boolean quietRun;
+    /** tls-crypt: encrypted lengths of this sender's earlier P_CONTROL_V1 packets, oldest first (bounded). */
+    final List<Integer> opaqueControlLengths = new ArrayList<>();
+    /** tls-crypt: their times (ns), parallel to {@link #opaqueControlLengths}. */
+    final List<Long> opaqueControlNanos = new ArrayList<>();
+
+    /** Own silence before a run that a timer may have started: OpenVPN's one-second timer tick. */
+    static final long QUIET_NANOS = RetransmitCause.MIN_TIMER_GAP_NANOS;
+    /** A run that begins less than this after a packet of the peer answers it (OpenVPN replies within ms). */
+    static final long ANSWER_NANOS = 50_000_000L;
+    /**
+     * Largest difference of the encrypted lengths of two copies of one message: their ACK arrays may
+     * differ, 0-8 ids of 4 bytes plus the peer's 8-byte session id when not empty (reliable.c,
+     * RELIABLE_ACK_SIZE 8), so copies differ by a multiple of 4 up to 40 bytes.
+     */
+    static final int MAX_ACK_ARRAY_DIFFERENCE = 4 * OpenVpnHeader.MAX_ACKS + 8;
+
     /**
      * A tls-crypt hard reset (opaque: its ACK array and message packet-id are encrypted) sent at
      * {@code t}: message packet-id 0 of its session, so its copies are counted and classified as
@@ -125,20 +149,11 @@ public final class OpenVpnDirectionStats {
         } else {
             cause = RetransmitCause.TIMEOUT;
         }
-        retransmits++;
-        retransmitsByCause[cause.ordinal()]++;
+        countRetransmit(cause, gap, t);
         if (s.ackedNanos >= 0) {
             duplicates++;
         }
-        if (retransmitGapsUs.size() < MAX_LISTED) {
-            retransmitGapsUs.add(gap / 1000);
-            retransmitTimesNanos.add(t);
-            retransmitCauses.add(cause);
-        }
         if (cause == RetransmitCause.TIMEOUT) {
-            if (timeoutGapsUs.size() < MAX_LISTED) {
-                timeoutGapsUs.add(gap / 1000);
-            }
             if (s.lastTimerGapNanos < 0 && s.copies == 1) {
                 firstTimeoutGapUs.add(gap / 1000);
             } else if (s.lastTimerGapNanos > 0) {
@@ -152,6 +167,66 @@ public final class OpenVpnDirectionStats {
         s.laterAcksSinceCopy = 0;
         s.peerResetSinceCopy = false;
         return cause;
+    }
+
+    private void countRetransmit(RetransmitCause cause, long gap, long t) {
+        retransmits++;
+        retransmitsByCause[cause.ordinal()]++;
+        if (retransmitGapsUs.size() < MAX_LISTED) {
+            retransmitGapsUs.add(gap / 1000);
+            retransmitTimesNanos.add(t);
+            retransmitCauses.add(cause);
+        }
+        if (cause == RetransmitCause.TIMEOUT && timeoutGapsUs.size() < MAX_LISTED) {
+            timeoutGapsUs.add(gap / 1000);
+        }
+    }
+
+    /**
+     * Any packet of this sender at {@code t}; {@code peer} is the other direction. Keeps the runs
+     * the tls-crypt inference needs: a run begins after {@link #QUIET_NANOS} of this sender's
+     * silence, and is quiet if the peer's last packet was at least {@link #ANSWER_NANOS} before and
+     * none followed.
+     */
+    void onOwnPacket(long t, OpenVpnDirectionStats peer) {
+        if (lastOwnNanos < 0 || t - lastOwnNanos >= QUIET_NANOS) {
+            quietRun = peer.lastOwnNanos < 0 || t - peer.lastOwnNanos >= ANSWER_NANOS;
+        }
+        lastOwnNanos = Math.max(lastOwnNanos, t);
+        peer.quietRun = false;
+    }
+
+    /**
+     * A tls-crypt P_CONTROL_V1 of {@code encryptedLength} bytes after the tag, sent at {@code t}
+     * (after {@link #onOwnPacket}). Its message packet-id and ACKs are encrypted, so a copy is
+     * inferred (docs/metrics.md, "OpenVPN modes"): in a quiet run, and an earlier P_CONTROL_V1 of
+     * this sender at least a timer tick before has a length that differs only as two ACK arrays
+     * can. Counted as a timer-driven retransmission with the gap from the latest such packet;
+     * returns true if inferred. ACK-driven early resends (~10 ms apart, in the middle of a
+     * transfer) are not inferable and stay uncounted.
+     */
+    boolean onOpaqueControl(long t, int encryptedLength) {
+        long match = -1;
+        if (quietRun) {
+            for (int i = opaqueControlNanos.size() - 1; i >= 0 && match < 0; i--) {
+                long at = opaqueControlNanos.get(i);
+                int d = Math.abs(encryptedLength - opaqueControlLengths.get(i));
+                if (t - at >= RetransmitCause.MIN_TIMER_GAP_NANOS && d % 4 == 0 && d <= MAX_ACK_ARRAY_DIFFERENCE) {
+                    match = at;
+                }
+            }
+        }
+        if (opaqueControlNanos.size() == MAX_TRACKED_IDS) {
+            opaqueControlNanos.remove(0);
+            opaqueControlLengths.remove(0);
+        }
+        opaqueControlNanos.add(t);
+        opaqueControlLengths.add(encryptedLength);
+        if (match < 0) {
+            return false;
+        }
+        countRetransmit(RetransmitCause.TIMEOUT, t - match, t);
+        return true;
     }
 
     /** The peer's packet at {@code t} ACKed {@code ids[0..n)} of this direction. */

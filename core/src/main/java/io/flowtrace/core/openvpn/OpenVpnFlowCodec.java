@@ -20,8 +20,12 @@ import java.util.Map;
  * {@code DataOutput} fields, no reflection.
  */
 public final class OpenVpnFlowCodec {
-    /** 2: each session's wrapping and transport, each direction's TCP retransmissions; 1 is still read. */
-    public static final int VERSION = 2;
+    /**
+     * 3: each direction's runs and tls-crypt control lengths for the inferred retransmissions;
+     * 2: each session's wrapping and transport, each direction's TCP retransmissions. 1 and 2 are
+     * still read (without the runs: a restored tls-crypt flow infers from its next quiet run on).
+     */
+    public static final int VERSION = 3;
 
     private static final RetransmitCause[] CAUSES = RetransmitCause.values();
 
@@ -44,7 +48,7 @@ public final class OpenVpnFlowCodec {
 
     public static OpenVpnFlow read(DataInput in) throws IOException {
         int version = in.readByte();
-        if (version != VERSION && version != 1) {
+        if (version < 1 || version > VERSION) {
             throw new IOException(
                     "unknown OpenVPN flow state version " + version + " (this build reads " + VERSION + ")");
         }
@@ -180,6 +184,13 @@ public final class OpenVpnFlowCodec {
         out.writeLong(d.highestId);
         out.writeLong(d.lastControlWithPayloadNanos);
         out.writeLong(d.lastControlWithPayloadId);
+        out.writeLong(d.lastOwnNanos);
+        out.writeBoolean(d.quietRun);
+        out.writeInt(d.opaqueControlNanos.size());
+        for (int i = 0; i < d.opaqueControlNanos.size(); i++) {
+            out.writeLong(d.opaqueControlNanos.get(i));
+            out.writeInt(d.opaqueControlLengths.get(i));
+        }
     }
 
     private static void readDirection(DataInput in, int version, OpenVpnDirectionStats d) throws IOException {
@@ -228,6 +239,15 @@ public final class OpenVpnFlowCodec {
         d.highestId = in.readLong();
         d.lastControlWithPayloadNanos = in.readLong();
         d.lastControlWithPayloadId = in.readLong();
+        if (version >= 3) {
+            d.lastOwnNanos = in.readLong();
+            d.quietRun = in.readBoolean();
+            int n = count(in, OpenVpnDirectionStats.MAX_TRACKED_IDS, "tls-crypt control lengths");
+            for (int i = 0; i < n; i++) {
+                d.opaqueControlNanos.add(in.readLong());
+                d.opaqueControlLengths.add(in.readInt());
+            }
+        }
     }
 
     private static void writeLongs(List<Long> values, DataOutput out) throws IOException {

@@ -56,6 +56,7 @@ public final class OpenVpnSession {
         lastSeenNanos = Math.max(lastSeenNanos, t);
         OpenVpnDirectionStats own = fromClient ? c2s : s2c;
         OpenVpnDirectionStats peer = fromClient ? s2c : c2s;
+        own.onOwnPacket(t, peer);
         if (h.kind != OpenVpnHeader.Kind.DATA) {
             renegotiated |= h.keyId != 0;
             if (layout == null) {
@@ -77,6 +78,9 @@ public final class OpenVpnSession {
                     // packet-id 0 of its session (the reliable layer's first message): a second one
                     // with the same session id is a retransmission, exactly (docs/metrics.md)
                     own.onHardReset(t, OpenVpnOpcode.isServerReset(h.opcode));
+                } else if (h.opcode == OpenVpnOpcode.CONTROL_V1 && h.keyId == 0) {
+                    // its message packet-id is encrypted: a copy is inferred from length and timing
+                    own.onOpaqueControl(t, h.payloadLength);
                 }
             }
             case ACK -> {

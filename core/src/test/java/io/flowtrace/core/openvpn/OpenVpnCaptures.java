@@ -29,7 +29,9 @@ final class OpenVpnCaptures {
             String remoteSessionId,
             long mpid,
             /** tshark's tcp.analysis.retransmission (proto tcp captures only). */
-            boolean tcpRetransmission) {}
+            boolean tcpRetransmission,
+            /** The tls-auth / tls-crypt replay packet-id (openvpn.pid), new on every packet sent; -1 if none. */
+            long replayId) {}
 
     /** The first of tshark's comma-separated occurrences (a TCP segment may hold several packets). */
     private static String first(String field) {
@@ -78,7 +80,8 @@ final class OpenVpnCaptures {
                     ids,
                     hexSid(first(f[8])),
                     f[9].isEmpty() ? -1 : Long.parseLong(first(f[9])),
-                    f.length > 12 && !f[12].isEmpty()));
+                    f.length > 12 && !f[12].isEmpty(),
+                    f.length > 10 && !f[10].isEmpty() ? Long.parseLong(first(f[10])) : -1));
         }
         return rows;
     }
