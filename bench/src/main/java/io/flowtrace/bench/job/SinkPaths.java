@@ -28,6 +28,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -82,43 +83,36 @@ public final class SinkPaths {
         Upsert<TcpEvent> eventsDoNothing = keepFirst(PostgresRows.TCP_EVENTS);
         System.out.println(
                 "SINKPATHS rows " + rows + ", batch " + batch + ", runs " + runs + "; load before " + load());
+        Map<String, Path> paths = new LinkedHashMap<>();
+        paths.put(
+                "flow_summary (a) batch of single-row upserts",
+                () -> batched(plain, PostgresRows.FLOW_SUMMARY, flows, batch));
+        paths.put(
+                "flow_summary (b) reWriteBatchedInserts",
+                () -> batched(rewrite, PostgresRows.FLOW_SUMMARY, flows, batch));
+        paths.put(
+                "tcp_events (a) batch of single-row upserts",
+                () -> batched(plain, PostgresRows.TCP_EVENTS, events, batch));
+        paths.put(
+                "tcp_events (b) reWriteBatchedInserts", () -> batched(rewrite, PostgresRows.TCP_EVENTS, events, batch));
+        paths.put(
+                "tcp_events (b') reWriteBatchedInserts, DO NOTHING",
+                () -> batched(rewrite, eventsDoNothing, events, batch));
+        paths.put(
+                "tcp_events (c) COPY into the table", () -> copy(plain, PostgresRows.TCP_EVENTS, events, batch, false));
+        paths.put(
+                "tcp_events (c') COPY into staging + INSERT ON CONFLICT DO NOTHING",
+                () -> copy(plain, PostgresRows.TCP_EVENTS, events, batch, true));
         for (int run = 1; run <= runs; run++) {
-            report(
-                    run,
-                    "flow_summary (a) batch of single-row upserts",
-                    rows,
-                    batched(plain, PostgresRows.FLOW_SUMMARY, flows, batch));
-            report(
-                    run,
-                    "flow_summary (b) reWriteBatchedInserts",
-                    rows,
-                    batched(rewrite, PostgresRows.FLOW_SUMMARY, flows, batch));
-            report(
-                    run,
-                    "tcp_events (a) batch of single-row upserts",
-                    rows,
-                    batched(plain, PostgresRows.TCP_EVENTS, events, batch));
-            report(
-                    run,
-                    "tcp_events (b) reWriteBatchedInserts",
-                    rows,
-                    batched(rewrite, PostgresRows.TCP_EVENTS, events, batch));
-            report(
-                    run,
-                    "tcp_events (b') reWriteBatchedInserts, DO NOTHING",
-                    rows,
-                    batched(rewrite, eventsDoNothing, events, batch));
-            report(
-                    run,
-                    "tcp_events (c) COPY into the table",
-                    rows,
-                    copy(plain, PostgresRows.TCP_EVENTS, events, batch, false));
-            report(
-                    run,
-                    "tcp_events (c') COPY into staging + INSERT ON CONFLICT DO NOTHING",
-                    rows,
-                    copy(plain, PostgresRows.TCP_EVENTS, events, batch, true));
+            for (Map.Entry<String, Path> p : paths.entrySet()) {
+                report(run, p.getKey(), rows, p.getValue().nanos());
+            }
         }
+    }
+
+    /** One write path: the nanoseconds it took to write every row. */
+    private interface Path {
+        long nanos() throws Exception;
     }
 
     private static void report(int run, String path, int rows, long nanos) {
