@@ -34,21 +34,35 @@ import org.slf4j.LoggerFactory;
  * {@code giveUpAfterMs}, and then fails the task cleanly, for the restart strategy to restart it.
  * {@code close()} never throws: rows not written by then were not part of a checkpoint and come back
  * from the last one.
+ *
+ * <p>The writer collects a batch itself, one row per key of the table ({@link NewestPerKey}: the row
+ * the upsert would leave), and hands it to the connector at {@code batchSize} rows, on the timer and
+ * at a checkpoint's flush; the connection runs with pgjdbc's {@code reWriteBatchedInserts}
+ * ({@link PostgresSinks#withBatchedInserts}), which sends the batch as multi-row {@code INSERT}s.
  */
 public final class OutageTolerantJdbcSink<T> implements Sink<T> {
     private static final long serialVersionUID = 1L;
 
-    private final String table;
+    private final Upsert<T> rows;
     private final JdbcSink<T> jdbc;
     private final OutageBackoff backoff;
     private final long flushIntervalMs;
+    private final int batchSize;
 
-    /** {@code jdbc} must be built with batch interval 0 and {@link #guarded} row builders. */
-    public OutageTolerantJdbcSink(String table, JdbcSink<T> jdbc, OutageBackoff backoff, long flushIntervalMs) {
-        this.table = table;
+    /**
+     * {@code jdbc} must be built with batch interval 0, a batch size of at least {@code batchSize} and
+     * {@link #guarded} row builders of {@code rows}.
+     */
+    public OutageTolerantJdbcSink(
+            Upsert<T> rows, JdbcSink<T> jdbc, OutageBackoff backoff, long flushIntervalMs, int batchSize) {
+        if (batchSize <= 0) {
+            throw new IllegalArgumentException("batch size must be positive, got " + batchSize);
+        }
+        this.rows = rows;
         this.jdbc = jdbc;
         this.backoff = backoff;
         this.flushIntervalMs = flushIntervalMs;
+        this.batchSize = batchSize;
     }
 
     /** A row builder that fails like a lost connection (SQLException) when the connector has no statement. */
@@ -58,7 +72,13 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
 
     @Override
     public SinkWriter<T> createWriter(WriterInitContext context) throws IOException {
-        Writer<T> w = new Writer<>(table, backoff, flushIntervalMs, context.getProcessingTimeService());
+        Writer<T> w = new Writer<>(
+                rows.table(),
+                new NewestPerKey<>(rows),
+                batchSize,
+                backoff,
+                flushIntervalMs,
+                context.getProcessingTimeService());
         WriterInitContext withoutCopies = new WithoutInputCopies(context);
         w.open(() -> jdbc.createWriter(withoutCopies));
         return w;
@@ -162,15 +182,26 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
         private static final Logger LOG = LoggerFactory.getLogger(OutageTolerantJdbcSink.class);
 
         private final String table;
+        private final NewestPerKey<T> batch;
+        private final int batchSize;
         private final OutageBackoff backoff;
         private final long flushIntervalMs;
         private final ProcessingTimeService time;
         private SinkWriter<T> delegate;
+        private Context context;
         private boolean pending;
         private boolean closed;
 
-        Writer(String table, OutageBackoff backoff, long flushIntervalMs, ProcessingTimeService time) {
+        Writer(
+                String table,
+                NewestPerKey<T> batch,
+                int batchSize,
+                OutageBackoff backoff,
+                long flushIntervalMs,
+                ProcessingTimeService time) {
             this.table = table;
+            this.batch = batch;
+            this.batchSize = batchSize;
             this.backoff = backoff;
             this.flushIntervalMs = flushIntervalMs;
             this.time = time;
@@ -191,16 +222,32 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
         @Override
         public void write(T element, Context context) throws IOException, InterruptedException {
             pending = true;
+            this.context = context;
             try {
-                delegate.write(element, context);
-            } catch (IOException | AssertionError first) {
-                // The record is in the connector's batch already; only the batch's flush failed.
-                retry("write a batch", io(first), () -> delegate.flush(false));
+                batch.add(element);
+            } catch (java.sql.SQLException e) {
+                throw new IOException(table + ": cannot read the key of a row", e);
+            }
+            if (batch.size() >= batchSize) {
+                handOver();
+            }
+        }
+
+        /** Hands the batch to the connector (which executes it when it holds its batch size). */
+        private void handOver() throws IOException, InterruptedException {
+            for (T row : batch.drain()) {
+                try {
+                    delegate.write(row, context);
+                } catch (IOException | AssertionError first) {
+                    // The record is in the connector's batch already; only the batch's flush failed.
+                    retry("write a batch", io(first), () -> delegate.flush(false));
+                }
             }
         }
 
         @Override
         public void flush(boolean endOfInput) throws IOException, InterruptedException {
+            handOver();
             try {
                 delegate.flush(endOfInput);
             } catch (IOException | AssertionError first) {

@@ -21,9 +21,9 @@ import java.util.List;
 public final class PostgresRows {
     private PostgresRows() {}
 
-    static final Upsert<io.flowtrace.jobs.flow.FlowSummary> FLOW_SUMMARY = FlowSummaryColumns.upsert();
+    public static final Upsert<io.flowtrace.jobs.flow.FlowSummary> FLOW_SUMMARY = FlowSummaryColumns.upsert();
 
-    static final Upsert<TcpEvent> TCP_EVENTS = Upsert.<TcpEvent>into(
+    public static final Upsert<TcpEvent> TCP_EVENTS = Upsert.<TcpEvent>into(
                     "tcp_events", "vantage", "client", "server", "instance", "event_index")
             .text("vantage", e -> PacketEvents.vantage(e.getFlow().getVantage()))
             .text("client", e -> e.getFlow().getClient())

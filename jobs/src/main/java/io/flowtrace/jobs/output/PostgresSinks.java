@@ -71,27 +71,29 @@ public final class PostgresSinks {
      * database outage backs off and retries instead of failing the TaskManager ({@link OutageTolerantJdbcSink}).
      */
     <T> Sink<T> sink(Upsert<T> upsert) {
+        int batchSize = config.getInt(JobOption.JDBC_BATCH_SIZE);
         JdbcSink<T> jdbc = JdbcSink.<T>builder()
                 .withQueryStatement(upsert.sql(), OutageTolerantJdbcSink.guarded(upsert))
                 .withExecutionOptions(JdbcExecutionOptions.builder()
-                        .withBatchSize(config.getInt(JobOption.JDBC_BATCH_SIZE))
+                        .withBatchSize(batchSize)
                         .withBatchIntervalMs(0)
                         .withMaxRetries(config.getInt(JobOption.JDBC_MAX_RETRIES))
                         .build())
                 .buildAtLeastOnce(connection());
         return new OutageTolerantJdbcSink<>(
-                upsert.table(),
+                upsert,
                 jdbc,
                 new OutageBackoff(
                         config.getLong(JobOption.JDBC_RETRY_INITIAL_MS),
                         config.getLong(JobOption.JDBC_RETRY_MAX_MS),
                         config.getLong(JobOption.JDBC_OUTAGE_TOLERANCE_MS)),
-                config.getLong(JobOption.JDBC_BATCH_INTERVAL_MS));
+                config.getLong(JobOption.JDBC_BATCH_INTERVAL_MS),
+                batchSize);
     }
 
     private JdbcConnectionOptions connection() {
         JdbcConnectionOptions.JdbcConnectionOptionsBuilder b = new JdbcConnectionOptions.JdbcConnectionOptionsBuilder()
-                .withUrl(config.get(JobOption.JDBC_URL))
+                .withUrl(withBatchedInserts(config.get(JobOption.JDBC_URL)))
                 .withDriverName("org.postgresql.Driver")
                 .withUsername(config.get(JobOption.JDBC_USER));
         String password = config.jdbcPassword();
@@ -99,6 +101,19 @@ public final class PostgresSinks {
             b.withPassword(password);
         }
         return b.build();
+    }
+
+    /**
+     * The sink URL with pgjdbc's {@code reWriteBatchedInserts=true}: the driver sends a batch of
+     * single-row {@code INSERT ... VALUES (...) ON CONFLICT ...} as multi-row statements (chunks of
+     * up to 128 rows), which the writer's one-row-per-key batches ({@link NewestPerKey}) allow. An
+     * explicit {@code reWriteBatchedInserts} in the URL is kept as given.
+     */
+    static String withBatchedInserts(String url) {
+        if (url.toLowerCase(java.util.Locale.ROOT).contains("rewritebatchedinserts=")) {
+            return url;
+        }
+        return url + (url.indexOf('?') < 0 ? "?" : "&") + "reWriteBatchedInserts=true";
     }
 
     /** Applies the sink schema (every migration in order, each idempotent DDL) with one plain JDBC connection, before the job starts. */

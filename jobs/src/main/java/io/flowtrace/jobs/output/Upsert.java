@@ -10,6 +10,8 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 
@@ -37,17 +39,67 @@ public final class Upsert<T> implements JdbcStatementBuilder<T> {
     /** @param type the PostgreSQL type name (information_schema's data_type) */
     public record Column<T>(String name, String type, boolean nullable, Binder<T> binder) implements Serializable {}
 
+    /** What a row does to a stored row of its key; also decides which of two rows of one key in a batch stays. */
+    enum OnConflict {
+        /** DO UPDATE: the later row wins. */
+        UPDATE,
+        /** DO UPDATE ... WHERE stored.version <= EXCLUDED.version: the later of the newest rows wins. */
+        UPDATE_IF_NOT_OLDER,
+        /** DO NOTHING: the first row stays. */
+        KEEP_FIRST
+    }
+
+    /** {@code TABLE.COLUMN <= EXCLUDED.COLUMN}: the only condition whose batch dedupe is known. */
+    private static final Pattern NOT_OLDER = Pattern.compile("(\\w+)\\.(\\w+) <= EXCLUDED\\.(\\w+)");
+
     private final String table;
     private final List<String> key;
     private final List<Column<T>> columns;
     /** The ON CONFLICT action after the conflict target. */
     private final String onConflict;
 
-    private Upsert(String table, List<String> key, List<Column<T>> columns, String onConflict) {
+    private final OnConflict conflict;
+    /** Positions in {@link #columns} of the key columns, in key order. */
+    private final int[] keyColumns;
+    /** Position of the version column of {@link OnConflict#UPDATE_IF_NOT_OLDER}; -1 otherwise. */
+    private final int versionColumn;
+
+    private Upsert(
+            String table,
+            List<String> key,
+            List<Column<T>> columns,
+            String onConflict,
+            OnConflict conflict,
+            String versionColumn) {
         this.table = table;
         this.key = List.copyOf(key);
         this.columns = List.copyOf(columns);
         this.onConflict = onConflict;
+        this.conflict = conflict;
+        this.keyColumns = key.stream().mapToInt(this::position).toArray();
+        this.versionColumn = versionColumn == null ? -1 : position(versionColumn);
+    }
+
+    private int position(String column) {
+        for (int i = 0; i < columns.size(); i++) {
+            if (columns.get(i).name().equals(column)) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException(table + " has no column " + column);
+    }
+
+    OnConflict conflict() {
+        return conflict;
+    }
+
+    int[] keyColumns() {
+        return keyColumns.clone();
+    }
+
+    /** The version column's position ({@link OnConflict#UPDATE_IF_NOT_OLDER}), else -1. */
+    int versionColumn() {
+        return versionColumn;
     }
 
     public static <T> Builder<T> into(String table, String... key) {
@@ -195,13 +247,23 @@ public final class Upsert<T> implements JdbcStatementBuilder<T> {
                     .filter(c -> !key.contains(c))
                     .map(c -> c + " = EXCLUDED." + c)
                     .collect(Collectors.joining(", "));
-            return new Upsert<>(
-                    table, key, columns, "DO UPDATE SET " + set + (condition == null ? "" : "\nWHERE " + condition));
+            String sql = "DO UPDATE SET " + set + (condition == null ? "" : "\nWHERE " + condition);
+            if (condition == null) {
+                return new Upsert<>(table, key, columns, sql, OnConflict.UPDATE, null);
+            }
+            // A multi-row statement may not update one row twice, so a batch keeps one row per key,
+            // chosen as this condition would: only a version condition is known.
+            Matcher m = NOT_OLDER.matcher(condition);
+            if (!m.matches() || !m.group(1).equals(table) || !m.group(2).equals(m.group(3))) {
+                throw new IllegalArgumentException(table + ": only '" + table
+                        + ".COLUMN <= EXCLUDED.COLUMN' is a known update condition, got '" + condition + "'");
+            }
+            return new Upsert<>(table, key, columns, sql, OnConflict.UPDATE_IF_NOT_OLDER, m.group(2));
         }
 
         /** The first row of a key stays. */
         public Upsert<T> keepFirst() {
-            return new Upsert<>(table, key, columns, "DO NOTHING");
+            return new Upsert<>(table, key, columns, "DO NOTHING", OnConflict.KEEP_FIRST, null);
         }
     }
 

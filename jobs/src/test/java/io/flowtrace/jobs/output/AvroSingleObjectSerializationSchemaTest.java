@@ -16,6 +16,11 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import org.apache.flink.connector.kafka.lineage.TypeDatasetFacet;
+import org.apache.flink.connector.kafka.lineage.TypeDatasetFacetProvider;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -78,5 +83,22 @@ class AvroSingleObjectSerializationSchemaTest {
             assertThat(schema.serialize(d))
                     .isEqualTo(DeadLetter.getEncoder().encode(d).array());
         }
+    }
+
+    /**
+     * KafkaSink's lineage asks the value schema for its element type; a generic schema class without
+     * {@link org.apache.flink.api.java.typeutils.ResultTypeQueryable} made Flink's type extractor log
+     * an InvalidTypesException for every Kafka sink at job start. The connector's own call answers.
+     */
+    @Test
+    void kafkaSinkGetsTheElementTypeFromTheSchema() {
+        KafkaRecordSerializationSchema<FlowRecord> record = KafkaRecordSerializationSchema.<FlowRecord>builder()
+                .setTopic("flowtrace.flows")
+                .setValueSerializationSchema(AvroSingleObjectSerializationSchema.of(FlowRecord.class))
+                .build();
+        Optional<TypeDatasetFacet> facet = ((TypeDatasetFacetProvider) record).getTypeDatasetFacet();
+        assertThat(facet).isPresent();
+        assertThat(facet.get().getTypeInformation()).isEqualTo(new AvroTypeInfo<>(FlowRecord.class));
+        assertThat(facet.get().getTypeInformation().getTypeClass()).isEqualTo(FlowRecord.class);
     }
 }

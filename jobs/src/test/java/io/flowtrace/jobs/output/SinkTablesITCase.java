@@ -1,6 +1,7 @@
 package io.flowtrace.jobs.output;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.avro.mapping.AvroFlowValues;
@@ -127,20 +128,7 @@ class SinkTablesITCase {
 
     @Test
     void aFlowRowHoldsItsRecordsValuesAndAnOlderReplayDoesNotOverwriteIt() throws Exception {
-        List<FlowSummary> flows = new ArrayList<>();
-        CaptureAnalysis analysis =
-                new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("lab", "if" + iface));
-        try (InputStream in = Files.newInputStream(TestData.file("tcp/cubic-loss.sender.pcap.gz"))) {
-            analysis.run(
-                    in,
-                    (key, instance, flow) -> {
-                        FlowRecord r = FlowRecords.of(key, instance, flow, 2_000L);
-                        flows.add(new FlowSummary(r, ReportJson.of(key, instance, flow), 3, true));
-                    },
-                    TcpEventSinkFactory.NONE,
-                    CaptureErrorListener.IGNORE,
-                    n -> {});
-        }
+        List<FlowSummary> flows = flowsOf("tcp/cubic-loss.sender.pcap.gz");
         assertThat(flows).isNotEmpty();
         upsert(flows);
         FlowSummary older = flows.get(0);
@@ -179,6 +167,96 @@ class SinkTablesITCase {
             assertThat(row.get("late_packets")).isEqualTo(3L);
             assertThat(row.get("record_time_us")).isEqualTo(2_000L);
         }
+    }
+
+    /**
+     * The writer's batch (one row per key, {@link NewestPerKey}) through pgjdbc's
+     * {@code reWriteBatchedInserts} leaves exactly the rows the same versions leave as single-row
+     * upserts one by one, in a second database; without the dedupe PostgreSQL refuses the multi-row
+     * statement. Per flow of short-conns (240 connections, so several 128-row statements): its
+     * version at 2,000 µs, a replayed older one at 1,000 µs, then one at the same 2,000 µs with
+     * late_packets 7, which must win (equal times: the later row, by the upsert's condition).
+     */
+    @Test
+    void aBatchOfTheNewestRowPerKeyRunsAsMultiRowStatementsAndLeavesTheSingleRowResult() throws Exception {
+        List<FlowSummary> versions = new ArrayList<>();
+        for (FlowSummary s : flowsOf("tcp/short-conns.sender.pcap.gz")) {
+            versions.add(s);
+            FlowRecord stale =
+                    FlowRecord.newBuilder(s.record).setRecordTimeUs(1_000L).build();
+            stale.getC2s().setPackets(0L);
+            versions.add(new FlowSummary(stale, s.reportJson, 0, false));
+            versions.add(new FlowSummary(FlowRecord.newBuilder(s.record).build(), s.reportJson, 7, true));
+        }
+        assertThat(versions).hasSize(3 * 240);
+        String one = POSTGRES.createDatabase("rows_one_by_one");
+        String multi = POSTGRES.createDatabase("rows_multi") + "&reWriteBatchedInserts=true";
+        Upsert<FlowSummary> upsert = PostgresRows.FLOW_SUMMARY;
+        try (Connection c = migrated(one);
+                PreparedStatement st = c.prepareStatement(upsert.sql())) {
+            for (FlowSummary s : versions) {
+                upsert.accept(st, s);
+                st.executeUpdate();
+            }
+        }
+        try (Connection c = migrated(multi);
+                PreparedStatement st = c.prepareStatement(upsert.sql())) {
+            for (FlowSummary s : versions) {
+                upsert.accept(st, s);
+                st.addBatch();
+            }
+            assertThatThrownBy(st::executeBatch)
+                    .isInstanceOf(java.sql.BatchUpdateException.class)
+                    .hasStackTraceContaining("cannot affect row a second time");
+            st.clearBatch();
+            NewestPerKey<FlowSummary> batch = new NewestPerKey<>(upsert);
+            for (FlowSummary s : versions) {
+                batch.add(s);
+            }
+            for (FlowSummary s : batch.drain()) {
+                upsert.accept(st, s);
+                st.addBatch();
+            }
+            // pgjdbc reports a rewritten multi-row statement's rows as SUCCESS_NO_INFO
+            assertThat(st.executeBatch()).hasSize(240).containsOnly(java.sql.Statement.SUCCESS_NO_INFO);
+        }
+        String all = "SELECT * FROM flow_summary ORDER BY vantage, client, server, instance";
+        List<Map<String, Object>> expected = POSTGRES.queryIn("rows_one_by_one", all);
+        assertThat(expected).hasSize(240).allSatisfy(row -> {
+            assertThat(row.get("late_packets")).isEqualTo(7L);
+            assertThat(row.get("record_time_us")).isEqualTo(2_000L);
+        });
+        assertThat(POSTGRES.queryIn("rows_multi", all)).isEqualTo(expected);
+    }
+
+    private static Connection migrated(String url) throws Exception {
+        Connection c = java.sql.DriverManager.getConnection(url);
+        try (java.sql.Statement st = c.createStatement()) {
+            for (String resource : PostgresSinks.SCHEMA_RESOURCES) {
+                try (InputStream in = SinkTablesITCase.class.getResourceAsStream(resource)) {
+                    st.execute(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return c;
+    }
+
+    private static List<FlowSummary> flowsOf(String capture) throws Exception {
+        List<FlowSummary> flows = new ArrayList<>();
+        CaptureAnalysis analysis =
+                new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("lab", "if" + iface));
+        try (InputStream in = Files.newInputStream(TestData.file(capture))) {
+            analysis.run(
+                    in,
+                    (key, instance, flow) -> {
+                        FlowRecord r = FlowRecords.of(key, instance, flow, 2_000L);
+                        flows.add(new FlowSummary(r, ReportJson.of(key, instance, flow), 3, true));
+                    },
+                    TcpEventSinkFactory.NONE,
+                    CaptureErrorListener.IGNORE,
+                    n -> {});
+        }
+        return flows;
     }
 
     private static void assertColumn(Map<String, Object> row, String column, Object expected) {
