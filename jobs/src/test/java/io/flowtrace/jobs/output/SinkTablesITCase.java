@@ -11,7 +11,9 @@ import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.testing.TestData;
-import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.flow.FlowRow;
+import io.flowtrace.jobs.flow.FlowRowLayout;
+import io.flowtrace.jobs.flow.FlowRowWriter;
 import io.flowtrace.report.FlowField;
 import io.flowtrace.report.FlowFields;
 import io.flowtrace.report.ReportJson;
@@ -127,35 +129,47 @@ class SinkTablesITCase {
 
     @Test
     void aFlowRowHoldsItsRecordsValuesAndAnOlderReplayDoesNotOverwriteIt() throws Exception {
-        List<FlowSummary> flows = new ArrayList<>();
+        List<FlowRecord> flows = new ArrayList<>();
+        List<FlowRow> rows = new ArrayList<>();
         CaptureAnalysis analysis =
                 new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("lab", "if" + iface));
         try (InputStream in = Files.newInputStream(TestData.file("tcp/cubic-loss.sender.pcap.gz"))) {
             analysis.run(
                     in,
                     (key, instance, flow) -> {
-                        FlowRecord r = FlowRecords.of(key, instance, flow, 2_000L);
-                        flows.add(new FlowSummary(r, ReportJson.of(key, instance, flow), 3, true));
+                        // the row as the flow function builds it, from the walk that builds the record
+                        FlowRowWriter row = new FlowRowWriter(FlowRowLayout.INSTANCE);
+                        FlowRecords.Version v = FlowRecords.version(key, instance, flow, 2_000L, true, row);
+                        assertThat(v.reportJson()).isEqualTo(ReportJson.of(key, instance, flow));
+                        flows.add(v.record());
+                        rows.add(row.row(v.reportJson(), 3, 2_000L, true));
                     },
                     TcpEventSinkFactory.NONE,
                     CaptureErrorListener.IGNORE,
                     n -> {});
         }
         assertThat(flows).isNotEmpty();
-        upsert(flows);
-        FlowSummary older = flows.get(0);
-        FlowRecord stale =
-                FlowRecord.newBuilder(older.record).setRecordTimeUs(1_000L).build();
-        stale.getC2s().setPackets(0L);
-        upsert(List.of(new FlowSummary(stale, older.reportJson, 0, false)));
+        upsert(rows);
+        FlowRow older = rows.get(0);
+        FlowRow stale = new FlowRow();
+        stale.texts = older.texts;
+        stale.integers = older.integers.clone();
+        stale.nullIntegers = older.nullIntegers;
+        stale.decimals = older.decimals;
+        stale.flags = older.flags;
+        stale.reportJson = older.reportJson;
+        stale.recordTimeUs = 1_000L;
+        stale.integers[FlowRowLayout.INSTANCE.slot(FlowFields.PACKETS, FlowField.Side.C2S)] = 0L;
+        upsert(List.of(stale));
 
-        for (FlowSummary s : flows) {
+        for (FlowRecord s : flows) {
             Map<String, Object> row = POSTGRES.query(
                             "SELECT * FROM flow_summary WHERE client = ? AND instance = ?",
-                            s.record.getFlow().getClient(),
-                            s.record.getFlow().getInstance())
+                            s.getFlow().getClient(),
+                            s.getFlow().getInstance())
                     .get(0);
-            AvroFlowValues avro = new AvroFlowValues(s.record);
+            // the values the Avro record holds: the columns were read from it before the typed rows
+            AvroFlowValues avro = new AvroFlowValues(s);
             for (FlowField f : FlowFields.all()) {
                 if (f.column() == null) {
                     continue;
@@ -195,10 +209,10 @@ class SinkTablesITCase {
         }
     }
 
-    private static void upsert(List<FlowSummary> rows) throws Exception {
+    private static void upsert(List<FlowRow> rows) throws Exception {
         try (Connection c = POSTGRES.dataSource().getConnection();
                 PreparedStatement st = c.prepareStatement(PostgresRows.FLOW_SUMMARY.sql())) {
-            for (FlowSummary s : rows) {
+            for (FlowRow s : rows) {
                 PostgresRows.FLOW_SUMMARY.accept(st, s);
                 st.executeUpdate();
             }
