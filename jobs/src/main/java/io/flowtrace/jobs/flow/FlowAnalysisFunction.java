@@ -9,6 +9,7 @@ import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.report.FlowRowPolicy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -64,8 +65,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
 
     private final AnalyzerSettings settings;
     private final long updateIntervalMs;
-    /** Whether a flow_summary sink reads {@link #FLOW_ROWS}. */
-    private final boolean rows;
+    /** Which versions get a row on {@link #FLOW_ROWS}; null when no flow_summary sink reads them. */
+    private final FlowRowPolicy rows;
 
     private transient AnalyzerConfig config;
     private transient ValueState<FlowState> state;
@@ -81,16 +82,17 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
 
     /** With a flow_summary row for every version ({@link #FLOW_ROWS}). */
     public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs) {
-        this(config, updateIntervalMs, true);
+        this(config, updateIntervalMs, FlowRowPolicy.ALL);
     }
 
     /**
-     * @param rows whether each version gets its flow_summary row and {@code analyze --json} text on
-     *     {@link #FLOW_ROWS}: only the PostgreSQL flow_summary sink reads them (docs/job.md, "Which
-     *     outputs carry the report JSON"), and writing the text for every version was 18 % of the
-     *     task thread on short connections (docs/BENCHMARKS.md)
+     * @param rows which versions get their flow_summary row and {@code analyze --json} text on
+     *     {@link #FLOW_ROWS} (the output policy, decided before either is built), null for none: only
+     *     the PostgreSQL flow_summary sink reads them (docs/job.md, "Flow rows in PostgreSQL"), and
+     *     writing the text for every version was 18 % of the task thread on short connections
+     *     (docs/BENCHMARKS.md)
      */
-    public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs, boolean rows) {
+    public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs, FlowRowPolicy rows) {
         if (updateIntervalMs <= 0) {
             throw new IllegalArgumentException("update interval must be positive, got " + updateIntervalMs + " ms");
         }
@@ -308,7 +310,9 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         FlowKey flowKey = FlowKey.of(s.vantage, s.flow.client(), s.flow.server());
         // the record, the row and the JSON text from one walk of the analyser; the row and the text
         // only for a version a flow_summary sink writes
-        FlowRowWriter row = rows ? new FlowRowWriter(FlowRowLayout.INSTANCE) : null;
+        FlowRowWriter row = rows != null && rows.writes(flowKey, s.instance, s.flow)
+                ? new FlowRowWriter(FlowRowLayout.INSTANCE)
+                : null;
         FlowRecords.Version version = FlowRecords.version(flowKey, s.instance, s.flow, timeUs, row != null, row);
         out.collect(new FlowSummary(version.record(), s.latePackets, last));
         if (row != null) {
