@@ -195,19 +195,14 @@ public final class FlowtraceJob {
                 "decode-validate");
         SingleOutputStreamOperator<FlowBatch> tcp =
                 valid.process(new OpenVpnRouting()).name("openvpn-routing").uid("openvpn-routing");
-        SingleOutputStreamOperator<FlowSummary> flows = tcp.keyBy(new FlowKeySelector())
-                .process(new FlowAnalysisFunction(
-                        config.analyzerConfig(),
-                        config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000,
-                        config.getBoolean(JobOption.POSTGRES_OUTPUT)))
-                .name("flow-analysis")
-                .uid("flow-analysis");
+        SingleOutputStreamOperator<FlowSummary> flows = flowAnalysis(tcp);
         FlowWindows windows = FlowWindows.of(flows, config.getInt(JobOption.RESERVOIR_SIZE));
         OpenVpnBranch openVpn = OpenVpnBranch.of(tcp.getSideOutput(OpenVpnRouting.OPENVPN));
         DataStream<DeadLetter> deadLetters = valid.getSideOutput(InputTriage.DEAD_LETTERS)
                 .union(flows.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS), openVpn.deadLetters());
 
         sinkAll(flows, sinks.flows(), "flows");
+        sinkAll(flows.getSideOutput(FlowAnalysisFunction.FLOW_ROWS), sinks.flowRows(), "flows");
         sinkAll(flows.getSideOutput(FlowAnalysisFunction.TCP_EVENTS), sinks.tcpEvents(), "tcp-events");
         sinkAll(windows.services(), sinks.serviceWindows(), "service-windows");
         sinkAll(windows.vantages(), sinks.vantageWindows(), "vantage-windows");
@@ -236,6 +231,17 @@ public final class FlowtraceJob {
                 .name("dead-letter-limits")
                 .uid("dead-letter-limits");
         sinkAll(bounded, sinks.deadLetters(), "dead-letters");
+    }
+
+    /** The keyed TCP flow analysis; flow_summary rows only when a sink reads them, as flow-rows says. */
+    private SingleOutputStreamOperator<FlowSummary> flowAnalysis(DataStream<FlowBatch> tcp) {
+        return tcp.keyBy(new FlowKeySelector())
+                .process(new FlowAnalysisFunction(
+                        config.analyzerConfig(),
+                        config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000,
+                        sinks.flowRows().isEmpty() ? null : config.flowRowPolicy()))
+                .name("flow-analysis")
+                .uid("flow-analysis");
     }
 
     /**

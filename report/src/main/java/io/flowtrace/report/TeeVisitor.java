@@ -6,7 +6,7 @@ package io.flowtrace.report;
  * two (the walk was 17 % of the job's task threads on short connections, docs/BENCHMARKS.md "Smoke
  * profiles of the flow function's emission"). Each visitor sees exactly the calls it would see alone.
  */
-record TeeVisitor(ReportVisitor first, ReportVisitor second) implements ReportVisitor {
+public record TeeVisitor(ReportVisitor first, ReportVisitor second) implements ReportVisitor {
     @Override
     public void beginObject(String name) {
         first.beginObject(name);

@@ -1,7 +1,6 @@
 package io.flowtrace.bench.job;
 
 import io.flowtrace.avro.FlowIdentity;
-import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.mapping.FlowRecords;
 import io.flowtrace.avro.mapping.PacketEvents;
@@ -12,12 +11,14 @@ import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSink;
 import io.flowtrace.core.testing.TestData;
-import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.flow.FlowRow;
+import io.flowtrace.jobs.flow.FlowRowLayout;
+import io.flowtrace.jobs.flow.FlowRowWriter;
 import io.flowtrace.jobs.output.ColumnValues;
 import io.flowtrace.jobs.output.PostgresRows;
 import io.flowtrace.jobs.output.PostgresSinks;
 import io.flowtrace.jobs.output.Upsert;
-import io.flowtrace.report.ReportJson;
+import io.flowtrace.report.FlowFields;
 import io.flowtrace.testkit.Postgres;
 import java.io.InputStream;
 import java.io.StringReader;
@@ -61,7 +62,7 @@ public final class SinkPaths {
         int rows = Integer.parseInt(a.get("rows"));
         int batch = Integer.parseInt(a.get("batch"));
         int runs = Integer.parseInt(a.get("runs"));
-        List<FlowSummary> flows = replicate(flowSummaries("join/client.pcap"), rows, SinkPaths::withInstance);
+        List<FlowRow> flows = replicate(flowRows("join/client.pcap"), rows, SinkPaths::withInstance);
         List<TcpEvent> events = replicate(tcpEvents("tcp/cubic-loss.sender.pcap.gz"), rows, SinkPaths::withInstance);
         Postgres pg = new Postgres();
         pg.start();
@@ -76,8 +77,7 @@ public final class SinkPaths {
         }
     }
 
-    private static void paths(
-            String plain, int rows, int batch, int runs, List<FlowSummary> flows, List<TcpEvent> events)
+    private static void paths(String plain, int rows, int batch, int runs, List<FlowRow> flows, List<TcpEvent> events)
             throws Exception {
         String rewrite = plain + (plain.contains("?") ? "&" : "?") + "reWriteBatchedInserts=true";
         Upsert<TcpEvent> eventsDoNothing = keepFirst(PostgresRows.TCP_EVENTS);
@@ -261,13 +261,19 @@ public final class SinkPaths {
         return out;
     }
 
-    private static FlowSummary withInstance(FlowSummary s, long shift) {
-        FlowRecord r = FlowRecord.newBuilder(s.record)
-                .setFlow(FlowIdentity.newBuilder(s.record.getFlow())
-                        .setInstance(s.record.getFlow().getInstance() + shift)
-                        .build())
-                .build();
-        return new FlowSummary(r, s.reportJson, s.latePackets, s.finalRecord);
+    private static FlowRow withInstance(FlowRow s, long shift) {
+        FlowRow r = new FlowRow();
+        r.texts = s.texts;
+        r.integers = s.integers.clone();
+        r.integers[FlowRowLayout.INSTANCE.slot(FlowFields.INSTANCE, null)] += shift;
+        r.nullIntegers = s.nullIntegers;
+        r.decimals = s.decimals;
+        r.flags = s.flags;
+        r.latePackets = s.latePackets;
+        r.recordTimeUs = s.recordTimeUs;
+        r.finalRecord = s.finalRecord;
+        r.reportJson = s.reportJson;
+        return r;
     }
 
     private static TcpEvent withInstance(TcpEvent e, long shift) {
@@ -282,17 +288,19 @@ public final class SinkPaths {
         return new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("bench", "if" + iface));
     }
 
-    private static List<FlowSummary> flowSummaries(String capture) throws Exception {
-        List<FlowSummary> out = new ArrayList<>();
+    /** The flow_summary rows as the flow function builds them (FlowRecords.version with a FlowRowWriter). */
+    private static List<FlowRow> flowRows(String capture) throws Exception {
+        List<FlowRow> out = new ArrayList<>();
         try (InputStream in = Files.newInputStream(TestData.file(capture))) {
             analysis()
                     .run(
                             in,
-                            (key, instance, flow) -> out.add(new FlowSummary(
-                                    FlowRecords.of(key, instance, flow, 1_700_000_000_000_000L),
-                                    ReportJson.of(key, instance, flow),
-                                    0,
-                                    true)),
+                            (key, instance, flow) -> {
+                                FlowRowWriter row = new FlowRowWriter(FlowRowLayout.INSTANCE);
+                                long timeUs = 1_700_000_000_000_000L;
+                                FlowRecords.Version v = FlowRecords.version(key, instance, flow, timeUs, true, row);
+                                out.add(row.row(v.reportJson(), 0, timeUs, true));
+                            },
                             (key, instance) -> TcpEventSink.NONE,
                             CaptureErrorListener.IGNORE,
                             n -> {});

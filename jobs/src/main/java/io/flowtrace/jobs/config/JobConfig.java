@@ -1,6 +1,7 @@
 package io.flowtrace.jobs.config;
 
 import io.flowtrace.core.tcp.AnalyzerConfig;
+import io.flowtrace.report.FlowRowPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Serializable;
@@ -148,6 +149,22 @@ public final class JobConfig implements Serializable {
             }
         });
         return props;
+    }
+
+    /** Which flow versions get a flow_summary row (flow-rows, flow-rows-sample, notable-setup-ms). */
+    public FlowRowPolicy flowRowPolicy() {
+        double sample;
+        try {
+            sample = Double.parseDouble(get(JobOption.FLOW_ROWS_SAMPLE).strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    "--flow-rows-sample must be a fraction from 0 to 1, got '" + get(JobOption.FLOW_ROWS_SAMPLE) + "'",
+                    e);
+        }
+        return new FlowRowPolicy(
+                FlowRowPolicy.Rows.parse(get(JobOption.FLOW_ROWS)),
+                sample,
+                getLong(JobOption.NOTABLE_SETUP_MS) * 1000.0);
     }
 
     /** Core's analyser tunables with this job's flow timeouts. */

@@ -100,6 +100,18 @@ public enum JobOption {
             "idle-timeout-s", "300", "an established flow without packets for this long ends as idle (event time)"),
     HALF_OPEN_TIMEOUT_S("half-open-timeout-s", "30", "a flow that never completed its handshake ends this much sooner"),
     UPDATE_INTERVAL_S("update-interval-s", "10", "event-time interval of the upserts of a live flow"),
+    FLOW_ROWS(
+            "flow-rows",
+            "all",
+            "which flows get PostgreSQL flow_summary rows: all, notable (retransmissions, RTO, premature slow-start exit, SYN retries, reset, setup above notable-setup-ms) or none; every flow stays on the Kafka flows topic and in the windows"),
+    FLOW_ROWS_SAMPLE(
+            "flow-rows-sample",
+            "0",
+            "with flow-rows notable or none, also write this fraction (0 to 1) of the flows, chosen by a hash of the flow key and instance (the same flows on every run)"),
+    NOTABLE_SETUP_MS(
+            "notable-setup-ms",
+            "500",
+            "flow-rows notable: a setup (first SYN to the handshake ACK) longer than this makes a flow notable"),
     OUT_OF_ORDERNESS_MS(
             "watermark-out-of-orderness-ms",
             "2000",

@@ -9,6 +9,7 @@ import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.report.FlowRowPolicy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -47,7 +48,10 @@ import org.apache.flink.util.OutputTag;
  * <p>Main output: {@link FlowSummary} (periodic updates while the flow is open, an update when it
  * closes, the final version; a flow that closes before its first periodic update emits the final
  * version only). Side output {@link #TCP_EVENTS}: the analyser's events with their ordinal in the flow,
- * handed by core with each packet to a {@link TcpEventForwarder}.
+ * handed by core with each packet to a {@link TcpEventForwarder}. Side output {@link #FLOW_ROWS}: the
+ * PostgreSQL flow_summary row of a version, with its report JSON, built from the same walk as the
+ * version's record and only when a flow_summary sink is wired; only these rows cross to the JDBC
+ * writer's task (docs/job.md, "Flow rows in PostgreSQL").
  */
 public final class FlowAnalysisFunction extends KeyedProcessFunction<String, FlowBatch, FlowSummary> {
     private static final long serialVersionUID = 1L;
@@ -56,11 +60,13 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     public static final OutputTag<TcpEvent> TCP_EVENTS = new OutputTag<>("tcp-events") {};
     /** Batches that do not decode, and the packets of a batch that break the contract. */
     public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("flow-dead-letters") {};
+    /** The flow_summary rows (FlowSummaryColumns), with the report JSON. */
+    public static final OutputTag<FlowRow> FLOW_ROWS = new OutputTag<>("flow-rows") {};
 
     private final AnalyzerSettings settings;
     private final long updateIntervalMs;
-    /** Whether a reader of {@link FlowSummary#reportJson} is wired (the flow_summary report column). */
-    private final boolean reportJson;
+    /** Which versions get a row on {@link #FLOW_ROWS}; null when no flow_summary sink reads them. */
+    private final FlowRowPolicy rows;
 
     private transient AnalyzerConfig config;
     private transient ValueState<FlowState> state;
@@ -74,24 +80,25 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private transient Counter rejectedPackets;
     private transient Counter rejectedBatches;
 
-    /** With the {@code analyze --json} text on every version ({@link FlowSummary#reportJson}). */
+    /** With a flow_summary row for every version ({@link #FLOW_ROWS}). */
     public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs) {
-        this(config, updateIntervalMs, true);
+        this(config, updateIntervalMs, FlowRowPolicy.ALL);
     }
 
     /**
-     * @param reportJson whether each version carries its {@code analyze --json} text: only the
-     *     PostgreSQL flow_summary report column reads it (docs/job.md, "Which outputs carry the
-     *     report JSON"), and writing it for every version was 18 % of the task thread on short
-     *     connections (docs/BENCHMARKS.md); without it {@link FlowSummary#reportJson} is null
+     * @param rows which versions get their flow_summary row and {@code analyze --json} text on
+     *     {@link #FLOW_ROWS} (the output policy, decided before either is built), null for none: only
+     *     the PostgreSQL flow_summary sink reads them (docs/job.md, "Flow rows in PostgreSQL"), and
+     *     writing the text for every version was 18 % of the task thread on short connections
+     *     (docs/BENCHMARKS.md)
      */
-    public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs, boolean reportJson) {
+    public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs, FlowRowPolicy rows) {
         if (updateIntervalMs <= 0) {
             throw new IllegalArgumentException("update interval must be positive, got " + updateIntervalMs + " ms");
         }
         this.settings = AnalyzerSettings.of(config);
         this.updateIntervalMs = updateIntervalMs;
-        this.reportJson = reportJson;
+        this.rows = rows;
     }
 
     @Override
@@ -135,7 +142,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             long packetMs = Math.floorDiv(packet.timestampNanos, NANOS_PER_MS);
             if (s != null && FlowInstances.startsNewInstance(s.flow, packet, s.lastSeenNanos, config)) {
                 // Port reuse: the old instance is reported as it is (FlowTracker does not expire it).
-                emit(s, micros(s.lastSeenNanos), true, packetMs, out);
+                emit(s, micros(s.lastSeenNanos), true, packetMs, ctx, out);
                 flowsEnded.inc();
                 cancelTimer(s, ctx.timerService());
                 s = startInstance(FlowInstances.instanceId(packet.timestampNanos), s.vantage);
@@ -150,7 +157,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
                 // that closes before its first periodic update has only its final version.
                 s.closeReported = true;
                 if (!closesBeforeFirstUpdate(s, packetMs)) {
-                    emit(s, micros(s.lastSeenNanos), false, packetMs, out);
+                    emit(s, micros(s.lastSeenNanos), false, packetMs, ctx, out);
                 }
             }
             wake = Math.min(wake, wakeMs(s));
@@ -205,20 +212,20 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
                 state.update(s);
                 return;
             }
-            endFlow(s, timestampMs, out);
+            endFlow(s, timestampMs, ctx, out);
             return;
         }
         if (FlowInstances.expired(s.flow, s.clockNanos, timestampMs * NANOS_PER_MS, config)) {
             if (!s.flow.closed()) {
                 s.flow.expire();
             }
-            endFlow(s, timestampMs, out);
+            endFlow(s, timestampMs, ctx, out);
             return;
         }
         if (timestampMs >= s.nextUpdateMs) {
             if (!s.flow.closed()) {
                 // A closed flow's close update stands until its final version: no periodic ones.
-                emit(s, timestampMs * 1000, false, timestampMs, out);
+                emit(s, timestampMs * 1000, false, timestampMs, ctx, out);
             }
             // Advanced all the same: record_time_us of the final version does not change.
             s.nextUpdateMs = timestampMs + updateIntervalMs;
@@ -249,8 +256,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         return s.nextUpdateMs == firstUpdateMs && closeMs < firstUpdateMs;
     }
 
-    private void endFlow(FlowState s, long timestampMs, Collector<FlowSummary> out) {
-        emit(s, timestampMs * 1000, true, timestampMs, out);
+    private void endFlow(FlowState s, long timestampMs, Context ctx, Collector<FlowSummary> out) {
+        emit(s, timestampMs * 1000, true, timestampMs, ctx, out);
         flowsEnded.inc();
         state.clear();
     }
@@ -292,7 +299,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
      * update's time, so versions of one instance never go back in time: a timer that fires after a
      * later packet closed the flow reports the state after that packet, at that packet's time.
      */
-    private void emit(FlowState s, long recordTimeUs, boolean last, long eventTimeMs, Collector<FlowSummary> out) {
+    private void emit(
+            FlowState s, long recordTimeUs, boolean last, long eventTimeMs, Context ctx, Collector<FlowSummary> out) {
         long lastPeriodicUs = (s.nextUpdateMs - updateIntervalMs) * 1000;
         long timeUs = Math.max(recordTimeUs, Math.max(micros(s.lastSeenNanos), lastPeriodicUs));
         if (out instanceof TimestampedCollector<FlowSummary> timestamped) {
@@ -300,9 +308,16 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             timestamped.setAbsoluteTimestamp(eventTimeMs);
         }
         FlowKey flowKey = FlowKey.of(s.vantage, s.flow.client(), s.flow.server());
-        // the record and the JSON text from one walk of the analyser
-        FlowRecords.Version version = FlowRecords.version(flowKey, s.instance, s.flow, timeUs, reportJson);
-        out.collect(new FlowSummary(version.record(), version.reportJson(), s.latePackets, last));
+        // the record, the row and the JSON text from one walk of the analyser; the row and the text
+        // only for a version a flow_summary sink writes
+        FlowRowWriter row = rows != null && rows.writes(flowKey, s.instance, s.flow)
+                ? new FlowRowWriter(FlowRowLayout.INSTANCE)
+                : null;
+        FlowRecords.Version version = FlowRecords.version(flowKey, s.instance, s.flow, timeUs, row != null, row);
+        out.collect(new FlowSummary(version.record(), s.latePackets, last));
+        if (row != null) {
+            ctx.output(FLOW_ROWS, row.row(version.reportJson(), s.latePackets, timeUs, last));
+        }
     }
 
     private static long micros(long nanos) {

@@ -1,18 +1,20 @@
 package io.flowtrace.jobs.output;
 
-import io.flowtrace.avro.mapping.AvroFlowValues;
-import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.flow.FlowRow;
+import io.flowtrace.jobs.flow.FlowRowLayout;
 import io.flowtrace.report.FlowField;
 import io.flowtrace.report.FlowFields;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.List;
 
 /**
  * The flow_summary upsert, its columns taken from core's metric catalogue ({@link FlowFields}: each
  * field's declared column, one per flow field, c2s_ and s2c_ per direction, or the sum of both
- * directions) and filled from the flow's Avro record by field; then the columns only the job
- * knows. A field gets a column by declaring one in the catalogue and adding it in a migration.
+ * directions) and filled from the typed slots of a {@link FlowRow} ({@link FlowRowLayout}); then the
+ * columns only the job knows. A field gets a column by declaring one in the catalogue and adding it
+ * in a migration.
  */
 final class FlowSummaryColumns {
     /** The flow identity: the conflict target. */
@@ -20,58 +22,29 @@ final class FlowSummaryColumns {
 
     private FlowSummaryColumns() {}
 
-    static Upsert<FlowSummary> upsert() {
-        Upsert.Builder<FlowSummary> b = Upsert.into("flow_summary", KEY);
+    static Upsert<FlowRow> upsert() {
+        FlowRowLayout layout = FlowRowLayout.INSTANCE;
+        Upsert.Builder<FlowRow> b = Upsert.into("flow_summary", KEY);
         for (FlowField f : FlowFields.all()) {
             FlowField.Column c = f.column();
             if (c == null) {
                 continue;
             }
-            // the binders hold the field's value positions in the record and its column type, not the
-            // field: they ship to the task managers serialised; reading a row walks positions, not paths
-            String path = f.jsonPaths().get(0);
+            // the binders hold the slot and the column type, not the field: they ship to the task
+            // managers serialised
             FlowField.SqlType type = c.type();
-            switch (c.columns()) {
-                case ONE -> {
-                    int[] at = AvroFlowValues.positions(path);
-                    b.column(c.name(), sqlName(type), f.nullable(), (st, i, s) -> bind(st, i, type, value(s, at)));
-                }
-                case PER_DIRECTION -> {
-                    int[] c2s = AvroFlowValues.positions(f.jsonPaths().get(0));
-                    int[] s2c = AvroFlowValues.positions(f.jsonPaths().get(1));
-                    b.column(
-                            c.names().get(0),
-                            sqlName(type),
-                            f.nullable(),
-                            (st, i, s) -> bind(st, i, type, value(s, c2s)));
-                    b.column(
-                            c.names().get(1),
-                            sqlName(type),
-                            f.nullable(),
-                            (st, i, s) -> bind(st, i, type, value(s, s2c)));
-                }
-                case SUM_OF_DIRECTIONS ->
-                    b.column(
-                            c.name(),
-                            sqlName(type),
-                            f.nullable(),
-                            (st, i, s) -> bind(
-                                    st, i, type, FlowFields.bothDirections(values(s), FlowFields.byJsonPath(path))));
+            FlowRowLayout.Kind kind = layout.kind(f);
+            List<String> names = c.names();
+            for (int side = 0; side < names.size(); side++) {
+                int slot = layout.slot(f, FlowField.Side.values()[side]);
+                b.column(names.get(side), sqlName(type), f.nullable(), (st, i, r) -> bind(st, i, type, kind, slot, r));
             }
         }
-        return b.bool("final", s -> s.finalRecord)
-                .int8("late_packets", s -> s.latePackets)
-                .int8("record_time_us", s -> s.record.getRecordTimeUs())
-                .jsonb("report", s -> s.reportJson)
+        return b.bool("final", r -> r.finalRecord)
+                .int8("late_packets", r -> r.latePackets)
+                .int8("record_time_us", r -> r.recordTimeUs)
+                .jsonb("report", r -> r.reportJson)
                 .updateAllWhere("flow_summary.record_time_us <= EXCLUDED.record_time_us");
-    }
-
-    private static Object value(FlowSummary s, int[] at) {
-        return AvroFlowValues.valueAt(s.record, at);
-    }
-
-    private static AvroFlowValues values(FlowSummary s) {
-        return new AvroFlowValues(s.record);
     }
 
     /** information_schema's data_type of a catalogue column type. */
@@ -86,27 +59,37 @@ final class FlowSummaryColumns {
         };
     }
 
-    private static void bind(PreparedStatement st, int i, FlowField.SqlType type, Object value) throws SQLException {
-        if (value == null) {
-            st.setNull(
-                    i,
-                    switch (type) {
-                        case TEXT -> Types.VARCHAR;
-                        case BIGINT -> Types.BIGINT;
-                        case INTEGER -> Types.INTEGER;
-                        case DOUBLE_PRECISION -> Types.DOUBLE;
-                        case BOOLEAN -> Types.BOOLEAN;
-                        case TIMESTAMPTZ -> Types.TIMESTAMP_WITH_TIMEZONE;
-                    });
-            return;
-        }
-        switch (type) {
-            case TEXT -> st.setString(i, value.toString());
-            case BIGINT -> st.setLong(i, ((Number) value).longValue());
-            case INTEGER -> st.setInt(i, ((Number) value).intValue());
-            case DOUBLE_PRECISION -> st.setDouble(i, ((Number) value).doubleValue());
-            case BOOLEAN -> st.setBoolean(i, (Boolean) value);
-            case TIMESTAMPTZ -> st.setObject(i, Upsert.fromMicros(((Number) value).longValue()));
+    private static void bind(
+            PreparedStatement st, int i, FlowField.SqlType type, FlowRowLayout.Kind kind, int slot, FlowRow r)
+            throws SQLException {
+        switch (kind) {
+            case TEXT -> {
+                if (r.texts[slot] == null) {
+                    st.setNull(i, Types.VARCHAR);
+                } else {
+                    st.setString(i, r.texts[slot]);
+                }
+            }
+            case FLAG -> st.setBoolean(i, r.flags[slot]);
+            case DECIMAL -> Upsert.setNullableDouble(st, i, Double.isNaN(r.decimals[slot]) ? null : r.decimals[slot]);
+            case INTEGER -> {
+                long v = r.integers[slot];
+                if (r.nullIntegers[slot]) {
+                    st.setNull(
+                            i,
+                            switch (type) {
+                                case INTEGER -> Types.INTEGER;
+                                case TIMESTAMPTZ -> Types.TIMESTAMP_WITH_TIMEZONE;
+                                default -> Types.BIGINT;
+                            });
+                } else if (type == FlowField.SqlType.INTEGER) {
+                    st.setInt(i, (int) v);
+                } else if (type == FlowField.SqlType.TIMESTAMPTZ) {
+                    st.setObject(i, Upsert.fromMicros(v));
+                } else {
+                    st.setLong(i, v);
+                }
+            }
         }
     }
 }

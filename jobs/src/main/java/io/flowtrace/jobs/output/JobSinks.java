@@ -5,6 +5,7 @@ import io.flowtrace.avro.ServiceWindow;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
 import io.flowtrace.jobs.conntrack.BudgetWindow;
+import io.flowtrace.jobs.flow.FlowRow;
 import io.flowtrace.jobs.flow.FlowSummary;
 import io.flowtrace.jobs.join.FlowConntrack;
 import java.util.List;
@@ -12,7 +13,9 @@ import org.apache.flink.api.connector.sink2.Sink;
 
 /**
  * Where each output of the job goes: any number of sinks per output. Production builds them from
- * the configuration ({@link #fromConfig}); tests may pass their own.
+ * the configuration ({@link #fromConfig}); tests may pass their own. {@code flows} gets every
+ * version of every flow (the Kafka flows topic); {@code flowRows} the PostgreSQL flow_summary rows
+ * the output policy writes (docs/job.md, "Flow rows in PostgreSQL").
  */
 public record JobSinks(
         List<Sink<FlowSummary>> flows,
@@ -21,7 +24,20 @@ public record JobSinks(
         List<Sink<VantageWindow>> vantageWindows,
         List<Sink<DeadLetter>> deadLetters,
         List<Sink<BudgetWindow>> conntrackBudgets,
-        List<Sink<FlowConntrack>> flowConntrack) {
+        List<Sink<FlowConntrack>> flowConntrack,
+        List<Sink<FlowRow>> flowRows) {
+
+    /** Without flow_summary rows. */
+    public JobSinks(
+            List<Sink<FlowSummary>> flows,
+            List<Sink<TcpEvent>> tcpEvents,
+            List<Sink<ServiceWindow>> serviceWindows,
+            List<Sink<VantageWindow>> vantageWindows,
+            List<Sink<DeadLetter>> deadLetters,
+            List<Sink<BudgetWindow>> conntrackBudgets,
+            List<Sink<FlowConntrack>> flowConntrack) {
+        this(flows, tcpEvents, serviceWindows, vantageWindows, deadLetters, conntrackBudgets, flowConntrack, List.of());
+    }
 
     /** Without a sink for the conntrack ↔ flow join (the join is then not built). */
     public JobSinks(
@@ -51,14 +67,15 @@ public record JobSinks(
         PostgresSinks postgres = new PostgresSinks(config);
         KafkaOutputs topics = new KafkaOutputs(config);
         return new JobSinks(
-                both(pg ? postgres.flows() : null, kafka ? topics.flows() : null),
+                both(null, kafka ? topics.flows() : null),
                 both(pg ? postgres.tcpEvents() : null, kafka ? topics.tcpEvents() : null),
                 both(pg ? postgres.serviceWindows() : null, kafka ? topics.serviceWindows() : null),
                 both(pg ? postgres.vantageWindows() : null, kafka ? topics.vantageWindows() : null),
                 both(pg ? postgres.deadLetters() : null, kafka ? topics.deadLetters() : null),
                 both(pg ? postgres.conntrackBudgets() : null, kafka ? topics.conntrackBudgets() : null),
                 // PostgreSQL only: the join has no Kafka contract yet (docs/conntrack.md "Join").
-                both(pg ? postgres.flowConntrack() : null, null));
+                both(pg ? postgres.flowConntrack() : null, null),
+                both(pg ? postgres.flowRows() : null, null));
     }
 
     private static <T> List<Sink<T>> both(Sink<T> a, Sink<T> b) {

@@ -21,7 +21,7 @@ import java.util.List;
 public final class PostgresRows {
     private PostgresRows() {}
 
-    public static final Upsert<io.flowtrace.jobs.flow.FlowSummary> FLOW_SUMMARY = FlowSummaryColumns.upsert();
+    public static final Upsert<io.flowtrace.jobs.flow.FlowRow> FLOW_SUMMARY = FlowSummaryColumns.upsert();
 
     public static final Upsert<TcpEvent> TCP_EVENTS = Upsert.<TcpEvent>into(
                     "tcp_events", "vantage", "client", "server", "instance", "event_index")

@@ -7,7 +7,7 @@ import io.flowtrace.avro.VantageWindow;
 import io.flowtrace.jobs.config.JobConfig;
 import io.flowtrace.jobs.config.JobOption;
 import io.flowtrace.jobs.conntrack.BudgetWindow;
-import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.flow.FlowRow;
 import io.flowtrace.jobs.join.FlowConntrack;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,7 +38,7 @@ public final class PostgresSinks {
         this.config = config;
     }
 
-    Sink<FlowSummary> flows() {
+    Sink<FlowRow> flowRows() {
         return sink(PostgresRows.FLOW_SUMMARY);
     }
 

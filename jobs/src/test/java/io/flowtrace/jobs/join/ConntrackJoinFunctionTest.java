@@ -41,7 +41,7 @@ class ConntrackJoinFunctionTest {
             r.getC2s().setPackets(ct.origPackets - missing);
             r.getS2c().setPackets(ct.replyPackets);
             r.setRecordTimeUs(r.getLastSeenUs());
-            out.add(new FlowSummary(r, "{}", 0, true));
+            out.add(new FlowSummary(r, 0, true));
         }
         return out;
     }

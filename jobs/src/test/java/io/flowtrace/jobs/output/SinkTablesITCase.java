@@ -12,7 +12,9 @@ import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.testing.TestData;
-import io.flowtrace.jobs.flow.FlowSummary;
+import io.flowtrace.jobs.flow.FlowRow;
+import io.flowtrace.jobs.flow.FlowRowLayout;
+import io.flowtrace.jobs.flow.FlowRowWriter;
 import io.flowtrace.report.FlowField;
 import io.flowtrace.report.FlowFields;
 import io.flowtrace.report.ReportJson;
@@ -128,22 +130,24 @@ class SinkTablesITCase {
 
     @Test
     void aFlowRowHoldsItsRecordsValuesAndAnOlderReplayDoesNotOverwriteIt() throws Exception {
-        List<FlowSummary> flows = flowsOf("tcp/cubic-loss.sender.pcap.gz");
+        List<FlowRecord> flows = new ArrayList<>();
+        List<FlowRow> rows = rowsOf("tcp/cubic-loss.sender.pcap.gz", flows);
         assertThat(flows).isNotEmpty();
-        upsert(flows);
-        FlowSummary older = flows.get(0);
-        FlowRecord stale =
-                FlowRecord.newBuilder(older.record).setRecordTimeUs(1_000L).build();
-        stale.getC2s().setPackets(0L);
-        upsert(List.of(new FlowSummary(stale, older.reportJson, 0, false)));
+        upsert(rows);
+        FlowRow older = rows.get(0);
+        FlowRow stale = copyOf(older);
+        stale.recordTimeUs = 1_000L;
+        stale.integers[FlowRowLayout.INSTANCE.slot(FlowFields.PACKETS, FlowField.Side.C2S)] = 0L;
+        upsert(List.of(stale));
 
-        for (FlowSummary s : flows) {
+        for (FlowRecord s : flows) {
             Map<String, Object> row = POSTGRES.query(
                             "SELECT * FROM flow_summary WHERE client = ? AND instance = ?",
-                            s.record.getFlow().getClient(),
-                            s.record.getFlow().getInstance())
+                            s.getFlow().getClient(),
+                            s.getFlow().getInstance())
                     .get(0);
-            AvroFlowValues avro = new AvroFlowValues(s.record);
+            // the values the Avro record holds: the columns were read from it before the typed rows
+            AvroFlowValues avro = new AvroFlowValues(s);
             for (FlowField f : FlowFields.all()) {
                 if (f.column() == null) {
                     continue;
@@ -179,29 +183,33 @@ class SinkTablesITCase {
      */
     @Test
     void aBatchOfTheNewestRowPerKeyRunsAsMultiRowStatementsAndLeavesTheSingleRowResult() throws Exception {
-        List<FlowSummary> versions = new ArrayList<>();
-        for (FlowSummary s : flowsOf("tcp/short-conns.sender.pcap.gz")) {
+        List<FlowRow> versions = new ArrayList<>();
+        for (FlowRow s : rowsOf("tcp/short-conns.sender.pcap.gz", new ArrayList<>())) {
             versions.add(s);
-            FlowRecord stale =
-                    FlowRecord.newBuilder(s.record).setRecordTimeUs(1_000L).build();
-            stale.getC2s().setPackets(0L);
-            versions.add(new FlowSummary(stale, s.reportJson, 0, false));
-            versions.add(new FlowSummary(FlowRecord.newBuilder(s.record).build(), s.reportJson, 7, true));
+            FlowRow stale = copyOf(s);
+            stale.recordTimeUs = 1_000L;
+            stale.integers[FlowRowLayout.INSTANCE.slot(FlowFields.PACKETS, FlowField.Side.C2S)] = 0L;
+            stale.latePackets = 0;
+            stale.finalRecord = false;
+            versions.add(stale);
+            FlowRow later = copyOf(s);
+            later.latePackets = 7;
+            versions.add(later);
         }
         assertThat(versions).hasSize(3 * 240);
         String one = POSTGRES.createDatabase("rows_one_by_one");
         String multi = POSTGRES.createDatabase("rows_multi") + "&reWriteBatchedInserts=true";
-        Upsert<FlowSummary> upsert = PostgresRows.FLOW_SUMMARY;
+        Upsert<FlowRow> upsert = PostgresRows.FLOW_SUMMARY;
         try (Connection c = migrated(one);
                 PreparedStatement st = c.prepareStatement(upsert.sql())) {
-            for (FlowSummary s : versions) {
+            for (FlowRow s : versions) {
                 upsert.accept(st, s);
                 st.executeUpdate();
             }
         }
         try (Connection c = migrated(multi);
                 PreparedStatement st = c.prepareStatement(upsert.sql())) {
-            for (FlowSummary s : versions) {
+            for (FlowRow s : versions) {
                 upsert.accept(st, s);
                 st.addBatch();
             }
@@ -209,11 +217,11 @@ class SinkTablesITCase {
                     .isInstanceOf(java.sql.BatchUpdateException.class)
                     .hasStackTraceContaining("cannot affect row a second time");
             st.clearBatch();
-            NewestPerKey<FlowSummary> batch = new NewestPerKey<>(upsert);
-            for (FlowSummary s : versions) {
+            NewestPerKey<FlowRow> batch = new NewestPerKey<>(upsert);
+            for (FlowRow s : versions) {
                 batch.add(s);
             }
-            for (FlowSummary s : batch.drain()) {
+            for (FlowRow s : batch.drain()) {
                 upsert.accept(st, s);
                 st.addBatch();
             }
@@ -241,22 +249,41 @@ class SinkTablesITCase {
         return c;
     }
 
-    private static List<FlowSummary> flowsOf(String capture) throws Exception {
-        List<FlowSummary> flows = new ArrayList<>();
+    /** The flow_summary rows of a capture as the flow function builds them, with each one's record. */
+    private static List<FlowRow> rowsOf(String capture, List<FlowRecord> records) throws Exception {
+        List<FlowRow> rows = new ArrayList<>();
         CaptureAnalysis analysis =
                 new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("lab", "if" + iface));
         try (InputStream in = Files.newInputStream(TestData.file(capture))) {
             analysis.run(
                     in,
                     (key, instance, flow) -> {
-                        FlowRecord r = FlowRecords.of(key, instance, flow, 2_000L);
-                        flows.add(new FlowSummary(r, ReportJson.of(key, instance, flow), 3, true));
+                        // the row as the flow function builds it, from the walk that builds the record
+                        FlowRowWriter row = new FlowRowWriter(FlowRowLayout.INSTANCE);
+                        FlowRecords.Version v = FlowRecords.version(key, instance, flow, 2_000L, true, row);
+                        assertThat(v.reportJson()).isEqualTo(ReportJson.of(key, instance, flow));
+                        records.add(v.record());
+                        rows.add(row.row(v.reportJson(), 3, 2_000L, true));
                     },
                     TcpEventSinkFactory.NONE,
                     CaptureErrorListener.IGNORE,
                     n -> {});
         }
-        return flows;
+        return rows;
+    }
+
+    private static FlowRow copyOf(FlowRow r) {
+        FlowRow c = new FlowRow();
+        c.texts = r.texts.clone();
+        c.integers = r.integers.clone();
+        c.nullIntegers = r.nullIntegers.clone();
+        c.decimals = r.decimals.clone();
+        c.flags = r.flags.clone();
+        c.latePackets = r.latePackets;
+        c.recordTimeUs = r.recordTimeUs;
+        c.finalRecord = r.finalRecord;
+        c.reportJson = r.reportJson;
+        return c;
     }
 
     private static void assertColumn(Map<String, Object> row, String column, Object expected) {
@@ -273,10 +300,10 @@ class SinkTablesITCase {
         }
     }
 
-    private static void upsert(List<FlowSummary> rows) throws Exception {
+    private static void upsert(List<FlowRow> rows) throws Exception {
         try (Connection c = POSTGRES.dataSource().getConnection();
                 PreparedStatement st = c.prepareStatement(PostgresRows.FLOW_SUMMARY.sql())) {
-            for (FlowSummary s : rows) {
+            for (FlowRow s : rows) {
                 PostgresRows.FLOW_SUMMARY.accept(st, s);
                 st.executeUpdate();
             }

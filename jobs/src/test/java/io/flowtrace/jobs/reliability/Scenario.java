@@ -169,7 +169,9 @@ final class Scenario {
                 sinks.serviceWindows(),
                 sinks.vantageWindows(),
                 sinks.deadLetters(),
-                sinks.conntrackBudgets());
+                sinks.conntrackBudgets(),
+                List.of(),
+                sinks.flowRows());
         return new FlowtraceJob(
                 config,
                 source(config, JobOption.PACKETS_TOPIC, bounded ? input.packets : null, new PacketRecordDeserializer()),

@@ -39,7 +39,7 @@ class FlowWindowStatsTest {
                 ? leaf.schema().getTypes().get(1).getType()
                 : leaf.schema().getType();
         at.put(leaf.pos(), type == Schema.Type.INT && value instanceof Long l ? (Object) l.intValue() : value);
-        return new FlowSummary(r, "{}", 0, true);
+        return new FlowSummary(r, 0, true);
     }
 
     private static Object statistic(FlowWindowStats stats, String name) throws ReflectiveOperationException {

@@ -37,7 +37,7 @@ class LocalWindowCombinerTest {
         r.getFlow().getVantage().setInterfaceName("eth0");
         r.getFlow().setServer(server);
         r.getSetup().setSetupUs(setupUs);
-        return new StreamRecord<>(new FlowSummary(r, null, 0, last), ms);
+        return new StreamRecord<>(new FlowSummary(r, 0, last), ms);
     }
 
     /** The output as "server flows setup-sum @ timestamp" and "W timestamp" lines, in order. */

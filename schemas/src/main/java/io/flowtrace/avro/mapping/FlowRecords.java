@@ -6,6 +6,8 @@ import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import io.flowtrace.report.FlowReport;
 import io.flowtrace.report.ReportJson;
+import io.flowtrace.report.ReportVisitor;
+import io.flowtrace.report.TeeVisitor;
 
 /**
  * Builds the {@link FlowRecord} contract from core's {@link FlowReport} walk, so the Avro record,
@@ -29,12 +31,27 @@ public final class FlowRecords {
      */
     public static Version version(
             FlowKey key, long instance, TcpFlowAnalyzer flow, long recordTimeUs, boolean withJson) {
+        return version(key, instance, flow, recordTimeUs, withJson, null);
+    }
+
+    /**
+     * As {@link #version(FlowKey, long, TcpFlowAnalyzer, long, boolean)}, handing every field of the
+     * same walk to {@code alongside} too when it is not null (the job's PostgreSQL row).
+     */
+    public static Version version(
+            FlowKey key,
+            long instance,
+            TcpFlowAnalyzer flow,
+            long recordTimeUs,
+            boolean withJson,
+            ReportVisitor alongside) {
         // An empty record, not the builder's: build() deep-copies the schema default of every field
         // (26 % of the job's task thread on short connections, docs/BENCHMARKS.md). The walk sets
         // every field of the contract but the contract-only ones (FlowFields.CONTRACT_ONLY): the
         // record time, set below, and ts_rtt_us.stdev, whose default is null, as it is here.
         FlowRecord record = new FlowRecord();
-        ReportToAvro avro = new ReportToAvro(record);
+        ReportVisitor avro =
+                alongside == null ? new ReportToAvro(record) : new TeeVisitor(new ReportToAvro(record), alongside);
         String json = null;
         if (withJson) {
             json = ReportJson.of(key, instance, flow, avro);
