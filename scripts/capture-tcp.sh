@@ -5,7 +5,7 @@
 #        OUTDIR defaults to testdata/tcp next to this script; CASEs default to all of:
 #        cubic-loss bbr-loss reno-taildrop cubic-deepqueue rwnd-limited short-conns reorder
 #        ipv6-loss tso-on short-http zero-window cubic-clean cwnd-locked cwnd-locked-tso app-limited
-#        short-lowrtt reorder-lane bbr-clean http-both
+#        short-lowrtt reorder-lane bbr-clean http-both rwnd-start-cubic rwnd-start-reno rwnd-start-bbr
 # Needs: root, iproute2, nftables, ethtool, tcpdump, tshark, tcptrace, iperf3, python3, tracefs.
 #
 # Every case builds client -> router -> server (scripts/lab/netns.sh; bottleneck tbf on the
@@ -33,7 +33,7 @@ CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(cubic-loss bbr-loss reno-taildrop cubic-deepqueue rwnd-limited
                                 short-conns reorder ipv6-loss tso-on short-http zero-window
                                 cubic-clean cwnd-locked cwnd-locked-tso app-limited short-lowrtt reorder-lane
-                                bbr-clean http-both)
+                                bbr-clean http-both rwnd-start-cubic rwnd-start-reno rwnd-start-bbr)
 . "$HERE/lab/netns.sh"
 . "$HERE/lab/ktrace.sh"
 export LC_ALL=C
@@ -306,6 +306,26 @@ run_app_limited() {
     iperf_client "$LAB_SERVER4" 5215 -t 2 -C cubic -b 2M
     case_end
 }
+
+run_rwnd_start() {   # NAME PORT CC
+    # a receive-window-limited start: the receiver's tcp_rmem starts at 4 KB, so its first
+    # windows hold 2-3 segments and autotuning (tcp_rcv_space_adjust) opens them round by round
+    # while the application reads at once; the sender's cwnd is then free to grow into the 50
+    # Mbit/s tbf's 600 kB queue (about 400 packets), where the kernel's slow start ends (HyStart or
+    # loss, tcp_probe's first ssthresh). One 20 MB connection per case, congestion control per socket.
+    case_begin "$1" "$2" --rate 50mbit --burst 16k --limit 600k --loss 0
+    lab_ns server sysctl -qw net.ipv4.tcp_rmem="4096 4096 6291456"
+    lab_bg server python3 "$HERE/lab/tcpblast.py" server --bind "$LAB_SERVER4" --port "$2" --count 1 --cc "$3"
+    local srv=$LAB_BG_PID
+    sleep 0.5
+    lab_ns client python3 "$HERE/lab/tcpblast.py" client --addr "$LAB_SERVER4" --port "$2" \
+        --bytes 20000000 --cc "$3"
+    wait "$srv" 2>/dev/null || true
+    case_end
+}
+run_rwnd_start_cubic() { run_rwnd_start rwnd-start-cubic 5219 cubic; }
+run_rwnd_start_reno() { run_rwnd_start rwnd-start-reno 5220 reno; }
+run_rwnd_start_bbr() { run_rwnd_start rwnd-start-bbr 5221 bbr; }
 
 for c in "${CASES[@]}"; do
     fn="run_${c//-/_}"

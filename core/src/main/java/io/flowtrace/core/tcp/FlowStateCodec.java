@@ -17,10 +17,11 @@ import java.io.UncheckedIOException;
  * version must keep reading the old ones (savepoint upgrades, docs/operations.md). Version 2
  * appends the slow-start state of docs/metrics.md's loss-exit rule (the largest flight before the
  * first loss retransmission) after the version-1 fields; version 3 appends the slow-start growth
- * bound and the stuck-window rule's state after those.
+ * bound and the stuck-window rule's state after those; version 4 appends whether a HyStart signal
+ * was refuted by later growth (docs/metrics.md, slow-start exit).
  */
 public final class FlowStateCodec {
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     /** The oldest version this build still reads. */
     public static final int OLDEST_READABLE = 1;
 
@@ -52,6 +53,12 @@ public final class FlowStateCodec {
     static void writeVersion3Fields(TcpFlowAnalyzer flow, DataOutput out) throws IOException {
         flow.fromClient.writeV3(out);
         flow.fromServer.writeV3(out);
+        writeVersion4Fields(flow, out);
+    }
+
+    static void writeVersion4Fields(TcpFlowAnalyzer flow, DataOutput out) throws IOException {
+        flow.fromClient.writeV4(out);
+        flow.fromServer.writeV4(out);
     }
 
     public static TcpFlowAnalyzer read(DataInput in, AnalyzerConfig config) throws IOException {
@@ -80,6 +87,10 @@ public final class FlowStateCodec {
         if (version >= 3) {
             f.fromClient.readV3(in);
             f.fromServer.readV3(in);
+        }
+        if (version >= 4) {
+            f.fromClient.readV4(in);
+            f.fromServer.readV4(in);
         }
         return f;
     }

@@ -30,6 +30,20 @@ final class HyStartReplay {
     private long lastTrainAckNanos;
     private long currRtt = Long.MAX_VALUE;
     private int sampleCount;
+    /**
+     * The window grew on after a signal of this replay: the sender does not run HyStart (the kernel's
+     * fires once and sets ssthresh, after which slow start is over). A later signal still marks where
+     * growth stopped (BBR's bandwidth plateau), but a loss in its own round is the exit (Reno).
+     */
+    private boolean refuted;
+
+    void refute() {
+        refuted = true;
+    }
+
+    boolean refuted() {
+        return refuted;
+    }
 
     /**
      * One ACK that moved the cumulative ACK to {@code ack}, with its Karn-valid RTT sample or -1.
@@ -87,5 +101,13 @@ final class HyStartReplay {
         lastTrainAckNanos = Varints.read(in);
         currRtt = Varints.read(in);
         sampleCount = (int) Varints.read(in);
+    }
+
+    void writeV4(java.io.DataOutput out) throws java.io.IOException {
+        out.writeBoolean(refuted);
+    }
+
+    void readV4(java.io.DataInput in) throws java.io.IOException {
+        refuted = in.readBoolean();
     }
 }

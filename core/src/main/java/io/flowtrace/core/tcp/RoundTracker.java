@@ -14,18 +14,19 @@ final class RoundTracker {
      * segment; measured rounds are bursty (delayed ACKs, TSO), so growth below ×1.25 counts as stopped.
      */
     private static final double SLOW_START_GROWTH = 1.25;
+    /** After ssthresh, congestion avoidance grows cwnd ≤ 1 MSS (Reno) or a few % (CUBIC) per round. */
+    private static final double CANDIDATE_GROWTH = 1.125;
+    /** Rounds the congestion window held (no rwnd or application limit) that confirm a candidate exit. */
+    static final int CONFIRM_ROUNDS = 2;
     /** Per-round RTT statistics (the round event's min RTT) use the first 8 samples, as HyStart does. */
     private static final int ROUND_RTT_SAMPLES = 8;
     /** RFC 6928's largest initial window, in segments (Linux TCP_INIT_CWND). */
     private static final int INITIAL_WINDOW_SEGMENTS = 10;
 
     final SlowStartStats stats = new SlowStartStats();
-    private final HyStartReplay hyStart = new HyStartReplay();
-    /**
-     * The RTT sample of the ACK being processed, -1 if it gave none. The kernel calls HyStart only for
-     * sampled ACKs, but it samples every ACK of new data; the capture misses samples where an ACK
-     * ends inside a TSO/GSO super-segment, so unsampled ACKs still run the ACK-train test.
-     */
+    /** Package-private for flow-state version 4 (SenderState.writeV4). */
+    final HyStartReplay hyStart = new HyStartReplay();
+    /** The ACK's RTT sample, -1 if none (inside a TSO/GSO super-segment: it still runs the ACK train). */
     private long pendingRtt = -1;
 
     private long roundEndSeq = -1;
@@ -58,9 +59,8 @@ final class RoundTracker {
     private int roundRttSamples;
     private long roundMinRtt = Long.MAX_VALUE;
     /**
-     * HyStart fired and nothing has contradicted it yet: its reason, time and cwnd then. It becomes
-     * the exit when growth stops, when a loss retransmission follows, or when the flow ends; growth of
-     * ×1.25 in a later round refutes it (the sender is not CUBIC, or the replay misfired).
+     * An exit not yet confirmed (docs/metrics.md, slow_start.exit): HyStart fired, or growth stopped
+     * (app_limited); its time and cwnd. {@code candidateAge}: rounds the congestion window held since.
      */
     private SlowStartExitCause candidate;
 
@@ -94,9 +94,12 @@ final class RoundTracker {
         }
         if (!retransmission && inSlowStart()) {
             slowStartMaxFlight = Math.max(slowStartMaxFlight, flight);
-            if (candidate != null && flight > SLOW_START_GROWTH * candidateCwnd + 2 * s.segmentSize()) {
-                // the window kept growing after the signal (a Reno sender doubles within the round):
-                // HyStart did not set ssthresh there
+            if (candidate != null && flight > CANDIDATE_GROWTH * candidateCwnd + 2 * s.segmentSize()) {
+                // the window kept growing (Reno doubling, an rwnd opening): slow start went on, and a
+                // sender that grows on after a HyStart signal does not run HyStart
+                if (candidate != SlowStartExitCause.APP_LIMITED) {
+                    hyStart.refute();
+                }
                 candidate = null;
             }
         }
@@ -119,8 +122,10 @@ final class RoundTracker {
             // only loss recovery (fast retransmit, RTO) sets ssthresh; a tail-loss probe does not
             boolean recovery = trigger == RetransmissionClass.FAST || trigger == RetransmissionClass.RTO;
             if (inSlowStart() && roundEndSeq >= 0 && recovery) {
-                if (candidate != null) {
-                    // HyStart had already set ssthresh: the loss comes after the exit
+                boolean stillDoubling = roundMaxFlight >= SLOW_START_GROWTH * prevRoundMaxFlight;
+                if (candidate != null && (candidateAge > 0 || !hyStart.refuted() || !stillDoubling)) {
+                    // the exit came before the loss; unless the sender ignored an earlier HyStart signal
+                    // and its window was still doubling when this one fired (Reno; BBR's plateau stops)
                     exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
                 } else {
                     exit(
@@ -166,9 +171,9 @@ final class RoundTracker {
             drained = true;
             drainedAtNanos = nanos;
         }
-        if (inSlowStart() && candidate == null) {
-            // HyStart tests cwnd before this ACK grows it: the flight just before the ACK, or the
-            // round's largest flight if that was larger
+        if (inSlowStart() && (candidate == null || candidate == SlowStartExitCause.APP_LIMITED)) {
+            // HyStart (what sets ssthresh) replaces an unconfirmed stop of growth. It tests cwnd
+            // before this ACK grows it: the flight just before the ACK, or the round's largest
             long cwnd = Math.max(Math.max(0, s.nextSeq - previous - s.sackedOutBytes()), roundMaxFlight);
             // HyStart's delay_min: the smallest data→ACK sample itself, as the kernel's
             long delayMin = s.stats.rtt.count() > 0 ? s.stats.rtt.min() : -1;
@@ -255,33 +260,25 @@ final class RoundTracker {
         }
         boolean grew = prevRoundMaxFlight <= 0 || roundMaxFlight >= SLOW_START_GROWTH * prevRoundMaxFlight;
         if (inSlowStart() && candidate != null) {
-            if (candidateAge == 0) {
-                if (!grew) {
+            if (!roundRwndLimited && !roundAppLimited) { // a round the congestion window held
+                candidateAge++;
+                if (!grew || candidateAge >= CONFIRM_ROUNDS) {
                     exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
                 }
-            } else {
-                exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);
             }
-            candidateAge++;
         } else if (inSlowStart() && !grew) {
             if (roundRwndLimited) {
                 stats.rwndLimitedSeen = true;
             } else if (roundAppLimited) {
                 stats.appLimitedSeen = true;
             } else if (roundMaxFlight >= HyStartReplay.LOW_WINDOW * mss) {
-                exit(
-                        SlowStartExitCause.APP_LIMITED,
-                        nanos,
-                        Math.max(roundMaxFlight, prevRoundMaxFlight),
-                        s,
-                        firstSynNanos,
-                        events,
-                        fromClient);
+                // an exit if later rounds confirm it (growth often resumes after an rwnd-limited round)
+                setCandidate(SlowStartExitCause.APP_LIMITED, nanos, Math.max(roundMaxFlight, prevRoundMaxFlight));
             }
         }
     }
 
-    /** The flow ended: a HyStart signal nothing contradicted is the exit. */
+    /** The flow ended: a candidate exit nothing contradicted is the exit. */
     void settle(SenderState s, long firstSynNanos, TcpEventSink events, boolean fromClient) {
         if (inSlowStart() && candidate != null) {
             exit(candidate, candidateNanos, candidateCwnd, s, firstSynNanos, events, fromClient);

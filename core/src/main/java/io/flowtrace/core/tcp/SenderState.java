@@ -249,6 +249,15 @@ final class SenderState {
         rounds.readV3(in);
     }
 
+    /** State added in flow-state version 4 (FlowStateCodec): whether a HyStart signal was refuted. */
+    void writeV4(java.io.DataOutput out) throws java.io.IOException {
+        rounds.hyStart.writeV4(out);
+    }
+
+    void readV4(java.io.DataInput in) throws java.io.IOException {
+        rounds.hyStart.readV4(in);
+    }
+
     void write(java.io.DataOutput out) throws java.io.IOException {
         stats.write(out);
         Varints.write(out, seq.last());

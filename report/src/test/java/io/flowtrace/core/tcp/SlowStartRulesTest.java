@@ -129,6 +129,30 @@ class SlowStartRulesTest {
         assertThat(st.rwndLimitedSmallRounds).isGreaterThanOrEqualTo(28);
     }
 
+    /**
+     * One round that stops growing (20 segments after 20) is only a candidate exit; the
+     * window then doubles to 40, 80 and 160 segments, which refutes it (beyond ×1.125 its 20 + 2
+     * MSS), and slow start ends where growth really stops: at 160 segments, confirmed by the next
+     * round the window held without growing. Each round: all its segments 1 µs apart, one ACK 500 µs
+     * later covering them, the next round's first segment 1 µs after it (no idle pipe: not
+     * application-limited); the peer's window is 65535 << 7 (not receive-window-limited).
+     */
+    @Test
+    void aRoundThatStopsGrowingIsNoExitWhenTheWindowDoublesAfterIt() {
+        tcp.handshake(0, 1000, C, S);
+        long t = 2000;
+        long next = 0;
+        for (int segments : new int[] {10, 20, 20, 40, 80, 160, 160, 160, 160}) {
+            for (int i = 0; i < segments; i++) {
+                segment(t += 1, next++);
+            }
+            ackUpTo(t += 500, next);
+        }
+        SlowStartStats st = flow.slowStart(true);
+        assertThat(st.exitReason).isEqualTo(SlowStartExitCause.APP_LIMITED);
+        assertThat(st.exitCwndBytes).isEqualTo(160L * MSS);
+    }
+
     /** RFC 6298 §5.5: each expiry doubles the timer; the schedule and its ratio show it. */
     @Test
     void recordsTheRtoBackoffScheduleOfOneSegment() {

@@ -39,7 +39,9 @@ class SlowStartTruthTest {
                 "zero-window",
                 "cubic-clean",
                 "cwnd-locked",
-                "cwnd-locked-tso"
+                "cwnd-locked-tso",
+                "rwnd-start-cubic",
+                "rwnd-start-reno"
             })
     void exitsWhenAndWhereTheKernelDid(String c) throws Exception {
         JsonNode kernel =
