@@ -3,6 +3,7 @@ package io.flowtrace.cli;
 import io.flowtrace.cli.agent.AgentCommand;
 import io.flowtrace.cli.analyze.AnalyzeCommand;
 import io.flowtrace.cli.conntrack.ConntrackCommand;
+import io.flowtrace.cli.console.ExitCodes;
 import io.flowtrace.cli.console.FlowtraceVersion;
 import java.io.PrintWriter;
 import java.util.Map;
@@ -31,8 +32,8 @@ import picocli.CommandLine.Command;
             "2:invalid command line (unknown option, bad option value)"
         })
 public final class FlowtraceCli implements java.util.concurrent.Callable<Integer> {
-    public static final int EXIT_INPUT = 1;
-    public static final int EXIT_USAGE = 2;
+    static final int EXIT_INPUT = ExitCodes.INPUT;
+    static final int EXIT_USAGE = ExitCodes.USAGE;
 
     /** The subcommands of the annotation above by name, for a run that names one. */
     static final Map<String, Class<?>> SUBCOMMANDS = Map.of(

@@ -1,6 +1,6 @@
 package io.flowtrace.cli.agent;
 
-import io.flowtrace.cli.FlowtraceCli;
+import io.flowtrace.cli.console.ExitCodes;
 import io.flowtrace.cli.console.FlowtraceVersion;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -17,6 +17,6 @@ public final class AgentCommand implements java.util.concurrent.Callable<Integer
     @Override
     public Integer call() {
         new CommandLine(this).usage(System.err);
-        return FlowtraceCli.EXIT_USAGE;
+        return ExitCodes.USAGE;
     }
 }

@@ -2,7 +2,7 @@ package io.flowtrace.cli.agent;
 
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
-import io.flowtrace.cli.FlowtraceCli;
+import io.flowtrace.cli.console.ExitCodes;
 import java.io.PrintStream;
 import java.util.Locale;
 
@@ -12,8 +12,8 @@ import java.util.Locale;
  */
 public final class AgentExit {
     static final int OK = 0;
-    static final int INPUT = FlowtraceCli.EXIT_INPUT;
-    static final int USAGE = FlowtraceCli.EXIT_USAGE;
+    static final int INPUT = ExitCodes.INPUT;
+    static final int USAGE = ExitCodes.USAGE;
     /** Records were dropped because the spool was full: lost. */
     static final int DROPPED = 3;
     /** Records remain in the spool: not delivered (yet), a later start with the same --spool-dir sends them first. */
