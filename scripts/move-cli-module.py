@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Moves the command line out of agent (the flat package io.flowtrace.cli) into the cli module, one
-package per concept (issue #30). Re-runnable: a file already at its new place is left alone, so after
+package per concept. Re-runnable: a file already at its new place is left alone, so after
 someone changes a file at its old place on another branch, merge that branch, run this again and the
 change follows the file (git mv), with its package line and imports rewritten.
 
@@ -53,9 +53,10 @@ TEST = {
               "AgentUndeliveredITCase"],
 }
 # agent's own tests that run the command line: they go with it (io.flowtrace.cli.agent)
+AGENT_TEST_DIR = "agent/src/test/java/io/flowtrace/agent"
 AGENT_TESTS = {
-    "agent/src/test/java/io/flowtrace/agent/packets/TcpdumpAgentLiveITCase.java": "agent",
-    "agent/src/test/java/io/flowtrace/agent/security/AgentSaslSslITCase.java": "agent",
+    os.path.join(AGENT_TEST_DIR, "packets", "TcpdumpAgentLiveITCase" + ".java"): "agent",
+    os.path.join(AGENT_TEST_DIR, "security", "AgentSaslSslITCase" + ".java"): "agent",
 }
 RESOURCES = {
     "agent/src/main/resources/io/flowtrace/cli/report/report.html":
@@ -69,9 +70,9 @@ RESOURCES = {
 
 
 # members used across the new packages (found by compiling): made public, by class and simple name
+# (FlowtraceCli.EXIT_* no longer: the commands read console.ExitCodes since the commit after the move)
 PUBLIC = {
     "io.flowtrace.cli": ["PseudoTerminal", "FlowtraceProcess"],
-    "io.flowtrace.cli.FlowtraceCli": ["EXIT_INPUT", "EXIT_USAGE"],
     "io.flowtrace.cli.FlowtraceProcess": ["Result", "run"],
     "io.flowtrace.cli.FlowtraceProcess.Result": ["assertNoStackTrace"],
     "io.flowtrace.cli.PseudoTerminal": ["available", "run"],
