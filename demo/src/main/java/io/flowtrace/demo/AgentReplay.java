@@ -67,7 +67,8 @@ final class AgentReplay {
                     metrics,
                     new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME),
                     io.flowtrace.core.openvpn.OpenVpnWire.defaults());
-            // the bar and "frames read" from the same bytes (cli/src/main/java/io/flowtrace/cli/capture/CaptureBytes.java)
+            // the bar and "frames read" from the same bytes
+            // (cli/src/main/java/io/flowtrace/cli/capture/CaptureBytes.java)
             try (InputStream in = CaptureBytes.open(
                     capture.file(),
                     consumed -> step.update(
