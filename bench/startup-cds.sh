@@ -4,8 +4,9 @@
 # N runs of each, interleaved (every round runs each row once, so a change in the machine's load falls
 # on all rows alike); wall time and CPU (user + system), median and minimum (docs/BENCHMARKS.md,
 # "Start-up").
-#   bench/startup-cds.sh [N] [LABEL=DIR ...]     (after a build: mvn -q -DskipTests -pl agent -am package)
-# LABEL=DIR adds two rows for another build's agent/target (its flowtrace-agent-*.jar and lib/), e.g. one
+#   bench/startup-cds.sh [N] [LABEL=DIR ...]     (after a build: mvn -q -DskipTests -pl cli -am package)
+# LABEL=DIR adds two rows for another build's cli/target (its flowtrace-cli-*.jar and lib/; agent/target and its
+# flowtrace-agent-*.jar for a build from before the cli module), e.g. one
 # of main for a before/after comparison: main's launcher set-up (a dynamic archive) and a static archive.
 # Rows for this build: main's launcher set-up (ParallelGC, C1, dynamic AppCDS archive), the static
 # archive, the launcher's set-up (static archive, -XX:-UsePerfData), then one change each to the
@@ -26,7 +27,7 @@ quiet="-Xlog:cds=off -Xlog:cds+dynamic=off"
 # archives DIR NAME: the dynamic archive main's launcher made and the static one it makes now
 archives() {
     local jar cp
-    jar=$(ls "$1"/flowtrace-agent-*.jar | grep -v -- -tests | sed -n 1p)
+    jar=$(ls "$1"/flowtrace-cli-*.jar "$1"/flowtrace-agent-*.jar 2>/dev/null | grep -v -- -tests | sed -n 1p)
     cp="$jar:$1/lib/*"
     # shellcheck disable=SC2086
     java $base -XX:ArchiveClassesAtExit="$work/$2.dyn.jsa" $quiet -cp "$cp" "${train[@]}" </dev/null >/dev/null 2>&1 || true
@@ -48,7 +49,7 @@ for spec in "$@"; do
     printf '%s, static archive\t%s\n' "$label" \
         "java $base -XX:SharedArchiveFile=$work/build$i.static.jsa $quiet -cp $cp" >>"$rows"
 done
-cp=$(archives agent/target this)
+cp=$(archives cli/target this)
 s="-XX:SharedArchiveFile=$work/this.static.jsa $quiet -cp $cp"
 {
     printf 'this build, main'"'"'s launcher set-up (dynamic archive)\t%s\n' \

@@ -7,10 +7,11 @@
 FROM maven:3.9.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY . /src
-RUN mvn -B -ntp -q -DskipTests -pl agent -am package \
+# The agents run as commands of the one command line (module cli: docs/architecture.md says why).
+RUN mvn -B -ntp -q -DskipTests -pl cli -am package \
     && mkdir -p /out \
-    && cp "$(ls agent/target/flowtrace-agent-*.jar | grep -v -- '-tests' | head -n 1)" /out/flowtrace-agent.jar \
-    && cp -r agent/target/lib /out/lib
+    && cp "$(ls cli/target/flowtrace-cli-*.jar | grep -v -- '-tests' | head -n 1)" /out/flowtrace-cli.jar \
+    && cp -r cli/target/lib /out/lib
 
 FROM eclipse-temurin:17.0.20.1_1-jre-jammy
 RUN apt-get update \
@@ -23,5 +24,5 @@ COPY --from=build /out/ /opt/flowtrace/
 # hostPath (DaemonSet), so a restarted agent replays what it spooled. The directory belongs to uid 10001,
 # the user compose's replaying agents run as (a new named volume copies the owner); the DaemonSet's
 # agents run as root (capabilities) on a hostPath.
-ENTRYPOINT ["java", "-XX:+UseParallelGC", "-cp", "/opt/flowtrace/flowtrace-agent.jar:/opt/flowtrace/lib/*", "io.flowtrace.cli.FlowtraceCli"]
+ENTRYPOINT ["java", "-XX:+UseParallelGC", "-cp", "/opt/flowtrace/flowtrace-cli.jar:/opt/flowtrace/lib/*", "io.flowtrace.cli.FlowtraceCli"]
 CMD ["--help"]

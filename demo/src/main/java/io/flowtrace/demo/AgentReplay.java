@@ -10,7 +10,7 @@ import io.flowtrace.agent.packets.CapturePublisher;
 import io.flowtrace.agent.packets.ReplayPacer;
 import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.cli.CaptureBytes;
+import io.flowtrace.cli.capture.CaptureBytes;
 import io.flowtrace.core.conntrack.CtnetlinkParseException;
 import io.flowtrace.core.conntrack.CtnetlinkParser;
 import io.flowtrace.core.pcap.CaptureFormatException;
@@ -67,7 +67,8 @@ final class AgentReplay {
                     metrics,
                     new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME),
                     io.flowtrace.core.openvpn.OpenVpnWire.defaults());
-            // the bar and "frames read" from the same bytes (agent/src/main/java/io/flowtrace/cli/CaptureBytes.java)
+            // the bar and "frames read" from the same bytes
+            // (cli/src/main/java/io/flowtrace/cli/capture/CaptureBytes.java)
             try (InputStream in = CaptureBytes.open(
                     capture.file(),
                     consumed -> step.update(

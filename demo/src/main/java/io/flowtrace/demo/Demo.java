@@ -1,6 +1,6 @@
 package io.flowtrace.demo;
 
-import io.flowtrace.cli.Terminal;
+import io.flowtrace.cli.console.Terminal;
 import io.flowtrace.jobs.config.JobConfig;
 import io.flowtrace.jobs.config.JobOption;
 import java.io.IOException;

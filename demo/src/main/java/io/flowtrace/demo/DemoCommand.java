@@ -127,7 +127,7 @@ public final class DemoCommand implements Callable<Integer> {
                 exportFile,
                 parallelism,
                 quiet,
-                io.flowtrace.cli.Terminal.isTerminal(io.flowtrace.cli.Terminal.STDERR));
+                io.flowtrace.cli.console.Terminal.isTerminal(io.flowtrace.cli.console.Terminal.STDERR));
     }
 
     /** An output path another local user could redirect or swap is refused before anything runs (PrivateOutput). */
@@ -136,7 +136,7 @@ public final class DemoCommand implements Callable<Integer> {
             return;
         }
         try {
-            io.flowtrace.cli.PrivateOutput.check(file);
+            io.flowtrace.cli.console.PrivateOutput.check(file);
         } catch (IOException e) {
             throw new CommandLine.ParameterException(commandLine(), option + ": " + e.getMessage());
         }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.flowtrace.cli.PrivateOutput;
+import io.flowtrace.cli.console.PrivateOutput;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -11,7 +11,7 @@ import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
  * The demo's progress on stderr, one {@link Step} at a time, drawn by the progressbar library as
- * analyze and the agents draw theirs (agent/src/main/java/io/flowtrace/cli/Progress.java). On a
+ * analyze and the agents draw theirs (cli/src/main/java/io/flowtrace/cli/console/Progress.java). On a
  * terminal a step is redrawn in place (at most 4 times a second): a bar with percentage, speed and
  * ETA when its total is known (a file's bytes), else its elapsed time and figures; at its end the
  * library clears it and the step's final state is printed as a plain line in its place. Off a

@@ -169,7 +169,7 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
         return home;
     }
 
-    /** The agent as {@code ./flowtrace agent} runs it: agent/target's jar and lib/ (system property flowtrace.agentHome). */
+    /** The agent as {@code ./flowtrace agent} runs it: cli/target's jar and lib/ (system property flowtrace.agentHome). */
     public static String agentClasspath() {
         String dir = System.getProperty("flowtrace.agentHome");
         if (dir == null) {
@@ -177,11 +177,11 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
         }
         Path target = Path.of(dir).toAbsolutePath().normalize();
         try (var files = Files.list(target)) {
-            Path jar = files.filter(p -> p.getFileName().toString().matches("flowtrace-agent-.*\\.jar")
+            Path jar = files.filter(p -> p.getFileName().toString().matches("flowtrace-cli-.*\\.jar")
                             && !p.getFileName().toString().endsWith("-tests.jar"))
                     .findFirst()
-                    .orElseThrow(
-                            () -> new IllegalStateException("no agent jar in " + target + ": build the agent module"));
+                    .orElseThrow(() ->
+                            new IllegalStateException("no command line jar in " + target + ": build the cli module"));
             return jar + File.pathSeparator + target.resolve("lib") + File.separator + "*";
         } catch (IOException e) {
             throw new IllegalStateException("cannot list " + target, e);

@@ -1,0 +1,213 @@
+package io.flowtrace.cli.analyze;
+
+import io.flowtrace.cli.output.ConnectionTable;
+import io.flowtrace.cli.output.CsvFlowWriter;
+import io.flowtrace.cli.output.JsonReportWriter;
+import io.flowtrace.cli.output.TextReportWriter;
+import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.tcp.TcpDirectionStats;
+import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.function.ToLongFunction;
+
+/**
+ * The flows of one capture on their way to the report. Flows end in the order they end, but are
+ * numbered like tcptrace's, by first packet, and printed in that order, or ranked by {@code --sort}
+ * (the {@code --top} N only). JSON Lines without --sort/--top are written as each flow ends, as before,
+ * so memory stays flat; every other report keeps each flow's rendered text (not its analyser), and
+ * {@code --top} only the N best.
+ */
+public final class FlowCollector {
+    enum Format {
+        TABLE,
+        LONG,
+        JSON,
+        CSV
+    }
+
+    /** The --sort keys, with what they rank by. */
+    enum SortKey {
+        RETRANSMITS(f -> total(f, d -> d.retransmittedPackets)),
+        BYTES(f -> total(f, d -> d.dataBytes)),
+        PACKETS(f -> total(f, d -> d.packets)),
+        DURATION(f -> f.lastSeenNanos() - f.firstSeenNanos()),
+        /** The flow's RTT as the catalogue defines it (FlowFields.flowRttUs): the client's data-to-ACK average, else the server's. */
+        RTT(f -> {
+            var c2s = f.clientToServer().rtt;
+            var rtt = c2s.count() > 0 ? c2s : f.serverToClient().rtt;
+            return rtt.count() > 0 ? Math.round(rtt.mean()) : -1;
+        }),
+        /** First SYN to the handshake's last ACK; flows without a handshake last. */
+        SETUP(f -> f.setup().setupNanos);
+
+        static final String NAMES = "retransmits, bytes, packets, duration, rtt, setup";
+        private final ToLongFunction<TcpFlowAnalyzer> rank;
+
+        SortKey(ToLongFunction<TcpFlowAnalyzer> rank) {
+            this.rank = rank;
+        }
+
+        long rank(TcpFlowAnalyzer f) {
+            return rank.applyAsLong(f);
+        }
+
+        static SortKey parse(String s) {
+            for (SortKey k : values()) {
+                if (k.name().equalsIgnoreCase(s)) {
+                    return k;
+                }
+            }
+            throw new IllegalArgumentException("--sort must be one of " + NAMES + ", not '" + s + "'");
+        }
+    }
+
+    private record Entry(long firstSeenNanos, long sequence, long rank, Object payload) {}
+
+    /** Smallest first: the heap's head is the flow --top drops next; the report prints in reverse. */
+    private static final Comparator<Entry> RANK = Comparator.comparingLong(Entry::rank)
+            .thenComparing(Comparator.comparingLong(Entry::firstSeenNanos).reversed())
+            .thenComparing(Comparator.comparingLong(Entry::sequence).reversed());
+
+    private static final Comparator<Entry> FIRST_PACKET =
+            Comparator.comparingLong(Entry::firstSeenNanos).thenComparingLong(Entry::sequence);
+
+    private final Format format;
+    private final SortKey sort;
+    private final Integer top;
+    private final PrintStream out;
+    private final JsonReportWriter streamingJson;
+    private final ByteArrayOutputStream jsonBuffer = new ByteArrayOutputStream(2048);
+    private final JsonReportWriter bufferedJson;
+    private final TextReportWriter longWriter = new TextReportWriter();
+    private final List<Entry> kept = new ArrayList<>();
+    private final PriorityQueue<Entry> best = new PriorityQueue<>(RANK);
+    private long[] firstSeen = new long[1024];
+    private long count;
+
+    FlowCollector(Format format, SortKey sort, Integer top, PrintStream out, JsonReportWriter json) throws IOException {
+        this.format = format;
+        this.sort = top != null && sort == null ? SortKey.RETRANSMITS : sort;
+        this.top = top;
+        this.out = out;
+        boolean streaming = format == Format.JSON && this.sort == null;
+        this.streamingJson = streaming ? json : null;
+        this.bufferedJson = format == Format.JSON && !streaming ? new JsonReportWriter(jsonBuffer) : null;
+    }
+
+    /** True when the report is written while the capture is read (so a progress bar would land inside it). */
+    boolean streams() {
+        return streamingJson != null;
+    }
+
+    long flows() {
+        return count;
+    }
+
+    void add(FlowKey key, long instance, TcpFlowAnalyzer flow) {
+        long sequence = count++;
+        if (streamingJson != null) {
+            streamingJson.write(key, instance, flow);
+            return;
+        }
+        if (sequence == firstSeen.length) {
+            firstSeen = Arrays.copyOf(firstSeen, firstSeen.length * 2);
+        }
+        firstSeen[(int) sequence] = flow.firstSeenNanos();
+        long rank = sort == null ? 0 : sort.rank.applyAsLong(flow);
+        if (top != null) {
+            // Rank before rendering: a flow that would be dropped at once is not rendered at all.
+            if (best.size() == top
+                    && RANK.compare(new Entry(flow.firstSeenNanos(), sequence, rank, null), best.peek()) <= 0) {
+                return;
+            }
+            best.add(new Entry(flow.firstSeenNanos(), sequence, rank, render(key, instance, flow)));
+            if (best.size() > top) {
+                best.poll();
+            }
+        } else {
+            kept.add(new Entry(flow.firstSeenNanos(), sequence, rank, render(key, instance, flow)));
+        }
+    }
+
+    private Object render(FlowKey key, long instance, TcpFlowAnalyzer flow) {
+        switch (format) {
+            case TABLE:
+                return ConnectionTable.cells(flow);
+            case LONG:
+                return longWriter.render(key, instance, flow);
+            case CSV:
+                return CsvFlowWriter.row(key, instance, flow);
+            default:
+                jsonBuffer.reset();
+                bufferedJson.write(key, instance, flow);
+                return jsonBuffer.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Prints the kept flows (nothing when the report was streamed). */
+    void finish() {
+        if (streamingJson != null) {
+            return;
+        }
+        List<Entry> shown = new ArrayList<>(top != null ? best : kept);
+        shown.sort(sort == null ? FIRST_PACKET : RANK.reversed());
+        long[] number = numbersByFirstPacket();
+        long origin = Long.MAX_VALUE;
+        for (int i = 0; i < count; i++) {
+            origin = Math.min(origin, firstSeen[i]);
+        }
+        List<ConnectionTable.Row> rows = new ArrayList<>();
+        if (format == Format.CSV) {
+            out.print(CsvFlowWriter.header() + System.lineSeparator());
+        }
+        for (Entry e : shown) {
+            long n = number[(int) e.sequence()];
+            switch (format) {
+                case TABLE ->
+                    rows.add(new ConnectionTable.Row(n, (e.firstSeenNanos() - origin) / 1e9, (String[]) e.payload()));
+                case LONG -> out.print(n + ": " + e.payload() + System.lineSeparator());
+                case CSV -> out.print(n + (String) e.payload() + System.lineSeparator());
+                default -> out.print((String) e.payload());
+            }
+        }
+        if (format == Format.TABLE) {
+            ConnectionTable.print(rows, out);
+        }
+        if (bufferedJson != null) {
+            try {
+                bufferedJson.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** number[sequence]: the flow's 1-based place by first packet among every flow of the capture. */
+    private long[] numbersByFirstPacket() {
+        int n = (int) count;
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        long[] seen = firstSeen;
+        Arrays.sort(order, Comparator.<Integer>comparingLong(i -> seen[i]).thenComparingInt(i -> i));
+        long[] number = new long[n];
+        for (int rank = 0; rank < n; rank++) {
+            number[order[rank]] = rank + 1;
+        }
+        return number;
+    }
+
+    private static long total(TcpFlowAnalyzer f, ToLongFunction<TcpDirectionStats> metric) {
+        return metric.applyAsLong(f.clientToServer()) + metric.applyAsLong(f.serverToClient());
+    }
+}
