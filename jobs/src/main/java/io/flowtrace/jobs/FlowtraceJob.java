@@ -196,10 +196,7 @@ public final class FlowtraceJob {
         SingleOutputStreamOperator<FlowBatch> tcp =
                 valid.process(new OpenVpnRouting()).name("openvpn-routing").uid("openvpn-routing");
         SingleOutputStreamOperator<FlowSummary> flows = tcp.keyBy(new FlowKeySelector())
-                .process(new FlowAnalysisFunction(
-                        config.analyzerConfig(),
-                        config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000,
-                        config.getBoolean(JobOption.POSTGRES_OUTPUT)))
+                .process(flowAnalysis())
                 .name("flow-analysis")
                 .uid("flow-analysis");
         FlowWindows windows = FlowWindows.of(flows, config.getInt(JobOption.RESERVOIR_SIZE));
@@ -236,6 +233,15 @@ public final class FlowtraceJob {
                 .name("dead-letter-limits")
                 .uid("dead-letter-limits");
         sinkAll(bounded, sinks.deadLetters(), "dead-letters");
+    }
+
+    /** The keyed flow function with this job's analyser tunables, update interval and bounds. */
+    private FlowAnalysisFunction flowAnalysis() {
+        return new FlowAnalysisFunction(
+                config.analyzerConfig(),
+                config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000,
+                config.getBoolean(JobOption.POSTGRES_OUTPUT),
+                config.getInt(JobOption.MAX_FLOWS_PER_VANTAGE));
     }
 
     /**

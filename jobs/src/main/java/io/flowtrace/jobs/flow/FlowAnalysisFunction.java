@@ -1,6 +1,7 @@
 package io.flowtrace.jobs.flow;
 
 import io.flowtrace.avro.DeadLetter;
+import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.mapping.FlowRecords;
 import io.flowtrace.core.flow.FlowInstances;
@@ -61,6 +62,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private final long updateIntervalMs;
     /** Whether a reader of {@link FlowSummary#reportJson} is wired (the flow_summary report column). */
     private final boolean reportJson;
+    /** {@code --max-flows-per-vantage}: live flows of one vantage on one subtask ({@link VantageFlowLimit}). */
+    private final int maxFlowsPerVantage;
 
     private transient AnalyzerConfig config;
     private transient ValueState<FlowState> state;
@@ -73,6 +76,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private transient Counter flowsEnded;
     private transient Counter rejectedPackets;
     private transient Counter rejectedBatches;
+    private transient VantageFlowLimit vantageFlows;
+    private transient Counter flowsOverVantageLimit;
 
     /** With the {@code analyze --json} text on every version ({@link FlowSummary#reportJson}). */
     public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs) {
@@ -86,12 +91,23 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
      *     connections (docs/BENCHMARKS.md); without it {@link FlowSummary#reportJson} is null
      */
     public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs, boolean reportJson) {
+        this(config, updateIntervalMs, reportJson, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param maxFlowsPerVantage the most live flows of one vantage point on one subtask; the record of
+     *     a new flow over it is a VALIDATE dead letter, counted ({@code flowsOverVantageLimit})
+     */
+    public FlowAnalysisFunction(
+            AnalyzerConfig config, long updateIntervalMs, boolean reportJson, int maxFlowsPerVantage) {
         if (updateIntervalMs <= 0) {
             throw new IllegalArgumentException("update interval must be positive, got " + updateIntervalMs + " ms");
         }
         this.settings = AnalyzerSettings.of(config);
         this.updateIntervalMs = updateIntervalMs;
         this.reportJson = reportJson;
+        this.maxFlowsPerVantage = maxFlowsPerVantage;
+        new VantageFlowLimit(maxFlowsPerVantage); // refuses a bound below 1 when the job is built
     }
 
     @Override
@@ -107,6 +123,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         flowsEnded = getRuntimeContext().getMetricGroup().counter("flowsEnded");
         rejectedPackets = getRuntimeContext().getMetricGroup().counter("rejectedPackets");
         rejectedBatches = getRuntimeContext().getMetricGroup().counter("rejectedBatches");
+        vantageFlows = new VantageFlowLimit(maxFlowsPerVantage);
+        flowsOverVantageLimit = getRuntimeContext().getMetricGroup().counter("flowsOverVantageLimit");
     }
 
     @Override
@@ -141,6 +159,11 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
                 s = startInstance(FlowInstances.instanceId(packet.timestampNanos), s.vantage);
                 wake = Long.MAX_VALUE;
             } else if (s == null) {
+                if (!vantageFlows.admit(records.vantage())) {
+                    flowsOverVantageLimit.inc();
+                    ctx.output(DEAD_LETTERS, overVantageLimit(record, packets));
+                    return;
+                }
                 s = startInstance(FlowInstances.instanceId(packet.timestampNanos), records.vantage());
             }
             advanceTime(s, packetMs, watermark);
@@ -252,7 +275,18 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private void endFlow(FlowState s, long timestampMs, Collector<FlowSummary> out) {
         emit(s, timestampMs * 1000, true, timestampMs, out);
         flowsEnded.inc();
+        vantageFlows.ended(s.vantage);
         state.clear();
+    }
+
+    /** The dead letter of a record that would start a flow of a vantage at {@code --max-flows-per-vantage}. */
+    private DeadLetter overVantageLimit(FlowBatch record, int packets) {
+        return record.deadLetter(
+                DeadLetterStage.VALIDATE,
+                "new flow refused: vantage " + records.vantage() + " has " + vantageFlows.max()
+                        + " live flows on this subtask (--max-flows-per-vantage)",
+                null,
+                packets);
     }
 
     /**
