@@ -92,6 +92,10 @@ status)
         if alive "$p"; then echo "TASKMANAGER $p alive"; else echo "TASKMANAGER $p DEAD"; fi
     done
     echo "Kafka $KAFKA_BOOTSTRAP, PostgreSQL $JDBC_URL (user $JDBC_USER), Flink $FLINK_REST"
+    if [[ -n "${ZOOKEEPER_QUORUM:-}" ]]; then
+        # SASL sessions only: Flink's processes log in with this JAAS file (0600), in FLINK_JAVA_OPTS
+        echo "ZooKeeper $ZOOKEEPER_QUORUM (SASL login required; JAAS Client section in $ZOOKEEPER_JAAS)"
+    fi
     # REST wants the run's client certificate; its password goes to curl on stdin, never on a command line
     pw="$(sed -n 's/^security\.ssl\.rest\.keystore-password: //p' "$FLINK_CONF_DIR/config.yaml")"
     printf 'cert-type = "P12"\ncert = "%s:%s"\ncacert = "%s"\n' "$FLINK_TLS_KEYSTORE" "$pw" "$FLINK_TLS_CERT" \

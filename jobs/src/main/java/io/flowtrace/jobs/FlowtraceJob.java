@@ -233,13 +233,14 @@ public final class FlowtraceJob {
         sinkAll(bounded, sinks.deadLetters(), "dead-letters");
     }
 
-    /** The keyed TCP flow analysis; flow_summary rows only when a sink reads them, as flow-rows says. */
+    /** The keyed TCP flow analysis with this job's analyser tunables, update interval and bounds; flow_summary rows only when a sink reads them, as flow-rows says. */
     private SingleOutputStreamOperator<FlowSummary> flowAnalysis(DataStream<FlowBatch> tcp) {
         return tcp.keyBy(new FlowKeySelector())
                 .process(new FlowAnalysisFunction(
                         config.analyzerConfig(),
                         config.getLong(JobOption.UPDATE_INTERVAL_S) * 1000,
-                        sinks.flowRows().isEmpty() ? null : config.flowRowPolicy()))
+                        sinks.flowRows().isEmpty() ? null : config.flowRowPolicy(),
+                        config.getInt(JobOption.MAX_FLOWS_PER_VANTAGE)))
                 .name("flow-analysis")
                 .uid("flow-analysis");
     }

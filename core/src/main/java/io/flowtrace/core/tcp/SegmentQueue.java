@@ -11,8 +11,8 @@ package io.flowtrace.core.tcp;
  * entries, with one arraycopy.
  */
 final class SegmentQueue {
-    /** Hard cap on segments held; beyond it the oldest is dropped and counted (bounded state). */
-    static final int MAX_SEGMENTS = 1 << 15;
+    /** Hard cap on segments held, whatever the configuration (and the most a stored state may hold). */
+    static final int MAX_SEGMENTS = AnalyzerConfig.MAX_SEGMENTS_PER_DIRECTION;
 
     private static final int INITIAL = 4;
 
@@ -30,6 +30,8 @@ final class SegmentQueue {
     private int size;
     private long sackedBytes;
     private long overflowDrops;
+    /** Segments held at most ({@link AnalyzerConfig#maxSegmentsPerDirection}); beyond it the oldest is dropped and counted. */
+    private int limit = MAX_SEGMENTS;
 
     /** Set by {@link #ackTo}: the highest segment the ACK fully covered (for Karn's rule). */
     long lastAckedSent;
@@ -84,6 +86,17 @@ final class SegmentQueue {
         return overflowDrops;
     }
 
+    /**
+     * Sets the most segments held (1 to {@link #MAX_SEGMENTS}). A queue read from a state written under a
+     * higher limit keeps its segments until the next insert, which drops the oldest down to the limit.
+     */
+    void limit(int segments) {
+        if (segments < 1 || segments > MAX_SEGMENTS) {
+            throw new IllegalArgumentException("segment limit " + segments);
+        }
+        limit = segments;
+    }
+
     /** Logical index of the last segment whose start ≤ seq, or -1. */
     int floor(long seq) {
         int lo = 0;
@@ -108,7 +121,7 @@ final class SegmentQueue {
 
     /** Inserts at logical index {@code at}, shifting later segments up by one. */
     void insert(int at, long s, long e, long timeNanos, int id, int tx) {
-        if (size == MAX_SEGMENTS) {
+        while (size >= limit) {
             removeHead(1);
             overflowDrops++;
             at = Math.max(0, at - 1);

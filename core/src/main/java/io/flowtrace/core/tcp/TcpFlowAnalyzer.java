@@ -41,6 +41,8 @@ public final class TcpFlowAnalyzer {
         this.clientGuessed = clientGuessed;
         this.config = config;
         this.retransmissions = new RetransmissionClassifier(config);
+        fromClient.unacked.limit(config.maxSegmentsPerDirection());
+        fromServer.unacked.limit(config.maxSegmentsPerDirection());
     }
 
     /** True when the packet was sent by this flow's client. */

@@ -167,11 +167,13 @@ public final class JobConfig implements Serializable {
                 getLong(JobOption.NOTABLE_SETUP_MS) * 1000.0);
     }
 
-    /** Core's analyser tunables with this job's flow timeouts. */
+    /** Core's analyser tunables with this job's flow timeouts and segment bound. */
     public AnalyzerConfig analyzerConfig() {
-        return AnalyzerConfig.DEFAULTS.withIdleTimeouts(
-                getLong(JobOption.IDLE_TIMEOUT_S) * 1_000_000_000L,
-                getLong(JobOption.HALF_OPEN_TIMEOUT_S) * 1_000_000_000L);
+        return AnalyzerConfig.DEFAULTS
+                .withIdleTimeouts(
+                        getLong(JobOption.IDLE_TIMEOUT_S) * 1_000_000_000L,
+                        getLong(JobOption.HALF_OPEN_TIMEOUT_S) * 1_000_000_000L)
+                .withMaxSegmentsPerDirection(getInt(JobOption.MAX_SEGMENTS_PER_DIRECTION));
     }
 
     /** The PostgreSQL password: from the file if given, else from the environment variable, else none. */

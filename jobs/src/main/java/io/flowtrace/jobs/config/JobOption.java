@@ -132,6 +132,14 @@ public enum JobOption {
             "dead-letters-per-second",
             "100",
             "dead letters each job subtask writes a second (a burst of ten seconds' worth first); more are dropped and counted (deadLettersDropped)"),
+    MAX_SEGMENTS_PER_DIRECTION(
+            "max-segments-per-direction",
+            "8192",
+            "unacknowledged segments a flow keeps per direction (1-32768; analyze keeps 32768): with more the oldest is dropped and counted (the report's state overflows); bounds a flow's state"),
+    MAX_FLOWS_PER_VANTAGE(
+            "max-flows-per-vantage",
+            "1000000",
+            "live flows of one vantage point on one subtask of the flow function; the record of a new flow over it is a VALIDATE dead letter, counted (flowsOverVantageLimit)"),
     RESERVOIR_SIZE("reservoir-size", "1024", "flows sampled per window for percentiles (exact below this count)"),
     CONNTRACK_RECEIVE_BUFFER_BYTES(
             "conntrack-receive-buffer-bytes",

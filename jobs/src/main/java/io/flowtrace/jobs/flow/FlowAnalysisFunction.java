@@ -1,6 +1,7 @@
 package io.flowtrace.jobs.flow;
 
 import io.flowtrace.avro.DeadLetter;
+import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.mapping.FlowRecords;
 import io.flowtrace.core.flow.FlowInstances;
@@ -67,6 +68,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private final long updateIntervalMs;
     /** Which versions get a row on {@link #FLOW_ROWS}; null when no flow_summary sink reads them. */
     private final FlowRowPolicy rows;
+    /** {@code --max-flows-per-vantage}: live flows of one vantage on one subtask ({@link VantageFlowLimit}). */
+    private final int maxFlowsPerVantage;
 
     private transient AnalyzerConfig config;
     private transient ValueState<FlowState> state;
@@ -79,6 +82,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private transient Counter flowsEnded;
     private transient Counter rejectedPackets;
     private transient Counter rejectedBatches;
+    private transient VantageFlowLimit vantageFlows;
+    private transient Counter flowsOverVantageLimit;
 
     /** With a flow_summary row for every version ({@link #FLOW_ROWS}). */
     public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs) {
@@ -93,12 +98,23 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
      *     (docs/BENCHMARKS.md)
      */
     public FlowAnalysisFunction(AnalyzerConfig config, long updateIntervalMs, FlowRowPolicy rows) {
+        this(config, updateIntervalMs, rows, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param maxFlowsPerVantage the most live flows of one vantage point on one subtask; the record of
+     *     a new flow over it is a VALIDATE dead letter, counted ({@code flowsOverVantageLimit})
+     */
+    public FlowAnalysisFunction(
+            AnalyzerConfig config, long updateIntervalMs, FlowRowPolicy rows, int maxFlowsPerVantage) {
         if (updateIntervalMs <= 0) {
             throw new IllegalArgumentException("update interval must be positive, got " + updateIntervalMs + " ms");
         }
         this.settings = AnalyzerSettings.of(config);
         this.updateIntervalMs = updateIntervalMs;
         this.rows = rows;
+        this.maxFlowsPerVantage = maxFlowsPerVantage;
+        new VantageFlowLimit(maxFlowsPerVantage); // refuses a bound below 1 when the job is built
     }
 
     @Override
@@ -114,6 +130,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         flowsEnded = getRuntimeContext().getMetricGroup().counter("flowsEnded");
         rejectedPackets = getRuntimeContext().getMetricGroup().counter("rejectedPackets");
         rejectedBatches = getRuntimeContext().getMetricGroup().counter("rejectedBatches");
+        vantageFlows = new VantageFlowLimit(maxFlowsPerVantage);
+        flowsOverVantageLimit = getRuntimeContext().getMetricGroup().counter("flowsOverVantageLimit");
     }
 
     @Override
@@ -148,6 +166,11 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
                 s = startInstance(FlowInstances.instanceId(packet.timestampNanos), s.vantage);
                 wake = Long.MAX_VALUE;
             } else if (s == null) {
+                if (!vantageFlows.admit(records.vantage())) {
+                    flowsOverVantageLimit.inc();
+                    ctx.output(DEAD_LETTERS, overVantageLimit(record, packets));
+                    return;
+                }
                 s = startInstance(FlowInstances.instanceId(packet.timestampNanos), records.vantage());
             }
             advanceTime(s, packetMs, watermark);
@@ -259,7 +282,18 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private void endFlow(FlowState s, long timestampMs, Context ctx, Collector<FlowSummary> out) {
         emit(s, timestampMs * 1000, true, timestampMs, ctx, out);
         flowsEnded.inc();
+        vantageFlows.ended(s.vantage);
         state.clear();
+    }
+
+    /** The dead letter of a record that would start a flow of a vantage at {@code --max-flows-per-vantage}. */
+    private DeadLetter overVantageLimit(FlowBatch record, int packets) {
+        return record.deadLetter(
+                DeadLetterStage.VALIDATE,
+                "new flow refused: vantage " + records.vantage() + " has " + vantageFlows.max()
+                        + " live flows on this subtask (--max-flows-per-vantage)",
+                null,
+                packets);
     }
 
     /**

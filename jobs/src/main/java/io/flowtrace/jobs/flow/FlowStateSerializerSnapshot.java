@@ -9,13 +9,14 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * What a checkpoint or savepoint records about {@link FlowStateSerializer}: the analyser tunables.
+ * What a checkpoint or savepoint records about {@link FlowStateSerializer}: the analyser tunables
+ * (version 2 adds the segment bound; a version 1 snapshot reads with the most segments).
  * The byte layout itself is versioned inside every value (operator layout byte, then
  * FlowStateCodec's version byte), so any serializer of this class reads any older state: the
  * compatibility is always "as is".
  */
 public final class FlowStateSerializerSnapshot implements TypeSerializerSnapshot<FlowState> {
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
 
     private AnalyzerConfig config;
 
@@ -38,14 +39,18 @@ public final class FlowStateSerializerSnapshot implements TypeSerializerSnapshot
         out.writeLong(config.minReorderWindowNanos());
         out.writeLong(config.idleTimeoutNanos());
         out.writeLong(config.halfOpenTimeoutNanos());
+        out.writeInt(config.maxSegmentsPerDirection());
     }
 
     @Override
     public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader) throws IOException {
-        if (readVersion != VERSION) {
+        if (readVersion != 1 && readVersion != VERSION) {
             throw new IOException("unknown FlowStateSerializer snapshot version " + readVersion);
         }
         config = new AnalyzerConfig(in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readLong());
+        if (readVersion >= 2) {
+            config = config.withMaxSegmentsPerDirection(in.readInt());
+        }
     }
 
     @Override

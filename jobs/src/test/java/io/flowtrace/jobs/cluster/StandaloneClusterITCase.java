@@ -8,6 +8,10 @@ import io.flowtrace.testkit.ListeningSockets;
 import io.flowtrace.testkit.cluster.FlinkCluster;
 import io.flowtrace.testkit.cluster.JavaProcess;
 import io.flowtrace.testkit.cluster.StandaloneStack;
+import io.flowtrace.testkit.cluster.ZooKeeperServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -96,6 +100,65 @@ class StandaloneClusterITCase {
                     .as("uid 65534 reads %s", file)
                     .contains("Permission denied");
         }
+    }
+
+    /**
+     * The HA znodes (leaders, submitted jobs, checkpoint pointers) as another local user (uid 65534) sees
+     * them with ZooKeeper's own CLI from Flink's lib/: without a SASL login the server closes the session
+     * before the first request; with a guessed password the login fails; nothing it tried to create is
+     * there afterwards. The JAAS files are unreadable to it. The cluster's own login (the run's
+     * {@code Client} section) lists the znodes, and they carry the {@code creator} ACL of the SASL user.
+     * Before: any local user listed, created and changed them without a login.
+     */
+    @Test
+    @Order(0)
+    void anotherLocalUserCannotReadOrWriteTheHaZnodes() throws Exception {
+        ZooKeeperServer zk = STACK.zooKeeper();
+        String ha = "/flink/flowtrace"; // high-availability.zookeeper.path.root (default /flink) + cluster-id
+        String ours = zooKeeperCli(zk.cliCommand(zk.clientJaasFile(), "ls", ha));
+        assertThat(ours).as("our login lists the HA znodes").containsPattern("\\[[^\\]]*leader[^\\]]*\\]");
+        assertThat(zooKeeperCli(zk.cliCommand(zk.clientJaasFile(), "getAcl", ha)))
+                .as("ACL of %s", ha)
+                .contains("'sasl,'" + ZooKeeperServer.USER)
+                .doesNotContain("'world,'anyone");
+        AnotherLocalUser.assumeAvailable();
+        String anonymous = AnotherLocalUser.run(zk.cliCommand(null, "ls", ha));
+        assertThat(anonymous)
+                .as("uid 65534 without a login")
+                .contains("Session closed because client failed to authenticate")
+                .doesNotContain("leader");
+        assertThat(AnotherLocalUser.run(zk.cliCommand(null, "create", ha + "/planted", "x")))
+                .contains("Session closed because client failed to authenticate");
+        Path dir = Files.createTempDirectory("flowtrace-zk-guess");
+        try {
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Path guess = Files.writeString(
+                    dir.resolve("guess.jaas"), ZooKeeperServer.clientJaas(ZooKeeperServer.USER, "flowtrace"));
+            Files.setPosixFilePermissions(guess, PosixFilePermissions.fromString("rw-r--r--"));
+            assertThat(AnotherLocalUser.run(zk.cliCommand(guess, "create", ha + "/planted", "x")))
+                    .as("uid 65534 with a guessed password")
+                    .contains("AuthFailed")
+                    .doesNotContain("Created");
+            assertThat(AnotherLocalUser.run(zk.cliCommand(guess, "ls", ha))).doesNotContain("leader");
+        } finally {
+            Files.walk(dir)
+                    .sorted(java.util.Comparator.reverseOrder())
+                    .forEach(f -> f.toFile().delete());
+        }
+        assertThat(zooKeeperCli(zk.cliCommand(zk.clientJaasFile(), "ls", ha)))
+                .as("the HA znodes after uid 65534's attempts")
+                .doesNotContain("planted");
+        assertThat(AnotherLocalUser.run(List.of("cat", zk.clientJaasFile().toString())))
+                .as("uid 65534 reads the JAAS file")
+                .contains("Permission denied");
+    }
+
+    /** ZooKeeper's CLI as this user; its output. */
+    private static String zooKeeperCli(List<String> command) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        return out;
     }
 
     @Test

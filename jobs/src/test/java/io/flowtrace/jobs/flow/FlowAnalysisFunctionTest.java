@@ -13,6 +13,7 @@ import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.FlowBatches;
+import io.flowtrace.report.FlowRowPolicy;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -503,6 +504,60 @@ class FlowAnalysisFunctionTest {
         return side == null
                 ? List.of()
                 : side.stream().map(StreamRecord::getValue).toList();
+    }
+
+    /**
+     * {@code --max-flows-per-vantage} 2: two flows of the vantage are live, the record of a third is a
+     * VALIDATE dead letter that names the option and leaves no state or timer; once one of the two has
+     * ended (RST, then the linger) and its state and timer are gone, a new flow is admitted again.
+     */
+    @Test
+    void aNewFlowOverTheVantagesBoundIsADeadLetterUntilAFlowEnds() throws Exception {
+        var function = new FlowAnalysisFunction(AnalyzerConfig.DEFAULTS, UPDATE_MS, FlowRowPolicy.ALL, 2);
+        try (var harness = harnessOf(function)) {
+            handshake(harness, 40_100, 1000, T0_NS);
+            handshake(harness, 40_101, 1000, T0_NS);
+            assertThat(harness.numKeyedStateEntries()).isEqualTo(2);
+            assertThat(harness.numEventTimeTimers()).isEqualTo(2);
+            handshake(harness, 40_102, 1000, T0_NS); // three records of a third flow
+            assertThat(harness.numKeyedStateEntries())
+                    .as("state of the refused flow")
+                    .isEqualTo(2);
+            assertThat(harness.numEventTimeTimers()).isEqualTo(2);
+            var refused = harness.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS);
+            assertThat(refused).hasSize(3).allSatisfy(r -> {
+                assertThat(r.getValue().getStage()).isEqualTo(DeadLetterStage.VALIDATE);
+                assertThat(r.getValue().getReason().toString())
+                        .contains("harness/eth0")
+                        .contains("2 live flows")
+                        .contains("--max-flows-per-vantage");
+            });
+            long rstNs = T0_NS + 3_000_000;
+            harness.processElement(
+                    event(rstNs, true, 40_100, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001), rstNs / 1_000_000);
+            harness.processWatermark(rstNs / 1_000_000 + FlowInstances.CLOSED_LINGER_NANOS / 1_000_000 + 1);
+            assertThat(finals(harness))
+                    .singleElement()
+                    .satisfies(f -> assertThat(f.record.getEnd()).isEqualTo(FlowEnd.RST));
+            assertThat(harness.numKeyedStateEntries())
+                    .as("state after the RST flow ended")
+                    .isEqualTo(1);
+            assertThat(harness.numEventTimeTimers()).isEqualTo(1);
+            long laterNs = rstNs + FlowInstances.CLOSED_LINGER_NANOS + 10_000_000;
+            handshake(harness, 40_103, 1000, laterNs);
+            assertThat(harness.numKeyedStateEntries())
+                    .as("a new flow after one ended")
+                    .isEqualTo(2);
+            assertThat(harness.getSideOutput(FlowAnalysisFunction.DEAD_LETTERS)).hasSize(3);
+        }
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harnessOf(
+            FlowAnalysisFunction function) throws Exception {
+        var harness = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(function), new FlowKeySelector(), Types.STRING);
+        harness.open();
+        return harness;
     }
 
     private static StateBackend backend(String name) {

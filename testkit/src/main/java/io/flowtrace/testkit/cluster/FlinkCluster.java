@@ -44,6 +44,7 @@ public final class FlinkCluster implements AutoCloseable {
     private final Path home;
     private final Path conf;
     private final int restPort;
+    private final List<String> javaOptions;
     private final FlinkTls tls;
     private final HttpClient http;
     private JavaProcess jobManager;
@@ -61,6 +62,10 @@ public final class FlinkCluster implements AutoCloseable {
         this.home = home.toAbsolutePath();
         this.conf = this.home.resolve("conf");
         this.restPort = Ports.free();
+        // env.java.opts.all, as bin/flink, bin/jobmanager.sh and bin/taskmanager.sh pass it to every JVM
+        String opts = config.get("env.java.opts.all");
+        this.javaOptions =
+                opts == null ? FlinkJvmOptions.JAVA_17 : List.of(opts.trim().split("\\s+"));
         try {
             this.tls = FlinkTls.create(PrivateDirectory.open());
         } catch (InterruptedException e) {
@@ -85,6 +90,11 @@ public final class FlinkCluster implements AutoCloseable {
 
     public String restUrl() {
         return "https://127.0.0.1:" + restPort;
+    }
+
+    /** The JVM options of every process of the cluster and of its CLI ({@code env.java.opts.all}). */
+    public List<String> javaOptions() {
+        return javaOptions;
     }
 
     /** The REST port (HTTPS, client certificate required). */
@@ -117,7 +127,7 @@ public final class FlinkCluster implements AutoCloseable {
     private void launchJobManager() throws IOException, InterruptedException {
         List<String>[] params = resourceParams("GET_JM_RESOURCE_PARAMS");
         List<String> jvm = new ArrayList<>(params[0]);
-        jvm.addAll(FlinkJvmOptions.JAVA_17);
+        jvm.addAll(javaOptions);
         jvm.addAll(FlinkJvmOptions.PEKKO_STARTUP);
         jvm.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
         List<String> args = new ArrayList<>(List.of("--configDir", conf.toString()));
@@ -137,7 +147,7 @@ public final class FlinkCluster implements AutoCloseable {
     public String startTaskManager() throws IOException, InterruptedException {
         List<String>[] params = resourceParams("GET_TM_RESOURCE_PARAMS");
         List<String> jvm = new ArrayList<>(params[0]);
-        jvm.addAll(FlinkJvmOptions.JAVA_17);
+        jvm.addAll(javaOptions);
         jvm.addAll(FlinkJvmOptions.PEKKO_STARTUP);
         jvm.addAll(FlinkJvmOptions.AVRO_LIMITS);
         jvm.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
@@ -249,7 +259,7 @@ public final class FlinkCluster implements AutoCloseable {
     public String cli(String name, List<String> args) throws IOException, InterruptedException {
         Path log = home.resolve("log/" + name + "-" + System.nanoTime() + ".log");
         List<String> cmd = new ArrayList<>(List.of(JavaProcess.javaBinary()));
-        cmd.addAll(FlinkJvmOptions.JAVA_17);
+        cmd.addAll(javaOptions);
         cmd.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
         cmd.addAll(List.of("-cp", flink.classpath(), "org.apache.flink.client.cli.CliFrontend"));
         cmd.addAll(args);

@@ -42,7 +42,7 @@ public final class LocalCluster {
                 FlinkDistribution.fromSystemProperties(),
                 home.resolve("flink"),
                 slots,
-                ha ? ZooKeeperHa.settings(zooKeeper.quorum(), home.resolve("flink/ha")) : Map.of());
+                ha ? ZooKeeperHa.settings(zooKeeper, home.resolve("flink/ha")) : Map.of());
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicBoolean stopping = new AtomicBoolean();
         Runtime.getRuntime()
@@ -133,7 +133,7 @@ public final class LocalCluster {
         env.append("FLINK_TLS_CERT=").append(flink.tls().writeCertificatePem()).append('\n');
         env.append("FLINK_CONF_DIR=").append(flink.confDir()).append('\n');
         env.append("FLINK_JAVA_OPTS=\"")
-                .append(String.join(" ", FlinkJvmOptions.JAVA_17))
+                .append(String.join(" ", flink.javaOptions()))
                 .append("\"\n");
         env.append("FLINK_LIB=")
                 .append(FlinkDistribution.fromSystemProperties().lib())
@@ -141,6 +141,8 @@ public final class LocalCluster {
         env.append("KAFKA_PID=").append(kafka.process().pid()).append('\n');
         if (zooKeeper != null) {
             env.append("ZOOKEEPER_QUORUM=").append(zooKeeper.quorum()).append('\n');
+            // ZooKeeper takes SASL sessions only: this JAAS file (0600) is the Client login (FLINK_JAVA_OPTS loads it)
+            env.append("ZOOKEEPER_JAAS=").append(zooKeeper.clientJaasFile()).append('\n');
             env.append("ZOOKEEPER_PID=").append(zooKeeper.process().pid()).append('\n');
         }
         env.append("JOBMANAGER_PID=").append(flink.jobManager().pid()).append('\n');

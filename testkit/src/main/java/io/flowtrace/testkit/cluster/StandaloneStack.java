@@ -71,7 +71,7 @@ public final class StandaloneStack implements BeforeAllCallback, AfterAllCallbac
         Map<String, String> config = new LinkedHashMap<>();
         if (zooKeeperHa) {
             zooKeeper = new ZooKeeperServer(FlinkDistribution.fromSystemProperties(), home.resolve("zookeeper"));
-            config.putAll(ZooKeeperHa.settings(zooKeeper.quorum(), home.resolve("flink/ha")));
+            config.putAll(ZooKeeperHa.settings(zooKeeper, home.resolve("flink/ha")));
         }
         config.putAll(flinkConfig);
         flink = new FlinkCluster(

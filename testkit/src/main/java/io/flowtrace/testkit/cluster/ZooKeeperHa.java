@@ -17,11 +17,19 @@ public final class ZooKeeperHa {
      * nodes until the session times out, so the session timeout bounds how soon a successor can
      * lead: 10 s, as the TaskManager heartbeat timeout of {@link FlinkCluster}, instead of Flink's default 60 s (and
      * a connection timeout below it, as Curator expects).
+     *
+     * <p>The server takes SASL sessions only: every Flink process (JobManager, TaskManagers, the CLI, which
+     * all read the leaders there) loads the server's {@code Client} JAAS section through
+     * {@code env.java.opts.all} (Flink's ZooKeeper SASL login context is {@code Client} by default), and
+     * Flink creates its znodes with the {@code creator} ACL: only the authenticated user may read or change them.
      */
-    public static Map<String, String> settings(String quorum, Path storageDir) {
+    public static Map<String, String> settings(ZooKeeperServer zooKeeper, Path storageDir) {
         Map<String, String> c = new LinkedHashMap<>();
         c.put("high-availability.type", "zookeeper");
-        c.put("high-availability.zookeeper.quorum", quorum);
+        c.put("high-availability.zookeeper.quorum", zooKeeper.quorum());
+        c.put("high-availability.zookeeper.client.acl", "creator");
+        c.put("zookeeper.sasl.disable", "false");
+        c.put("env.java.opts.all", String.join(" ", FlinkJvmOptions.JAVA_17) + " " + zooKeeper.clientJvmOption());
         c.put(
                 "high-availability.storageDir",
                 storageDir.toAbsolutePath().toUri().toString());
