@@ -169,11 +169,16 @@ public final class JobConfig implements Serializable {
 
     /** Core's analyser tunables with this job's flow timeouts and segment bound. */
     public AnalyzerConfig analyzerConfig() {
-        return AnalyzerConfig.DEFAULTS
-                .withIdleTimeouts(
-                        getLong(JobOption.IDLE_TIMEOUT_S) * 1_000_000_000L,
-                        getLong(JobOption.HALF_OPEN_TIMEOUT_S) * 1_000_000_000L)
-                .withMaxSegmentsPerDirection(getInt(JobOption.MAX_SEGMENTS_PER_DIRECTION));
+        AnalyzerConfig timeouts = AnalyzerConfig.DEFAULTS.withIdleTimeouts(
+                getLong(JobOption.IDLE_TIMEOUT_S) * 1_000_000_000L,
+                getLong(JobOption.HALF_OPEN_TIMEOUT_S) * 1_000_000_000L);
+        int segments = getInt(JobOption.MAX_SEGMENTS_PER_DIRECTION);
+        if (segments < 1 || segments > AnalyzerConfig.MAX_SEGMENTS_PER_DIRECTION) {
+            // core's own check names its field; the user typed the option
+            throw new IllegalArgumentException("--" + JobOption.MAX_SEGMENTS_PER_DIRECTION.key() + " must be 1 to "
+                    + AnalyzerConfig.MAX_SEGMENTS_PER_DIRECTION + ", got " + segments);
+        }
+        return timeouts.withMaxSegmentsPerDirection(segments);
     }
 
     /** The PostgreSQL password: from the file if given, else from the environment variable, else none. */
