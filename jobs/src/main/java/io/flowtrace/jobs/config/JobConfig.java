@@ -127,6 +127,15 @@ public final class JobConfig implements Serializable {
         return Math.toIntExact(getLong(option));
     }
 
+    /** The option as an int from {@code min} to {@code max}, else one line naming the option. */
+    public int getInt(JobOption option, int min, int max) {
+        long v = getLong(option);
+        if (v < min || v > max) {
+            throw new IllegalArgumentException("--" + option.key() + " must be " + min + " to " + max + ", got " + v);
+        }
+        return (int) v;
+    }
+
     public boolean getBoolean(JobOption option) {
         String v = get(option).trim().toLowerCase(Locale.ROOT);
         if (!v.equals("true") && !v.equals("false")) {
@@ -172,12 +181,8 @@ public final class JobConfig implements Serializable {
         AnalyzerConfig timeouts = AnalyzerConfig.DEFAULTS.withIdleTimeouts(
                 getLong(JobOption.IDLE_TIMEOUT_S) * 1_000_000_000L,
                 getLong(JobOption.HALF_OPEN_TIMEOUT_S) * 1_000_000_000L);
-        int segments = getInt(JobOption.MAX_SEGMENTS_PER_DIRECTION);
-        if (segments < 1 || segments > AnalyzerConfig.MAX_SEGMENTS_PER_DIRECTION) {
-            // core's own check names its field; the user typed the option
-            throw new IllegalArgumentException("--" + JobOption.MAX_SEGMENTS_PER_DIRECTION.key() + " must be 1 to "
-                    + AnalyzerConfig.MAX_SEGMENTS_PER_DIRECTION + ", got " + segments);
-        }
+        // checked here too, so that the message names the option the user typed, not core's field
+        int segments = getInt(JobOption.MAX_SEGMENTS_PER_DIRECTION, 1, AnalyzerConfig.MAX_SEGMENTS_PER_DIRECTION);
         return timeouts.withMaxSegmentsPerDirection(segments);
     }
 
