@@ -38,8 +38,9 @@ import picocli.CommandLine.Option;
 public final class PublishOptions {
     @Option(
             names = "--bootstrap-servers",
-            paramLabel = "HOST:PORT[,...]",
-            description = "Kafka bootstrap servers (or bootstrap.servers in --kafka-config)")
+            // no [ ] in a label: AsciiDoc took "[,...]_]" for markup and the man page lost the option
+            paramLabel = "HOST:PORT,...",
+            description = "Kafka bootstrap servers, comma-separated (or bootstrap.servers in --kafka-config)")
     String bootstrapServers;
 
     @Option(

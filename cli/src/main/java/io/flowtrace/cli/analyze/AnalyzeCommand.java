@@ -113,8 +113,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
 
     @Option(
             names = "--host",
-            paramLabel = "IP[/PREFIX]",
-            description = "only flows with an address in this IPv4/IPv6 address or network on either side")
+            // no [ ] in a label: AsciiDoc took "_IP[/PREFIX]_]" for markup and the man page lost --host
+            paramLabel = "ADDRESS",
+            description = "only flows with this IPv4/IPv6 address, or an address in this network"
+                    + " (ADDRESS/PREFIX, e.g. 10.0.0.0/8), on either side")
     String host;
 
     @Option(names = "--port", paramLabel = "N", description = "only flows with this port (0-65535) on either side")
