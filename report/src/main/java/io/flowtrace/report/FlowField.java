@@ -20,6 +20,8 @@ import java.util.function.ToLongFunction;
  *     null in the JSON report and an empty CSV cell (an integer computed as -1 is written null: FlowReport); also every field added after the first
  *     release of the contract, which older records lack
  * @param definition the one-line rule (docs/metrics.md gives the full one)
+ * @param label the plain words the long text report ({@code analyze -l}) prints before a direction
+ *     field's two values; null for a flow field (the report's header lays those out in sentences)
  * @param reportOnly null when the Avro contract (FlowRecord.avsc) carries the field at the same
  *     path; otherwise why it does not
  * @param column the PostgreSQL {@code flow_summary} column, or null
@@ -32,6 +34,7 @@ public record FlowField(
         String unit,
         boolean nullable,
         String definition,
+        String label,
         String reportOnly,
         Column column,
         Window window,
@@ -176,30 +179,80 @@ public record FlowField(
         return scope == Scope.FLOW ? List.of(path) : List.of("c2s." + path, "s2c." + path);
     }
 
+    /**
+     * The value of this field for {@code subject} (its walked side for a direction field), typed as
+     * {@link FlowValues} gives values: Long, Double, String, Boolean or long[]; null when absent by
+     * the rule of every output (a nullable integer computed as -1, a decimal without samples: NaN).
+     */
+    Object valueOf(FlowSubject subject) {
+        if (value instanceof LongValue l) {
+            long x = l.of().applyAsLong(subject);
+            return nullable && x < 0 ? null : Long.valueOf(x);
+        }
+        if (value instanceof DecimalValue d) {
+            double x = d.of().applyAsDouble(subject);
+            return Double.isNaN(x) ? null : Double.valueOf(x);
+        }
+        if (value instanceof TextValue t) {
+            return t.of().apply(subject);
+        }
+        if (value instanceof BoolValue b) {
+            return b.of().test(subject);
+        }
+        return ((LongsValue) value).of().apply(subject);
+    }
+
     public boolean inAvro() {
         return reportOnly == null;
     }
 
     FlowField withColumn(String name, SqlType type, Columns columns) {
         return new FlowField(
-                path, scope, unit, nullable, definition, reportOnly, new Column(name, type, columns), window, value);
+                path,
+                scope,
+                unit,
+                nullable,
+                definition,
+                label,
+                reportOnly,
+                new Column(name, type, columns),
+                window,
+                value);
     }
 
     FlowField summed(String stat) {
         return new FlowField(
-                path, scope, unit, nullable, definition, reportOnly, column, new Window(Aggregate.SUM, stat), value);
+                path,
+                scope,
+                unit,
+                nullable,
+                definition,
+                label,
+                reportOnly,
+                column,
+                new Window(Aggregate.SUM, stat),
+                value);
     }
 
     FlowField sampled(String stat) {
         return new FlowField(
-                path, scope, unit, nullable, definition, reportOnly, column, new Window(Aggregate.SAMPLE, stat), value);
+                path,
+                scope,
+                unit,
+                nullable,
+                definition,
+                label,
+                reportOnly,
+                column,
+                new Window(Aggregate.SAMPLE, stat),
+                value);
     }
 
     FlowField reportOnly(String why) {
-        return new FlowField(path, scope, unit, nullable, definition, why, column, window, value);
+        return new FlowField(path, scope, unit, nullable, definition, label, why, column, window, value);
     }
 
     FlowField orNull() {
-        return new FlowField(path, scope, unit, true, definition, reportOnly, column, window, value);
+        return new FlowField(path, scope, unit, true, definition, label, reportOnly, column, window, value);
     }
 }

@@ -65,6 +65,27 @@ class FlowFieldsTest {
         return f.column().names();
     }
 
+    /**
+     * {@code analyze -l} prints every direction field as a row under its entry's label (the rows are
+     * keyed by nothing else: two fields with one label would read as one); the flow fields are laid
+     * out in the report's header sentences and carry none.
+     */
+    @Test
+    void everyDirectionFieldHasALabelOfItsOwn() {
+        Set<String> labels = new HashSet<>();
+        for (FlowField f : FlowFields.DIRECTION) {
+            assertThat(f.label())
+                    .as("%s: the label analyze -l prints", f.path())
+                    .isNotBlank();
+            assertThat(labels.add(f.label().strip()))
+                    .as("%s: label '%s' also names another field", f.path(), f.label())
+                    .isTrue();
+        }
+        for (FlowField f : FlowFields.FLOW) {
+            assertThat(f.label()).as(f.path()).isNull();
+        }
+    }
+
     @Test
     void everyFieldHasADefinitionAUnitAndAValidWindowStatistic() {
         for (FlowField f : FlowFields.all()) {
