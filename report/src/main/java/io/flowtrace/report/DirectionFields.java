@@ -8,7 +8,6 @@ import static io.flowtrace.report.FlowField.SqlType.INTEGER;
 import static io.flowtrace.report.FlowSubject.micros;
 
 import io.flowtrace.core.tcp.RetransmissionClass;
-import io.flowtrace.core.tcp.RunningStats;
 import io.flowtrace.core.tcp.TcpDirectionStats;
 import io.flowtrace.report.FlowField.DecimalValue;
 import io.flowtrace.report.FlowField.LongValue;
@@ -17,7 +16,6 @@ import io.flowtrace.report.FlowField.Scope;
 import io.flowtrace.report.FlowField.Value;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
 /**
@@ -83,9 +81,7 @@ final class DirectionFields {
     /** retransmits.rto, .fast, .spurious, .tlp, .other, in {@link RetransmissionClass} order. */
     static final List<FlowField> RETRANSMITS = retransmits();
 
-    static final FlowField RTT_AVG_US = rtt("rtt_us", "avg", "RTT average", RunningStats::mean, "mean")
-            .withColumn("rtt_avg_us", DOUBLE_PRECISION, PER_DIRECTION)
-            .sampled("rttUs");
+    static final FlowField RTT_AVG_US = RttFields.RTT_AVG_US;
     static final FlowField THROUGHPUT_BPS = side(
                     "throughput_bps",
                     "throughput (unique data)",
@@ -99,8 +95,8 @@ final class DirectionFields {
     private static List<FlowField> all() {
         List<FlowField> d = new ArrayList<>(sent());
         d.addAll(acks());
-        d.addAll(rttFields("rtt_us", true));
-        d.addAll(rttFields("ts_rtt_us", false));
+        d.addAll(RttFields.of("rtt_us", true));
+        d.addAll(RttFields.of("ts_rtt_us", false));
         d.addAll(flight());
         d.addAll(SlowStartFields.ALL);
         d.addAll(rounds());
@@ -306,45 +302,6 @@ final class DirectionFields {
         return d;
     }
 
-    private static List<FlowField> rttFields(String object, boolean withStdev) {
-        List<FlowField> f = new ArrayList<>();
-        boolean data = object.equals("rtt_us");
-        String of = data ? "data-to-ACK samples (Karn's rule)" : "TSval-to-TSecr samples (first echo only)";
-        // the labels: "RTT min" for data-to-ACK samples, "timestamp RTT min" for TSval-to-TSecr ones
-        String rtt = data ? "RTT " : "timestamp RTT ";
-        f.add(side(
-                object + ".samples",
-                data ? "RTT samples (data to ACK)" : "RTT samples (TCP timestamps)",
-                "samples",
-                "number of " + of,
-                count(d -> stats(d, object).count())));
-        f.add(rtt(object, "min", rtt + "min", RunningStats::min, "smallest"));
-        f.add(data ? RTT_AVG_US : rtt(object, "avg", rtt + "average", RunningStats::mean, "mean"));
-        f.add(rtt(object, "max", rtt + "max", RunningStats::max, "largest"));
-        if (withStdev) {
-            f.add(rtt(
-                    object,
-                    "stdev",
-                    rtt + "standard deviation",
-                    RunningStats::stdev,
-                    "population standard deviation of the"));
-        }
-        return f;
-    }
-
-    private static FlowField rtt(
-            String object, String name, String label, ToDoubleFunction<RunningStats> statistic, String what) {
-        return side(object + "." + name, label, "µs", what + " RTT sample", new DecimalValue(s -> {
-                    RunningStats r = stats(s.direction(), object);
-                    return r.count() == 0 ? Double.NaN : statistic.applyAsDouble(r) / 1000.0;
-                }))
-                .orNull();
-    }
-
-    private static RunningStats stats(TcpDirectionStats d, String object) {
-        return object.equals("rtt_us") ? d.rtt : d.tsRtt;
-    }
-
     private static List<FlowField> retransmits() {
         String[] labels = {
             "  by timeout (RTO)",
@@ -392,7 +349,7 @@ final class DirectionFields {
         return new LongValue(of);
     }
 
-    private static Value count(ToLongFunction<TcpDirectionStats> of) {
+    static Value count(ToLongFunction<TcpDirectionStats> of) {
         return new LongValue(s -> of.applyAsLong(s.direction()));
     }
 }
