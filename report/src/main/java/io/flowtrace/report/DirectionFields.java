@@ -148,6 +148,9 @@ final class DirectionFields {
                         "ACKs from the peer for data this capture never saw",
                         count(x -> x.ackedUnseen))
                 .orNull());
+        d.add(side("resets", "resets sent", "segments", "segments with RST this side sent", count(x -> x.resets))
+                .orNull()
+                .withColumn("resets", BIGINT, PER_DIRECTION));
         return d;
     }
 

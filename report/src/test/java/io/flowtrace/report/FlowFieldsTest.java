@@ -54,6 +54,11 @@ class FlowFieldsTest {
                 .containsExactly("c2s_app_limited_rounds", "s2c_app_limited_rounds");
     }
 
+    @Test
+    void theCatalogueDeclaresResetsPerDirection() {
+        assertThat(columnOf("c2s.resets")).containsExactly("c2s_resets", "s2c_resets");
+    }
+
     private static List<String> columnOf(String path) {
         FlowField f = FlowFields.byJsonPath(path);
         assertThat(f).as("%s in the catalogue", path).isNotNull();
