@@ -144,7 +144,12 @@ public record FlowField(
         SUM_OF_DIRECTIONS
     }
 
-    public record Column(String name, SqlType type, Columns columns) {
+    /**
+     * @param addedLater the column came to flow_summary after the field was in the record (a
+     *     migration added it): rows written before hold NULL, so the column is nullable even when the
+     *     field is not ({@link #columnNullable})
+     */
+    public record Column(String name, SqlType type, Columns columns, boolean addedLater) {
         /** The column names, in table order. */
         public List<String> names() {
             return columns == Columns.PER_DIRECTION ? List.of("c2s_" + name, "s2c_" + name) : List.of(name);
@@ -202,50 +207,38 @@ public record FlowField(
         return ((LongsValue) value).of().apply(subject);
     }
 
+    /** The flow_summary column can hold NULL: the field can be absent, or older rows predate the column. */
+    public boolean columnNullable() {
+        return nullable || (column != null && column.addedLater());
+    }
+
     public boolean inAvro() {
         return reportOnly == null;
     }
 
     FlowField withColumn(String name, SqlType type, Columns columns) {
-        return new FlowField(
-                path,
-                scope,
-                unit,
-                nullable,
-                definition,
-                label,
-                reportOnly,
-                new Column(name, type, columns),
-                window,
-                value);
+        return with(new Column(name, type, columns, false));
+    }
+
+    /** {@link #withColumn} for a field already in the record when a migration gives it its column. */
+    FlowField withLaterColumn(String name, SqlType type, Columns columns) {
+        return with(new Column(name, type, columns, true));
+    }
+
+    private FlowField with(Column c) {
+        return new FlowField(path, scope, unit, nullable, definition, label, reportOnly, c, window, value);
     }
 
     FlowField summed(String stat) {
-        return new FlowField(
-                path,
-                scope,
-                unit,
-                nullable,
-                definition,
-                label,
-                reportOnly,
-                column,
-                new Window(Aggregate.SUM, stat),
-                value);
+        return with(new Window(Aggregate.SUM, stat));
     }
 
     FlowField sampled(String stat) {
-        return new FlowField(
-                path,
-                scope,
-                unit,
-                nullable,
-                definition,
-                label,
-                reportOnly,
-                column,
-                new Window(Aggregate.SAMPLE, stat),
-                value);
+        return with(new Window(Aggregate.SAMPLE, stat));
+    }
+
+    private FlowField with(Window w) {
+        return new FlowField(path, scope, unit, nullable, definition, label, reportOnly, column, w, value);
     }
 
     FlowField reportOnly(String why) {

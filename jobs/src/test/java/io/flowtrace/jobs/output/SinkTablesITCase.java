@@ -102,7 +102,7 @@ class SinkTablesITCase {
                         .containsKey(name);
                 assertThat(table.get(name).nullable())
                         .as("nullability of flow_summary.%s (%s)", name, f.path())
-                        .isEqualTo(f.nullable());
+                        .isEqualTo(f.columnNullable());
             }
         }
     }
