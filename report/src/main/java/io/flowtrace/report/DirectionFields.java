@@ -123,11 +123,12 @@ final class DirectionFields {
                 "the same segment again with the same IPv4 id",
                 count(x -> x.networkDuplicates)));
         d.add(side(
-                "window_probes",
-                "zero-window probes",
-                "segments",
-                "probes into a closed window",
-                count(x -> x.windowProbes)));
+                        "window_probes",
+                        "zero-window probes",
+                        "segments",
+                        "probes into a closed window",
+                        count(x -> x.windowProbes))
+                .withLaterColumn("window_probes", BIGINT, PER_DIRECTION));
         d.add(side(
                         "keep_alives",
                         "keep-alives",
