@@ -20,6 +20,8 @@ import java.util.function.ToLongFunction;
  *     null in the JSON report and an empty CSV cell (an integer computed as -1 is written null: FlowReport); also every field added after the first
  *     release of the contract, which older records lack
  * @param definition the one-line rule (docs/metrics.md gives the full one)
+ * @param label the plain words the long text report ({@code analyze -l}) prints before a direction
+ *     field's two values; null for a flow field (the report's header lays those out in sentences)
  * @param reportOnly null when the Avro contract (FlowRecord.avsc) carries the field at the same
  *     path; otherwise why it does not
  * @param column the PostgreSQL {@code flow_summary} column, or null
@@ -32,6 +34,7 @@ public record FlowField(
         String unit,
         boolean nullable,
         String definition,
+        String label,
         String reportOnly,
         Column column,
         Window window,
@@ -141,7 +144,12 @@ public record FlowField(
         SUM_OF_DIRECTIONS
     }
 
-    public record Column(String name, SqlType type, Columns columns) {
+    /**
+     * @param addedLater the column came to flow_summary after the field was in the record (a
+     *     migration added it): rows written before hold NULL, so the column is nullable even when the
+     *     field is not ({@link #columnNullable})
+     */
+    public record Column(String name, SqlType type, Columns columns, boolean addedLater) {
         /** The column names, in table order. */
         public List<String> names() {
             return columns == Columns.PER_DIRECTION ? List.of("c2s_" + name, "s2c_" + name) : List.of(name);
@@ -176,30 +184,68 @@ public record FlowField(
         return scope == Scope.FLOW ? List.of(path) : List.of("c2s." + path, "s2c." + path);
     }
 
+    /**
+     * The value of this field for {@code subject} (its walked side for a direction field), typed as
+     * {@link FlowValues} gives values: Long, Double, String, Boolean or long[]; null when absent by
+     * the rule of every output (a nullable integer computed as -1, a decimal without samples: NaN).
+     */
+    Object valueOf(FlowSubject subject) {
+        if (value instanceof LongValue l) {
+            long x = l.of().applyAsLong(subject);
+            return nullable && x < 0 ? null : Long.valueOf(x);
+        }
+        if (value instanceof DecimalValue d) {
+            double x = d.of().applyAsDouble(subject);
+            return Double.isNaN(x) ? null : Double.valueOf(x);
+        }
+        if (value instanceof TextValue t) {
+            return t.of().apply(subject);
+        }
+        if (value instanceof BoolValue b) {
+            return b.of().test(subject);
+        }
+        return ((LongsValue) value).of().apply(subject);
+    }
+
+    /** The flow_summary column can hold NULL: the field can be absent, or older rows predate the column. */
+    public boolean columnNullable() {
+        return nullable || (column != null && column.addedLater());
+    }
+
     public boolean inAvro() {
         return reportOnly == null;
     }
 
     FlowField withColumn(String name, SqlType type, Columns columns) {
-        return new FlowField(
-                path, scope, unit, nullable, definition, reportOnly, new Column(name, type, columns), window, value);
+        return with(new Column(name, type, columns, false));
+    }
+
+    /** {@link #withColumn} for a field already in the record when a migration gives it its column. */
+    FlowField withLaterColumn(String name, SqlType type, Columns columns) {
+        return with(new Column(name, type, columns, true));
+    }
+
+    private FlowField with(Column c) {
+        return new FlowField(path, scope, unit, nullable, definition, label, reportOnly, c, window, value);
     }
 
     FlowField summed(String stat) {
-        return new FlowField(
-                path, scope, unit, nullable, definition, reportOnly, column, new Window(Aggregate.SUM, stat), value);
+        return with(new Window(Aggregate.SUM, stat));
     }
 
     FlowField sampled(String stat) {
-        return new FlowField(
-                path, scope, unit, nullable, definition, reportOnly, column, new Window(Aggregate.SAMPLE, stat), value);
+        return with(new Window(Aggregate.SAMPLE, stat));
+    }
+
+    private FlowField with(Window w) {
+        return new FlowField(path, scope, unit, nullable, definition, label, reportOnly, column, w, value);
     }
 
     FlowField reportOnly(String why) {
-        return new FlowField(path, scope, unit, nullable, definition, why, column, window, value);
+        return new FlowField(path, scope, unit, nullable, definition, label, why, column, window, value);
     }
 
     FlowField orNull() {
-        return new FlowField(path, scope, unit, true, definition, reportOnly, column, window, value);
+        return new FlowField(path, scope, unit, true, definition, label, reportOnly, column, window, value);
     }
 }

@@ -210,7 +210,7 @@ public final class FlowFields {
     }
 
     private static FlowField flow(String path, String unit, String definition, Value value) {
-        return new FlowField(path, Scope.FLOW, unit, false, definition, null, null, FlowField.Window.NONE, value);
+        return new FlowField(path, Scope.FLOW, unit, false, definition, null, null, null, FlowField.Window.NONE, value);
     }
 
     private static FlowField setup(String name, String unit, String definition, Value value) {

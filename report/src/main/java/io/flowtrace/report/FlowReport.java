@@ -19,6 +19,15 @@ public final class FlowReport {
     private static final Walk FLOW = Walk.of(FlowFields.FLOW);
     private static final Walk DIRECTION = Walk.of(FlowFields.DIRECTION);
 
+    /**
+     * The values of one analysed flow instance by catalogue field, as every output writes them (a
+     * nullable integer of -1 and a decimal without samples are null): how the text outputs read
+     * the fields they show without walking the whole record.
+     */
+    public static FlowValues values(FlowKey key, long instance, TcpFlowAnalyzer flow) {
+        return new FlowSubject(key, instance, flow);
+    }
+
     public static void visit(FlowKey key, long instance, TcpFlowAnalyzer flow, ReportVisitor v) {
         FlowSubject subject = new FlowSubject(key, instance, flow);
         Objects objects = new Objects(v);

@@ -9,8 +9,9 @@ import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 /**
  * What a {@link FlowField}'s value is computed from: one analysed flow instance and, while a
  * direction's fields are walked, the side that sent the data. One per walk, reused for both sides.
+ * As {@link FlowValues} it is the typed accessor of a live flow ({@link FlowReport#values}).
  */
-public final class FlowSubject {
+public final class FlowSubject implements FlowValues {
     private final FlowKey key;
     private final long instance;
     private final TcpFlowAnalyzer flow;
@@ -27,6 +28,14 @@ public final class FlowSubject {
 
     void side(FlowField.Side side) {
         ofClient = side == FlowField.Side.C2S;
+    }
+
+    @Override
+    public Object value(FlowField field, FlowField.Side side) {
+        if (field.scope() == FlowField.Scope.DIRECTION) {
+            side(side);
+        }
+        return field.valueOf(this);
     }
 
     public FlowKey key() {

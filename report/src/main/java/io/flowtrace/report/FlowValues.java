@@ -3,7 +3,9 @@ package io.flowtrace.report;
 /**
  * A flow record's values looked up by catalogue field, whatever holds them: the job reads its Avro
  * FlowRecord through one (schemas' AvroFlowValues), so the windows and the PostgreSQL columns take
- * their inputs and the derived values of {@link FlowFields} from the same declarations.
+ * their inputs and the derived values of {@link FlowFields} from the same declarations; {@code
+ * analyze}'s table, {@code --sort} and {@code -l} read an analysed flow through another
+ * ({@link FlowReport#values}).
  */
 public interface FlowValues {
     /**

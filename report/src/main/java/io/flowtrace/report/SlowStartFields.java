@@ -15,6 +15,7 @@ final class SlowStartFields {
 
     static final FlowField EXIT_CWND_SEGMENTS = slowStart(
                     "exit_cwnd_segments",
+                    "cwnd at slow start exit (segments)",
                     "segments",
                     "exit_cwnd_bytes in sender MSS",
                     integer(s -> exited(s) && s.senderMss() > 0
@@ -24,6 +25,7 @@ final class SlowStartFields {
             .sampled("exitCwndSegments");
     static final FlowField PREMATURE = slowStart(
                     "premature",
+                    "slow start exit premature",
                     "",
                     "exit cwnd below half the later max flight or half the BDP",
                     new BoolValue(s -> exited(s) && s.slowStart().premature()))
@@ -37,11 +39,13 @@ final class SlowStartFields {
         return List.of(
                 slowStart(
                         "exit",
+                        "slow start ended by",
                         "",
                         "why slow start ended: loss, ack_train, delay, app_limited; rwnd_limited, app_limited or none without exit",
                         new TextValue(s -> s.slowStart().exitReason.jsonName())),
                 slowStart(
                                 "exit_us",
+                                "slow start ended after",
                                 "µs",
                                 "exit time after the first SYN (or first packet)",
                                 new DecimalValue(s ->
@@ -49,6 +53,7 @@ final class SlowStartFields {
                         .orNull(),
                 slowStart(
                                 "exit_cwnd_bytes",
+                                "cwnd at slow start exit",
                                 "bytes",
                                 "cwnd estimate at the exit",
                                 integer(s -> exited(s) ? s.slowStart().exitCwndBytes : -1))
@@ -56,6 +61,7 @@ final class SlowStartFields {
                 EXIT_CWND_SEGMENTS,
                 slowStart(
                                 "min_rtt_us",
+                                "slow start min RTT",
                                 "µs",
                                 "the smallest data-to-ACK sample",
                                 new DecimalValue(s -> s.slowStart().minRttNanos > 0
@@ -64,18 +70,21 @@ final class SlowStartFields {
                         .orNull(),
                 slowStart(
                                 "max_delivery_rate_bps",
+                                "slow start max delivery rate",
                                 "bit/s",
                                 "largest per-round delivery rate",
                                 new DecimalValue(s -> s.slowStart().maxDeliveryRateBytesPerSecond * 8))
                         .orNull(),
                 slowStart(
                                 "bdp_bytes",
+                                "bandwidth-delay product",
                                 "bytes",
                                 "max delivery rate x min RTT",
                                 integer(s -> s.slowStart().bdpBytes()))
                         .orNull(),
                 slowStart(
                                 "max_cwnd_bytes",
+                                "max cwnd (largest flight per round)",
                                 "bytes",
                                 "largest per-round flight over the flow",
                                 integer(s -> s.slowStart().maxCwndBytes))
@@ -87,7 +96,7 @@ final class SlowStartFields {
         return s.slowStart().exitNanos >= 0;
     }
 
-    private static FlowField slowStart(String name, String unit, String definition, Value value) {
-        return side("slow_start." + name, unit, definition, value);
+    private static FlowField slowStart(String name, String label, String unit, String definition, Value value) {
+        return side("slow_start." + name, label, unit, definition, value);
     }
 }

@@ -54,6 +54,11 @@ class FlowFieldsTest {
                 .containsExactly("c2s_app_limited_rounds", "s2c_app_limited_rounds");
     }
 
+    @Test
+    void theCatalogueDeclaresResetsPerDirection() {
+        assertThat(columnOf("c2s.resets")).containsExactly("c2s_resets", "s2c_resets");
+    }
+
     private static List<String> columnOf(String path) {
         FlowField f = FlowFields.byJsonPath(path);
         assertThat(f).as("%s in the catalogue", path).isNotNull();
@@ -63,6 +68,27 @@ class FlowFieldsTest {
         assertThat(f.inAvro()).as("%s in the Avro contract", path).isTrue();
         assertThat(f.column()).as("%s has a flow_summary column", path).isNotNull();
         return f.column().names();
+    }
+
+    /**
+     * {@code analyze -l} prints every direction field as a row under its entry's label (the rows are
+     * keyed by nothing else: two fields with one label would read as one); the flow fields are laid
+     * out in the report's header sentences and carry none.
+     */
+    @Test
+    void everyDirectionFieldHasALabelOfItsOwn() {
+        Set<String> labels = new HashSet<>();
+        for (FlowField f : FlowFields.DIRECTION) {
+            assertThat(f.label())
+                    .as("%s: the label analyze -l prints", f.path())
+                    .isNotBlank();
+            assertThat(labels.add(f.label().strip()))
+                    .as("%s: label '%s' also names another field", f.path(), f.label())
+                    .isTrue();
+        }
+        for (FlowField f : FlowFields.FLOW) {
+            assertThat(f.label()).as(f.path()).isNull();
+        }
     }
 
     @Test

@@ -5,8 +5,10 @@ import io.flowtrace.cli.output.CsvFlowWriter;
 import io.flowtrace.cli.output.JsonReportWriter;
 import io.flowtrace.cli.output.TextReportWriter;
 import io.flowtrace.core.net.FlowKey;
-import io.flowtrace.core.tcp.TcpDirectionStats;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.report.FlowFields;
+import io.flowtrace.report.FlowReport;
+import io.flowtrace.report.FlowValues;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,7 +19,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
-import java.util.function.ToLongFunction;
 
 /**
  * The flows of one capture on their way to the report. Flows end in the order they end, but are
@@ -34,30 +35,35 @@ public final class FlowCollector {
         CSV
     }
 
-    /** The --sort keys, with what they rank by. */
+    /** The --sort keys, with what they rank by: catalogue fields (FlowFields), but duration (to the nanosecond). */
     enum SortKey {
-        RETRANSMITS(f -> total(f, d -> d.retransmittedPackets)),
-        BYTES(f -> total(f, d -> d.dataBytes)),
-        PACKETS(f -> total(f, d -> d.packets)),
-        DURATION(f -> f.lastSeenNanos() - f.firstSeenNanos()),
+        RETRANSMITS((v, f) -> FlowFields.bothDirections(v, FlowFields.RETRANSMITTED_PACKETS)),
+        BYTES((v, f) -> FlowFields.bothDirections(v, FlowFields.DATA_BYTES)),
+        PACKETS((v, f) -> FlowFields.bothDirections(v, FlowFields.PACKETS)),
+        DURATION((v, f) -> f.lastSeenNanos() - f.firstSeenNanos()),
         /** The flow's RTT as the catalogue defines it (FlowFields.flowRttUs): the client's data-to-ACK average, else the server's. */
-        RTT(f -> {
-            var c2s = f.clientToServer().rtt;
-            var rtt = c2s.count() > 0 ? c2s : f.serverToClient().rtt;
-            return rtt.count() > 0 ? Math.round(rtt.mean()) : -1;
-        }),
+        RTT((v, f) -> nanos(FlowFields.flowRttUs(v))),
         /** First SYN to the handshake's last ACK; flows without a handshake last. */
-        SETUP(f -> f.setup().setupNanos);
+        SETUP((v, f) -> nanos(v.number(FlowFields.SETUP_US, null)));
 
         static final String NAMES = "retransmits, bytes, packets, duration, rtt, setup";
-        private final ToLongFunction<TcpFlowAnalyzer> rank;
+        private final Rank rank;
 
-        SortKey(ToLongFunction<TcpFlowAnalyzer> rank) {
+        SortKey(Rank rank) {
             this.rank = rank;
         }
 
-        long rank(TcpFlowAnalyzer f) {
-            return rank.applyAsLong(f);
+        long rank(FlowKey key, long instance, TcpFlowAnalyzer f) {
+            return rank.of(FlowReport.values(key, instance, f), f);
+        }
+
+        /** A time in µs as whole ns, -1 when absent: the rank orders flows as the ns figures would. */
+        private static long nanos(Number us) {
+            return us == null ? -1 : Math.round(us.doubleValue() * 1000);
+        }
+
+        private interface Rank {
+            long of(FlowValues v, TcpFlowAnalyzer f);
         }
 
         static SortKey parse(String s) {
@@ -122,7 +128,7 @@ public final class FlowCollector {
             firstSeen = Arrays.copyOf(firstSeen, firstSeen.length * 2);
         }
         firstSeen[(int) sequence] = flow.firstSeenNanos();
-        long rank = sort == null ? 0 : sort.rank.applyAsLong(flow);
+        long rank = sort == null ? 0 : sort.rank(key, instance, flow);
         if (top != null) {
             // Rank before rendering: a flow that would be dropped at once is not rendered at all.
             if (best.size() == top
@@ -141,7 +147,7 @@ public final class FlowCollector {
     private Object render(FlowKey key, long instance, TcpFlowAnalyzer flow) {
         switch (format) {
             case TABLE:
-                return ConnectionTable.cells(flow);
+                return ConnectionTable.cells(key, instance, flow);
             case LONG:
                 return longWriter.render(key, instance, flow);
             case CSV:
@@ -205,9 +211,5 @@ public final class FlowCollector {
             number[order[rank]] = rank + 1;
         }
         return number;
-    }
-
-    private static long total(TcpFlowAnalyzer f, ToLongFunction<TcpDirectionStats> metric) {
-        return metric.applyAsLong(f.clientToServer()) + metric.applyAsLong(f.serverToClient());
     }
 }

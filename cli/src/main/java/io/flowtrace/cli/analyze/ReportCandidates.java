@@ -59,7 +59,7 @@ public final class ReportCandidates {
         if (f.clientToServer().uniqueBytes == 0 && f.serverToClient().uniqueBytes == 0) {
             return; // no data either way: every chart of it would be empty, so it is not among "the worst N"
         }
-        best.add(new Candidate(sort.rank(f), f.firstSeenNanos(), s));
+        best.add(new Candidate(sort.rank(key, instance, f), f.firstSeenNanos(), s));
         if (best.size() > worst) {
             best.poll();
         }

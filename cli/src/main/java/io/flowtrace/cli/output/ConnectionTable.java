@@ -1,7 +1,13 @@
 package io.flowtrace.cli.output;
 
-import io.flowtrace.core.tcp.TcpDirectionStats;
+import static io.flowtrace.report.FlowField.Side.C2S;
+import static io.flowtrace.report.FlowField.Side.S2C;
+
+import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.report.FlowFields;
+import io.flowtrace.report.FlowReport;
+import io.flowtrace.report.FlowValues;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
@@ -36,28 +42,31 @@ public final class ConnectionTable {
 
     private ConnectionTable() {}
 
-    /** The cells of one flow from "client - server" on; number and start are added when printing. */
-    public static String[] cells(TcpFlowAnalyzer f) {
-        TcpDirectionStats c = f.clientToServer();
-        TcpDirectionStats s = f.serverToClient();
+    /**
+     * The cells of one flow from "client - server" on; number and start are added when printing. Each
+     * cell is a catalogue field (FlowFields) but elapsed: last packet - first packet to the nanosecond.
+     */
+    public static String[] cells(FlowKey key, long instance, TcpFlowAnalyzer f) {
+        FlowValues v = FlowReport.values(key, instance, f);
         return new String[] {
-            f.client() + " - " + f.server() + (f.clientGuessed() ? " ?" : ""),
+            v.value(FlowFields.CLIENT, null) + " - " + v.value(FlowFields.SERVER, null)
+                    + (Boolean.TRUE.equals(v.value(FlowFields.CLIENT_GUESSED, null)) ? " ?" : ""),
             Units.nanos(f.lastSeenNanos() - f.firstSeenNanos()),
-            Units.count(c.packets),
-            Units.count(s.packets),
-            Units.bytes(c.uniqueBytes),
-            Units.bytes(s.uniqueBytes),
-            Units.count(c.retransmittedPackets),
-            Units.count(s.retransmittedPackets),
-            rtt(c),
-            rtt(s),
-            Units.nanos(f.setup().setupNanos),
-            f.end().jsonName()
+            Units.count(v.integer(FlowFields.PACKETS, C2S)),
+            Units.count(v.integer(FlowFields.PACKETS, S2C)),
+            Units.bytes(v.integer(FlowFields.UNIQUE_BYTES, C2S)),
+            Units.bytes(v.integer(FlowFields.UNIQUE_BYTES, S2C)),
+            Units.count(v.integer(FlowFields.RETRANSMITTED_PACKETS, C2S)),
+            Units.count(v.integer(FlowFields.RETRANSMITTED_PACKETS, S2C)),
+            micros(v.number(FlowFields.RTT_AVG_US, C2S)),
+            micros(v.number(FlowFields.RTT_AVG_US, S2C)),
+            micros(v.number(FlowFields.SETUP_US, null)),
+            (String) v.value(FlowFields.END, null)
         };
     }
 
-    private static String rtt(TcpDirectionStats d) {
-        return d.rtt.count() == 0 ? Units.NONE : Units.micros(d.rtt.mean() / 1000.0);
+    private static String micros(Number us) {
+        return us == null ? Units.NONE : Units.micros(us.doubleValue());
     }
 
     /** A numbered row: its number, start offset in seconds and {@link #cells} output. */

@@ -1,77 +1,68 @@
 package io.flowtrace.cli.output;
 
+import static io.flowtrace.report.FlowField.Side.C2S;
+import static io.flowtrace.report.FlowField.Side.S2C;
+
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.report.FlowField;
+import io.flowtrace.report.FlowFields;
 import io.flowtrace.report.FlowReport;
-import io.flowtrace.report.ReportVisitor;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
+import io.flowtrace.report.FlowValues;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * {@code analyze -l}: the long report, in the spirit of {@code tcptrace -l}: a block per flow, a row
  * per metric with a plain label and human units, the client-to-server (c2s) and server-to-client
- * (s2c) values side by side, named as in the JSON. Walks the same {@link FlowReport} visit as the
- * JSON writer, so a field added there appears here too (labelled by its JSON name until it gets a
- * label in {@link ReportLabels}).
+ * (s2c) values side by side. The rows are the catalogue's direction fields in report order
+ * ({@link FlowFields#DIRECTION}), each under its entry's label and shown in its entry's unit, so a
+ * field added there appears here too (FlowFieldsTest: every direction field has a label).
  */
-public final class TextReportWriter implements ReportVisitor {
-    private final List<String> path = new ArrayList<>();
-    private final Map<String, String> header = new LinkedHashMap<>();
-    private final Map<String, String[]> rows = new LinkedHashMap<>();
+public final class TextReportWriter {
 
     /** The block of one flow, without its number (the caller numbers flows by first packet). */
     public String render(FlowKey key, long instance, TcpFlowAnalyzer flow) {
-        header.clear();
-        rows.clear();
-        path.clear();
-        FlowReport.visit(key, instance, flow, this);
-        // Not in the JSON contract: the window-scale shift each side announced in its SYN (RFC 7323 §2.2).
-        rows.put(
-                "window scale announced (shift)",
-                new String[] {scale(flow.windowScale(true)), scale(flow.windowScale(false))});
+        FlowValues v = FlowReport.values(key, instance, flow);
         StringBuilder b = new StringBuilder();
         b.append(String.format(
                 Locale.ROOT,
                 "%s - %s (vantage %s, instance %s)%s%n",
-                header.get("flow.client"),
-                header.get("flow.server"),
-                header.get("flow.vantage"),
-                header.get("flow.instance"),
-                "true".equals(header.get("flow.client_guessed")) ? " [client guessed: no SYN seen]" : ""));
-        long first = Long.parseLong(header.get("first_seen_us"));
-        long last = Long.parseLong(header.get("last_seen_us"));
+                v.value(FlowFields.CLIENT, null),
+                v.value(FlowFields.SERVER, null),
+                v.value(FlowFields.VANTAGE, null),
+                v.value(FlowFields.INSTANCE, null),
+                Boolean.TRUE.equals(v.value(FlowFields.CLIENT_GUESSED, null)) ? " [client guessed: no SYN seen]" : ""));
+        long first = v.integer(FlowFields.FIRST_SEEN, null);
+        long last = v.integer(FlowFields.LAST_SEEN, null);
         b.append(String.format(
                 Locale.ROOT,
                 "   first packet: %s   last packet: %s   elapsed: %s   ended by: %s%n",
                 Units.epochMicros(first),
                 Units.epochMicros(last),
                 Units.micros(last - first),
-                header.get("end")));
+                v.value(FlowFields.END, null)));
         b.append(String.format(
                 Locale.ROOT,
                 "   setup (SYN to first data/ACK): %s   handshake RTT: %s   SYN retransmits: %s%s"
                         + "   SYN-ACK retransmits: %s%s%n",
-                header.get("setup.setup_us"),
-                header.get("setup.handshake_rtt_us"),
-                header.get("setup.syn_retransmits"),
-                gaps(header.get("setup.syn_retransmit_gaps_us")),
-                header.get("setup.synack_retransmits"),
-                gaps(header.get("setup.synack_retransmit_gaps_us"))));
+                shown(v, FlowFields.SETUP_US, null),
+                shown(v, FlowFields.HANDSHAKE_RTT_US, null),
+                shown(v, FlowFields.SYN_RETRANSMITS, null),
+                gaps(shown(v, FlowFields.SYN_RETRANSMIT_GAPS, null)),
+                shown(v, FlowFields.SYNACK_RETRANSMITS, null),
+                gaps(shown(v, FlowFields.SYNACK_RETRANSMIT_GAPS, null))));
         b.append(
                 String.format(Locale.ROOT, "   %-40s %20s   %20s%n", "", "c2s (client>server)", "s2c (server>client)"));
-        for (Map.Entry<String, String[]> r : rows.entrySet()) {
-            String[] v = r.getValue();
-            b.append(String.format(
-                    Locale.ROOT,
-                    "   %-40s %20s   %20s%n",
-                    r.getKey() + ":",
-                    v[0] == null ? "" : v[0],
-                    v[1] == null ? "" : v[1]));
+        for (FlowField f : FlowFields.DIRECTION) {
+            row(b, f.label(), shown(v, f, C2S), shown(v, f, S2C));
         }
+        // Not in the JSON contract: the window-scale shift each side announced in its SYN (RFC 7323 §2.2).
+        row(b, "window scale announced (shift)", scale(flow.windowScale(true)), scale(flow.windowScale(false)));
         return b.toString();
+    }
+
+    private static void row(StringBuilder b, String label, String c2s, String s2c) {
+        b.append(String.format(Locale.ROOT, "   %-40s %20s   %20s%n", label + ":", c2s, s2c));
     }
 
     private static String scale(int shift) {
@@ -79,79 +70,65 @@ public final class TextReportWriter implements ReportVisitor {
     }
 
     private static String gaps(String list) {
-        return list == null || list.equals(Units.NONE) ? "" : " (gaps " + list + ")";
+        return list.equals(Units.NONE) ? "" : " (gaps " + list + ")";
     }
 
-    private void put(String name, String value) {
-        String first = path.isEmpty() ? "" : path.get(0);
-        boolean direction = first.equals("c2s") || first.equals("s2c");
-        String key = String.join(".", path.subList(direction ? 1 : 0, path.size()));
-        key = key.isEmpty() ? name : key + "." + name;
-        if (!direction) {
-            header.put(key, value);
-            return;
+    /** The value of {@code f} in human units chosen by the entry's unit; "-" when absent or negative. */
+    static String shown(FlowValues v, FlowField f, FlowField.Side side) {
+        Object value = v.value(f, side);
+        if (value == null) {
+            return Units.NONE;
         }
-        rows.computeIfAbsent(ReportLabels.label(key), k -> new String[2])[first.equals("c2s") ? 0 : 1] = value;
-    }
-
-    private String currentKey(String name) {
-        List<String> p =
-                path.isEmpty() || !(path.get(0).equals("c2s") || path.get(0).equals("s2c"))
-                        ? path
-                        : path.subList(1, path.size());
-        return p.isEmpty() ? name : String.join(".", p) + "." + name;
-    }
-
-    @Override
-    public void beginObject(String name) {
-        path.add(name);
-    }
-
-    @Override
-    public void endObject() {
-        path.remove(path.size() - 1);
-    }
-
-    @Override
-    public void string(String name, String value) {
-        put(name, value);
-    }
-
-    @Override
-    public void integer(String name, long value) {
-        String key = currentKey(name);
-        if (key.equals("first_seen_us") || key.equals("last_seen_us") || key.equals("flow.instance")) {
-            put(name, Long.toString(value));
-        } else {
-            put(name, ReportLabels.format(key, value));
+        if (value instanceof String s) {
+            return s;
         }
-    }
-
-    @Override
-    public void decimal(String name, double value) {
-        put(name, ReportLabels.format(currentKey(name), value));
-    }
-
-    @Override
-    public void bool(String name, boolean value) {
-        put(
-                name,
-                value
-                        ? (name.equals("client_guessed") ? "true" : "yes")
-                        : (name.equals("client_guessed") ? "false" : "no"));
-    }
-
-    @Override
-    public void integers(String name, long[] values, int count) {
-        if (count == 0) {
-            put(name, Units.NONE);
-            return;
+        if (value instanceof Boolean yes) {
+            return yes ? "yes" : "no";
         }
-        String key = currentKey(name);
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < count; i++) {
-            b.append(i == 0 ? "" : ", ").append(ReportLabels.format(key, values[i]));
+        if (value instanceof long[] list) {
+            if (list.length == 0) {
+                return Units.NONE;
+            }
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < list.length; i++) {
+                b.append(i == 0 ? "" : ", ").append(integer(f, list[i]));
+            }
+            return b.toString();
         }
-        put(name, b.toString());
+        if (value instanceof Double d) {
+            return decimal(f, d);
+        }
+        return integer(f, ((Number) value).longValue());
+    }
+
+    private static String integer(FlowField f, long value) {
+        if (value < 0) {
+            return Units.NONE;
+        }
+        return switch (f.unit()) {
+            case "µs" -> Units.micros(value);
+            case "bytes" -> size(f) ? Units.bytes(value) : Units.count(value);
+            default -> Units.count(value);
+        };
+    }
+
+    private static String decimal(FlowField f, double value) {
+        if (Double.isNaN(value) || value < 0) {
+            return Units.NONE;
+        }
+        return switch (f.unit()) {
+            case "µs" -> Units.micros(value);
+            case "bit/s" -> Units.bitRate(value);
+            case "bytes" -> Units.bytes(Math.round(value));
+            default -> Units.significant(value);
+        };
+    }
+
+    /**
+     * A size in bytes is shown in kB/MB, except an MSS: it is read as an exact number (1448, 1460,
+     * compared with the path's MTU), so it is shown whole, and its label says it is in bytes.
+     */
+    private static boolean size(FlowField f) {
+        return !f.name().equals("mss");
     }
 }

@@ -22,6 +22,8 @@ public final class TcpDirectionStats {
     public long lostSegments;
     /** ACKs for data this capture never saw (tshark's "ACKed unseen segment"), counted on this side's data. */
     public long ackedUnseen;
+    /** Segments with RST this side sent. */
+    public long resets;
 
     public long dupAcks;
     public long zeroWindows;
@@ -101,7 +103,8 @@ public final class TcpDirectionStats {
             lastDataNanos,
             stateOverflows,
             windowMinBytes,
-            windowMaxBytes
+            windowMaxBytes,
+            resets
         };
         out.writeByte(scalars.length);
         for (long v : scalars) {
@@ -153,7 +156,9 @@ public final class TcpDirectionStats {
         stateOverflows = v[k++];
         // the window figures came later: a state written before them has 19 scalars (none seen yet)
         windowMinBytes = v.length > k ? v[k++] : -1;
-        windowMaxBytes = v.length > k ? v[k] : -1;
+        windowMaxBytes = v.length > k ? v[k++] : -1;
+        // resets came later still: a state written before them has 21 scalars (an older build reads the first 21)
+        resets = v.length > k ? v[k] : 0;
         int classes = in.readByte();
         for (int i = 0; i < classes; i++) {
             long c = Varints.read(in);

@@ -99,6 +99,7 @@ public final class TcpFlowAnalyzer {
             }
         }
         if (p.hasFlag(DecodedPacket.RST)) {
+            s.stats.resets++;
             flowEnd = TcpFlowEnd.RST;
         }
         s.stats.stateOverflows = s.unacked.overflowDrops();

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -67,22 +68,16 @@ class RepositoryCitationsTest {
 
     /** A repository file named by its path: a module's source or resource, a deploy file, a script. */
     private static final Pattern REPO_FILE = Pattern.compile(
-            "\\b((?:core|report|schemas|jobs|agent|demo|bench|testkit|cluster)/src/[A-Za-z0-9_/.-]+\\.(?:java|avsc|sql)"
-                    + "|deploy/[A-Za-z0-9_/.-]+\\.(?:json|yaml|yml|sql)|scripts/[A-Za-z0-9_/.-]+\\.(?:sh|py))");
+            "\\b((?:core|report|schemas|jobs|agent|cli|demo|bench|testkit|cluster)/src/[A-Za-z0-9_/.-]+\\.(?:java|avsc|sql)"
+                    + "|deploy/[A-Za-z0-9_/.-]+\\.(?:json|yaml|yml|sql|list)|scripts/[A-Za-z0-9_/.-]+\\.(?:sh|py)"
+                    + "|docker/[A-Za-z0-9_/.-]+\\.(?:yaml|yml|Dockerfile))");
     /** Named on purpose though not here: a placeholder, and a file of the upstream project deploy/schemas cites. */
     private static final Set<String> NOT_OURS =
             Set.of("deploy/schemas/kubernetes-1.NN/definitions.json", "scripts/constants.py");
 
     @Test
     void everyRepositoryFileNamedInDocsAndDeployFilesExists() throws IOException {
-        List<Path> files = new ArrayList<>(sources());
-        try (Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
-            docs.filter(f -> f.toString().endsWith(".md")).forEach(files::add);
-        }
-        try (Stream<Path> deploy = Files.walk(ROOT.resolve("deploy"))) {
-            deploy.filter(f -> f.toString().endsWith(".md")).forEach(files::add);
-        }
-        files.add(ROOT.resolve("README.md"));
+        List<Path> files = sourcesAndDocs();
         List<String> missing = new ArrayList<>();
         int named = 0;
         for (Path file : files) {
@@ -98,6 +93,125 @@ class RepositoryCitationsTest {
                 .as("repository paths found (the walk reached the docs)")
                 .isGreaterThan(20);
         assertThat(missing).isEmpty();
+    }
+
+    /** A Java file named by its name ("FlowTracker.java"), anywhere in a comment or a doc; not a glob ("*Test.java"). */
+    private static final Pattern JAVA_FILE = Pattern.compile("(?<!\\*)\\b([A-Z][A-Za-z0-9_]*\\.java)\\b");
+
+    @Test
+    void everyJavaFileNamedInSourcesDocsAndDeployFilesExists() throws IOException {
+        Set<String> present = new HashSet<>();
+        try (Stream<Path> walk = Files.walk(ROOT)) {
+            walk.filter(f -> !f.toString().contains("/target/") && !f.toString().contains("/.git/"))
+                    .forEach(f -> present.add(f.getFileName().toString()));
+        }
+        List<String> missing = new ArrayList<>();
+        int named = 0;
+        for (Path file : sourcesAndDocs()) {
+            Matcher m = JAVA_FILE.matcher(Files.readString(file, StandardCharsets.ISO_8859_1));
+            while (m.find()) {
+                named++;
+                if (!present.contains(m.group(1))) {
+                    missing.add(ROOT.relativize(file) + " names " + m.group(1));
+                }
+            }
+        }
+        assertThat(named).as("Java files named (the walk reached the sources)").isGreaterThan(20);
+        assertThat(missing).isEmpty();
+    }
+
+    /** The type a {@link} or {@linkplain} of a comment points at: its first segment, or a qualified name. */
+    private static final Pattern LINK = Pattern.compile("\\{@link(?:plain)?\\s+([A-Za-z_][A-Za-z0-9_.]*)");
+    /** A type declared in a Java source, or a record or enum declared in an Avro schema (generated into a class). */
+    private static final Pattern DECLARED = Pattern.compile(
+            "\\b(?:class|interface|enum|record)\\s+([A-Z][A-Za-z0-9_]*)|\"name\"\\s*:\\s*\"([A-Z][A-Za-z0-9_]*)\"");
+
+    private static final Pattern IMPORT =
+            Pattern.compile("(?m)^import\\s+(?:static\\s+)?[\\w.]*?\\.([A-Za-z0-9_]+)\\s*;");
+
+    /**
+     * javac does not check a comment's {@code {@link}}: a type renamed or removed leaves it pointing at
+     * nothing. Each must name a type declared in the repository (a Java source or an Avro schema), one
+     * the file imports, one of java.lang, or, qualified, a type of io.flowtrace that exists (other
+     * qualified names are the dependencies').
+     */
+    @Test
+    void everyTypeALinkInAMainSourceNamesExists() throws IOException {
+        Set<String> declared = new HashSet<>();
+        List<Path> main = new ArrayList<>();
+        try (Stream<Path> walk = Files.walk(ROOT)) {
+            for (Path f : walk.filter(Files::isRegularFile).toList()) {
+                String path = f.toString();
+                if (path.contains("/target/") || path.contains("/.git/")) {
+                    continue;
+                }
+                if (path.endsWith(".java") || (path.endsWith(".avsc") && path.contains("/src/main/"))) {
+                    Matcher d = DECLARED.matcher(Files.readString(f, StandardCharsets.ISO_8859_1));
+                    while (d.find()) {
+                        declared.add(d.group(1) != null ? d.group(1) : d.group(2));
+                    }
+                }
+                if (path.endsWith(".java") && path.contains("/src/main/")) {
+                    main.add(f);
+                }
+            }
+        }
+        List<String> dangling = new ArrayList<>();
+        int links = 0;
+        for (Path file : main) {
+            String text = Files.readString(file, StandardCharsets.ISO_8859_1);
+            Set<String> imported = new HashSet<>();
+            Matcher i = IMPORT.matcher(text);
+            while (i.find()) {
+                imported.add(i.group(1));
+            }
+            Matcher m = LINK.matcher(text);
+            while (m.find()) {
+                links++;
+                if (!resolves(m.group(1), declared, imported)) {
+                    dangling.add(ROOT.relativize(file) + " links " + m.group(1));
+                }
+            }
+        }
+        assertThat(links).as("links found (the walk reached the sources)").isGreaterThan(100);
+        assertThat(dangling).isEmpty();
+    }
+
+    private static boolean resolves(String ref, Set<String> declared, Set<String> imported) {
+        String[] parts = ref.split("\\.");
+        if (Character.isLowerCase(parts[0].charAt(0))) {
+            if (!ref.startsWith("io.flowtrace.")) {
+                return true;
+            }
+            for (String part : parts) {
+                if (Character.isUpperCase(part.charAt(0))) {
+                    return declared.contains(part);
+                }
+            }
+            return false;
+        }
+        return declared.contains(parts[0]) || imported.contains(parts[0]) || inJavaLang(parts[0]);
+    }
+
+    private static boolean inJavaLang(String name) {
+        try {
+            Class.forName("java.lang." + name);
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    /** {@link #sources()}, the docs, deploy's notes and README.md. */
+    private static List<Path> sourcesAndDocs() throws IOException {
+        List<Path> files = new ArrayList<>(sources());
+        for (String dir : List.of("docs", "deploy")) {
+            try (Stream<Path> docs = Files.walk(ROOT.resolve(dir))) {
+                docs.filter(f -> f.toString().endsWith(".md")).forEach(files::add);
+            }
+        }
+        files.add(ROOT.resolve("README.md"));
+        return files;
     }
 
     /** Main sources and Avro schemas of every module, every pom.xml, and the scripts, bench, deploy and docker trees. */

@@ -33,6 +33,8 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The sink tables' upserts against the tables the migrations create in a real PostgreSQL: every
@@ -102,7 +104,7 @@ class SinkTablesITCase {
                         .containsKey(name);
                 assertThat(table.get(name).nullable())
                         .as("nullability of flow_summary.%s (%s)", name, f.path())
-                        .isEqualTo(f.nullable());
+                        .isEqualTo(f.columnNullable());
             }
         }
     }
@@ -128,10 +130,12 @@ class SinkTablesITCase {
         }
     }
 
-    @Test
-    void aFlowRowHoldsItsRecordsValuesAndAnOlderReplayDoesNotOverwriteIt() throws Exception {
+    /** On cubic-loss (retransmissions, resets) and zero-window (a stalled reader, probed: window_probes). */
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp/cubic-loss.sender.pcap.gz", "tcp/zero-window.sender.pcap.gz"})
+    void aFlowRowHoldsItsRecordsValuesAndAnOlderReplayDoesNotOverwriteIt(String capture) throws Exception {
         List<FlowRecord> flows = new ArrayList<>();
-        List<FlowRow> rows = rowsOf("tcp/cubic-loss.sender.pcap.gz", flows);
+        List<FlowRow> rows = rowsOf(capture, flows);
         assertThat(flows).isNotEmpty();
         upsert(rows);
         FlowRow older = rows.get(0);
@@ -140,6 +144,7 @@ class SinkTablesITCase {
         stale.integers[FlowRowLayout.INSTANCE.slot(FlowFields.PACKETS, FlowField.Side.C2S)] = 0L;
         upsert(List.of(stale));
 
+        long probes = 0;
         for (FlowRecord s : flows) {
             Map<String, Object> row = POSTGRES.query(
                             "SELECT * FROM flow_summary WHERE client = ? AND instance = ?",
@@ -167,9 +172,15 @@ class SinkTablesITCase {
                                         + ((Number) avro.value(f, FlowField.Side.S2C)).longValue());
                 }
             }
+            probes += ((Number) row.get("c2s_window_probes")).longValue();
             assertThat(row.get("final")).isEqualTo(true);
             assertThat(row.get("late_packets")).isEqualTo(3L);
             assertThat(row.get("record_time_us")).isEqualTo(2_000L);
+        }
+        if (capture.contains("zero-window")) {
+            assertThat(probes)
+                    .as("the stalled reader's probes in c2s_window_probes")
+                    .isPositive();
         }
     }
 
