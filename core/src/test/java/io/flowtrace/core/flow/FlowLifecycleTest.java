@@ -3,12 +3,11 @@ package io.flowtrace.core.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowtrace.core.flow.FlowLifecycle.Wake;
-import io.flowtrace.core.pcap.DecodeStatus;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSink;
 import io.flowtrace.core.tcp.TcpFlowEnd;
-import java.nio.ByteBuffer;
+import io.flowtrace.core.testing.Conversation;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,8 +27,6 @@ class FlowLifecycleTest {
     private static final AnalyzerConfig CONFIG = AnalyzerConfig.DEFAULTS.withIdleTimeouts(300 * S, 30 * S);
     private static final long UPDATE_MS = 60_000;
 
-    private static final int CLIENT = 0x0a000001;
-    private static final int SERVER = 0x0a000002;
     private static final int SYN = DecodedPacket.SYN;
     private static final int ACK = DecodedPacket.ACK;
     private static final int FIN = DecodedPacket.FIN;
@@ -37,36 +34,34 @@ class FlowLifecycleTest {
 
     private final FlowLifecycle offline = FlowLifecycle.offline(CONFIG);
     private final FlowLifecycle streaming = FlowLifecycle.streaming(CONFIG, UPDATE_MS);
-    private final DecodedPacket p = new DecodedPacket();
     private final FlowLifecycle.State s = new FlowLifecycle.State();
+    private final Conversation conversation = new Conversation(this::adapt);
+    /** The packet last handed over (the conversation reuses one). */
+    private DecodedPacket p;
+
+    private FlowLifecycle life;
+    private boolean closeUpdate;
 
     /** What an adapter does with one packet; returns whether the lifecycle asked for the close update. */
     private boolean packet(FlowLifecycle life, long nanos, boolean fromClient, int flags, long seq, long ack) {
-        p.status = DecodeStatus.TCP;
-        p.timestampNanos = nanos;
-        p.ipVersion = 4;
-        p.addrLength = 4;
-        ByteBuffer.wrap(p.srcAddr).putInt(0, fromClient ? CLIENT : SERVER);
-        ByteBuffer.wrap(p.dstAddr).putInt(0, fromClient ? SERVER : CLIENT);
-        p.srcPort = fromClient ? 40000 : 443;
-        p.dstPort = fromClient ? 443 : 40000;
-        p.flags = flags;
-        p.seq = seq;
-        p.ack = ack;
-        p.payloadLength = 0;
-        p.window = 1000;
-        p.ipId = -1;
-        p.mss = -1;
-        p.windowScale = -1;
-        p.sackCount = 0;
-        p.tsVal = -1;
-        p.tsEcr = -1;
+        this.life = life;
+        Conversation.Packet packet = fromClient ? conversation.client(nanos / 1000) : conversation.server(nanos / 1000);
+        packet.flags(flags).seq(seq);
+        if ((flags & ACK) != 0) {
+            packet.ack(ack);
+        }
+        packet.send();
+        return closeUpdate;
+    }
+
+    private void adapt(DecodedPacket packet) {
+        p = packet;
         if (s.flow == null || life.startsNewInstance(s, p)) {
             life.start(s, p);
         }
-        life.seen(s, nanos, Long.MIN_VALUE);
+        life.seen(s, p.timestampNanos, Long.MIN_VALUE);
         s.flow.onPacket(p, TcpEventSink.NONE);
-        return life.closeUpdate(s, Math.floorDiv(nanos, MS));
+        closeUpdate = life.closeUpdate(s, Math.floorDiv(p.timestampNanos, MS));
     }
 
     /** SYN (ISN 100), SYN-ACK (ISN 7000), ACK: established at {@code t} + 2 ms. */
