@@ -1,5 +1,6 @@
 package io.flowtrace.bench;
 
+import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodedPacket;
@@ -59,7 +60,7 @@ public class DecoderBenchmark {
                 f.add(Arrays.copyOfRange(rec.data, rec.dataOffset, rec.dataOffset + rec.capturedLength));
                 meta.add(new int[] {rec.linkType, rec.wireLength});
             }
-        } catch (io.flowtrace.core.pcap.CaptureFormatException e) {
+        } catch (CaptureFormatException e) {
             throw new IOException(input + ": " + e.getMessage(), e);
         }
         frames = f.toArray(new byte[0][]);

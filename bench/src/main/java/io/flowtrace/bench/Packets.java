@@ -1,5 +1,6 @@
 package io.flowtrace.bench;
 
+import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.DecodeStatus;
@@ -30,7 +31,7 @@ public final class Packets {
                     out.add(copy);
                 }
             }
-        } catch (io.flowtrace.core.pcap.CaptureFormatException e) {
+        } catch (CaptureFormatException e) {
             throw new IOException(capture + ": " + e.getMessage(), e);
         }
         return out.toArray(new DecodedPacket[0]);

@@ -8,11 +8,13 @@ import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.packets.CapturePublisher;
 import io.flowtrace.agent.packets.ReplayPacer;
+import io.flowtrace.agent.spool.DiskSpool;
 import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.cli.capture.CaptureBytes;
 import io.flowtrace.core.conntrack.CtnetlinkParseException;
 import io.flowtrace.core.conntrack.CtnetlinkParser;
+import io.flowtrace.core.openvpn.OpenVpnWire;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
 import java.io.InputStream;
@@ -66,7 +68,7 @@ final class AgentReplay {
                     publisher,
                     metrics,
                     new BatchOptions(BatchLimits.DEFAULTS, BatchOptions.LingerClock.CAPTURE_TIME),
-                    io.flowtrace.core.openvpn.OpenVpnWire.defaults());
+                    OpenVpnWire.defaults());
             // the bar and "frames read" from the same bytes
             // (cli/src/main/java/io/flowtrace/cli/capture/CaptureBytes.java)
             try (InputStream in = CaptureBytes.open(
@@ -142,7 +144,7 @@ final class AgentReplay {
 
     private SpoolingPublisher open(String topic, String agentId, AgentMetrics metrics) throws Exception {
         var props = ProducerSettings.build(bootstrapServers, null, null, "flowtrace-demo-" + agentId + "-" + topic);
-        var spool = io.flowtrace.agent.spool.DiskSpool.open(spoolRoot.resolve(agentId + "-" + topic), 256L << 20);
+        var spool = DiskSpool.open(spoolRoot.resolve(agentId + "-" + topic), 256L << 20);
         return new SpoolingPublisher(
                 new KafkaProducer<>(props), topic, spool, metrics, TimeUnit.SECONDS.toNanos(5), Duration.ofSeconds(60));
     }

@@ -4,6 +4,7 @@ import io.flowtrace.cli.console.Terminal;
 import io.flowtrace.jobs.config.JobConfig;
 import io.flowtrace.jobs.config.JobOption;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -61,7 +62,7 @@ final class Demo implements AutoCloseable {
         PrintStream stdout = System.out;
         try {
             // Kafka's storage formatter prints to System.out; the demo's stdout is for results.
-            System.setOut(new PrintStream(java.io.OutputStream.nullOutputStream()));
+            System.setOut(new PrintStream(OutputStream.nullOutputStream()));
             services.start(RuntimeDir.open(RuntimeDir.path()));
         } finally {
             System.setOut(stdout);

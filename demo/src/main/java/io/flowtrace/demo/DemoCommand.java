@@ -1,7 +1,10 @@
 package io.flowtrace.demo;
 
+import io.flowtrace.cli.console.PrivateOutput;
+import io.flowtrace.cli.console.Terminal;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
+import io.flowtrace.testkit.PrivateDirectory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -127,7 +130,7 @@ public final class DemoCommand implements Callable<Integer> {
                 exportFile,
                 parallelism,
                 quiet,
-                io.flowtrace.cli.console.Terminal.isTerminal(io.flowtrace.cli.console.Terminal.STDERR));
+                Terminal.isTerminal(Terminal.STDERR));
     }
 
     /** An output path another local user could redirect or swap is refused before anything runs (PrivateOutput). */
@@ -136,7 +139,7 @@ public final class DemoCommand implements Callable<Integer> {
             return;
         }
         try {
-            io.flowtrace.cli.console.PrivateOutput.check(file);
+            PrivateOutput.check(file);
         } catch (IOException e) {
             throw new CommandLine.ParameterException(commandLine(), option + ": " + e.getMessage());
         }
@@ -177,7 +180,7 @@ public final class DemoCommand implements Callable<Integer> {
         } catch (DemoLock.DemoBusyException e) {
             err.println("flowtrace demo: " + e.getMessage());
             return 4;
-        } catch (io.flowtrace.testkit.PrivateDirectory.UnsafeDirectoryException e) {
+        } catch (PrivateDirectory.UnsafeDirectoryException e) {
             err.println("flowtrace demo: " + e.getMessage());
             return 1;
         }

@@ -5,6 +5,7 @@ import io.flowtrace.jobs.config.JobConfig;
 import io.flowtrace.jobs.config.JobOption;
 import io.flowtrace.jobs.input.InputSources;
 import io.flowtrace.jobs.output.JobSinks;
+import io.flowtrace.jobs.output.OpenVpnSinks;
 import io.flowtrace.jobs.output.PostgresSinks;
 import io.flowtrace.testkit.FlinkTls;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
@@ -119,7 +121,7 @@ final class DemoJob {
                         InputSources.packets(config),
                         InputSources.conntrack(config),
                         JobSinks.fromConfig(config))
-                .withOpenVpnSinks(io.flowtrace.jobs.output.OpenVpnSinks.fromConfig(config))
+                .withOpenVpnSinks(OpenVpnSinks.fromConfig(config))
                 .build(env);
         StatusLine.Step step = status.step("flink job");
         // until the first poll answers (the sink tables may not be readable for the first seconds)
@@ -139,7 +141,7 @@ final class DemoJob {
                             Locale.ROOT, "in: %s  out: %s", consumed(admin, inputs, input, inputRecords), rows(db)));
                 }
             }
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException("the Flink job failed: " + rootMessage(e), e.getCause());
         }
         double seconds = (System.nanoTime() - started) / 1e9;

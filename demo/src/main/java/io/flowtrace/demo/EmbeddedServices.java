@@ -6,6 +6,7 @@ import io.flowtrace.testkit.LockedPostgres;
 import io.flowtrace.testkit.Secrets;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -48,7 +49,7 @@ final class EmbeddedServices implements AutoCloseable {
             try {
                 return LockedPostgres.start(privateDir, dataDir, superPassword, 0, true);
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException("cannot start the embedded PostgreSQL", e);
+                throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
             }
         });
         try {

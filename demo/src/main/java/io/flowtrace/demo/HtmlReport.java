@@ -11,10 +11,12 @@ import io.flowtrace.core.pcap.CaptureRecordFilter;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code --report DIR}: one self-contained {@code index.html}, the same interactive uPlot page as
@@ -115,7 +117,7 @@ public final class HtmlReport {
                 FROM flow_summary WHERE c2s_retransmitted_packets + s2c_retransmitted_packets > 0
                 ORDER BY rtx DESC, first_seen""");
         Map<Capture, List<FlowGraph.FlowId>> wanted = new LinkedHashMap<>();
-        java.util.Set<String> vantages = new java.util.HashSet<>();
+        Set<String> vantages = new HashSet<>();
         int shown = 0;
         for (Map<String, Object> f : worst) {
             String vantage = Db.s(f, "vantage");

@@ -1,5 +1,6 @@
 package io.flowtrace.agent.batch;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -43,6 +44,6 @@ public final class BatchKey {
 
     @Override
     public String toString() {
-        return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 }

@@ -3,6 +3,7 @@ package io.flowtrace.agent.conntrack;
 import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.RateLimitedLog;
+import io.flowtrace.avro.ConntrackEvent;
 import io.flowtrace.avro.ConntrackLoss;
 import io.flowtrace.avro.ConntrackSource;
 import io.flowtrace.avro.SingleObjectCodec;
@@ -32,8 +33,7 @@ public final class ConntrackPublishingSink implements ConntrackEventSink {
     private final Integer receiveBuffer;
     private final SpoolingPublisher out;
     private final AgentMetrics metrics;
-    private final SingleObjectCodec<io.flowtrace.avro.ConntrackEvent> events =
-            SingleObjectCodec.of(io.flowtrace.avro.ConntrackEvent.class);
+    private final SingleObjectCodec<ConntrackEvent> events = SingleObjectCodec.of(ConntrackEvent.class);
     private final SingleObjectCodec<ConntrackLoss> losses = SingleObjectCodec.of(ConntrackLoss.class);
     private final RateLimitedLog malformedLog = new RateLimitedLog(LOG, 5_000);
     private final RateLimitedLog lossLog = new RateLimitedLog(LOG, 5_000);

@@ -4,6 +4,7 @@ import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.RateLimitedLog;
 import io.flowtrace.agent.spool.DiskSpool;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -133,7 +134,7 @@ public final class SpoolingPublisher implements AutoCloseable {
     }
 
     /** Where the spool lives (what a later start with the same --spool-dir replays first). */
-    public java.nio.file.Path spoolDirectory() {
+    public Path spoolDirectory() {
         return spool.directory();
     }
 

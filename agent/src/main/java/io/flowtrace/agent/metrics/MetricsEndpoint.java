@@ -10,17 +10,21 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -109,12 +113,12 @@ public final class MetricsEndpoint implements AutoCloseable {
 
     /** One snapshot in the text format (0.0.4), written by the client's own writer, as a scrape would get it. */
     public static String render(AgentMetrics m, Map<String, String> labels, long spoolPending) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {
             io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create()
                     .write(out, new AgentCollector(m, new TreeMap<>(labels), () -> spoolPending).collect());
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         return out.toString(StandardCharsets.UTF_8);
     }
@@ -205,7 +209,7 @@ public final class MetricsEndpoint implements AutoCloseable {
         }
 
         private Map<String, Long> orderedStages() {
-            Map<String, Long> stages = new java.util.LinkedHashMap<>();
+            Map<String, Long> stages = new LinkedHashMap<>();
             stages.put("read", m.read.sum());
             stages.put("accepted", m.accepted.sum());
             stages.put("published", m.published.sum());
@@ -216,7 +220,7 @@ public final class MetricsEndpoint implements AutoCloseable {
         }
 
         private Map<String, Long> orderedBatchStages() {
-            Map<String, Long> stages = new java.util.LinkedHashMap<>();
+            Map<String, Long> stages = new LinkedHashMap<>();
             stages.put("accepted", m.acceptedBatches.sum());
             stages.put("published", m.publishedBatches.sum());
             stages.put("spooled", m.spooledBatches.sum());
@@ -246,7 +250,7 @@ public final class MetricsEndpoint implements AutoCloseable {
         }
     }
 
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
+    private static ThreadFactory daemon(String name) {
         return r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);

@@ -7,6 +7,7 @@ import io.flowtrace.avro.SingleObjectCodec;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -299,7 +300,7 @@ final class PacketBatchWriter implements BatchContents {
     }
 
     /** A growable byte array the encoder writes into; reset keeps the capacity. */
-    static final class Buffer extends java.io.OutputStream {
+    static final class Buffer extends OutputStream {
         private byte[] bytes;
         private int size;
 

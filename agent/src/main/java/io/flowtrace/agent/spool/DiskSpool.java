@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -112,7 +113,7 @@ public final class DiskSpool implements Closeable {
                 throw new IOException(
                         "spool " + dir + " is in use by another flowtrace agent (give each agent its own --spool-dir)");
             }
-        } catch (java.nio.channels.OverlappingFileLockException e) {
+        } catch (OverlappingFileLockException e) {
             ch.close();
             throw new IOException("spool " + dir + " is already open in this process", e);
         } catch (IOException e) {

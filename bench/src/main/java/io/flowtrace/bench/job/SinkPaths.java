@@ -20,6 +20,7 @@ import io.flowtrace.jobs.output.PostgresSinks;
 import io.flowtrace.jobs.output.Upsert;
 import io.flowtrace.report.FlowFields;
 import io.flowtrace.testkit.Postgres;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -31,6 +32,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -116,8 +118,7 @@ public final class SinkPaths {
     }
 
     private static void report(int run, String path, int rows, long nanos) {
-        System.out.printf(
-                java.util.Locale.ROOT, "SINKPATHS run %d %-70s %,10.0f rows/s%n", run, path, rows / (nanos / 1e9));
+        System.out.printf(Locale.ROOT, "SINKPATHS run %d %-70s %,10.0f rows/s%n", run, path, rows / (nanos / 1e9));
     }
 
     private static String load() throws Exception {
@@ -176,7 +177,7 @@ public final class SinkPaths {
 
     /** (c): COPY in PostgreSQL's text format per {@code batch} rows, straight or through a staging table. */
     private static <T> long copy(String url, Upsert<T> upsert, List<T> rows, int batch, boolean staging)
-            throws SQLException, java.io.IOException {
+            throws SQLException, IOException {
         String columns = upsert.columns().stream().map(Upsert.Column::name).collect(Collectors.joining(", "));
         String key = upsert.sql().replaceAll("(?s).*ON CONFLICT \\(([^)]*)\\).*", "$1");
         ColumnValues values = new ColumnValues();

@@ -7,6 +7,7 @@ import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -70,7 +71,7 @@ final class ShardedAnalysis {
     void handOff(DecodedBatch b) throws InterruptedException {
         b.firstIndex = nextIndex;
         nextIndex += b.size;
-        java.util.Arrays.fill(b.memberCount, 0);
+        Arrays.fill(b.memberCount, 0);
         b.sweeps = 0;
         for (int k = 0; k < b.size; k++) {
             DecodedPacket p = b.packets[k];

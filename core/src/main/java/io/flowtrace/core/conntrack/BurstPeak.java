@@ -1,5 +1,7 @@
 package io.flowtrace.core.conntrack;
 
+import java.util.Arrays;
+
 /**
  * Largest sum of a quantity within one sub-window (tumbling, aligned to multiples of its length).
  * A small ring of recent sub-windows takes slightly late events; older ones count as late.
@@ -15,7 +17,7 @@ final class BurstPeak {
 
     BurstPeak(long widthNanos) {
         this.width = widthNanos;
-        java.util.Arrays.fill(index, Long.MIN_VALUE);
+        Arrays.fill(index, Long.MIN_VALUE);
     }
 
     void add(long timeNanos, long amount) {

@@ -1,5 +1,6 @@
 package io.flowtrace.core.flow;
 
+import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
@@ -131,7 +132,7 @@ final class PacketKeyTable {
     }
 
     void clear() {
-        java.util.Arrays.fill(slots, null);
+        Arrays.fill(slots, null);
         size = 0;
     }
 

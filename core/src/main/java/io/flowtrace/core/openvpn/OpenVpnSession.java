@@ -1,5 +1,7 @@
 package io.flowtrace.core.openvpn;
 
+import java.util.Locale;
+
 /**
  * One OpenVPN session: the pair of session ids on one UDP flow, with both directions of its
  * reliability layer and the setup timeline (docs/metrics.md, OpenVPN section).
@@ -17,7 +19,7 @@ public final class OpenVpnSession {
         CONTROL;
 
         public String jsonName() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

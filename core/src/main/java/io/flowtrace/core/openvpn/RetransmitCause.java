@@ -1,5 +1,7 @@
 package io.flowtrace.core.openvpn;
 
+import java.util.Locale;
+
 /**
  * Why OpenVPN 2.6 sent a message packet-id again (src/openvpn/reliable.c, reliable_send and
  * reliable_send_purge; ssl.c for the server's stateless reset answer).
@@ -30,6 +32,6 @@ public enum RetransmitCause {
     public static final long MIN_TIMER_GAP_NANOS = 1_000_000_000L;
 
     public String jsonName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

@@ -1,9 +1,11 @@
 package io.flowtrace.core.pcap;
 
+import java.io.BufferedInputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Locale;
+import java.util.zip.GZIPInputStream;
 
 /**
  * Streaming reader of pcap or pcapng captures. Reads record by record from any InputStream (a
@@ -56,13 +58,13 @@ public interface CaptureReader extends Closeable {
 
     /** Captures are often stored gzip-compressed (tcpdump -w - | gzip); read them as tshark does. */
     private static InputStream gunzipIfCompressed(InputStream in) throws IOException {
-        java.io.BufferedInputStream buffered = new java.io.BufferedInputStream(in, 1 << 16);
+        BufferedInputStream buffered = new BufferedInputStream(in, 1 << 16);
         buffered.mark(2);
         int b0 = buffered.read();
         int b1 = buffered.read();
         buffered.reset();
         if (b0 == 0x1f && b1 == 0x8b) {
-            return new java.util.zip.GZIPInputStream(buffered, 1 << 16);
+            return new GZIPInputStream(buffered, 1 << 16);
         }
         return buffered;
     }

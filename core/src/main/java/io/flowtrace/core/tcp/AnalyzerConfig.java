@@ -1,5 +1,7 @@
 package io.flowtrace.core.tcp;
 
+import java.io.Serializable;
+
 /**
  * Tunables of the analyser, each with the source of its default.
  *
@@ -25,7 +27,7 @@ public record AnalyzerConfig(
         long idleTimeoutNanos,
         long halfOpenTimeoutNanos,
         int maxSegmentsPerDirection)
-        implements java.io.Serializable {
+        implements Serializable {
 
     /**
      * The hard ceiling of {@link #maxSegmentsPerDirection} (2^15, ≈ 1.3 MB per direction in memory):

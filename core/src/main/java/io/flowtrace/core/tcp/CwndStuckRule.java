@@ -1,5 +1,9 @@
 package io.flowtrace.core.tcp;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
 /**
  * Seed 004's stuck window, from what a tap sees of a window-limited sender, one round at a time: the
  * round ended with the window full (flight just before the ending ACK = the round's largest, ± ½
@@ -93,13 +97,13 @@ final class CwndStuckRule {
         referenceFlight = retransmitted ? 0 : Math.max(referenceFlight, maxFlight);
     }
 
-    void write(java.io.DataOutput out) throws java.io.IOException {
+    void write(DataOutput out) throws IOException {
         Varints.write(out, referenceFlight);
         Varints.write(out, plateauRun);
         Varints.write(out, plateauFlight);
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    void read(DataInput in) throws IOException {
         referenceFlight = Varints.read(in);
         plateauRun = (int) Varints.read(in);
         plateauFlight = Varints.read(in);

@@ -1,5 +1,9 @@
 package io.flowtrace.core.tcp;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
 /**
  * Connection setup (RFC 9293 §3.5): first SYN to the ACK of the SYN-ACK, with SYN and SYN-ACK
  * retransmissions and the gaps between them, so the exponential backoff (1 s, 2 s, 4 s ... from
@@ -70,13 +74,13 @@ final class HandshakeTracker {
         return clientIsn;
     }
 
-    void write(java.io.DataOutput out) throws java.io.IOException {
+    void write(DataOutput out) throws IOException {
         Varints.write(out, clientIsn);
         Varints.write(out, serverIsn);
         Varints.write(out, firstSynAckAfterLastSyn);
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    void read(DataInput in) throws IOException {
         clientIsn = Varints.read(in);
         serverIsn = Varints.read(in);
         firstSynAckAfterLastSyn = Varints.read(in);

@@ -1,5 +1,9 @@
 package io.flowtrace.core.tcp;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
 /**
  * CUBIC's HyStart (tcp_cubic.c, cubictcp_acked and hystart_update, Linux ≥ 5.8) replayed on the
  * ACKs a capture saw, with its own rounds exactly as the kernel keeps them: a round restarts at the
@@ -87,7 +91,7 @@ final class HyStartReplay {
         return null;
     }
 
-    void write(java.io.DataOutput out) throws java.io.IOException {
+    void write(DataOutput out) throws IOException {
         Varints.write(out, endSeq);
         Varints.write(out, roundStartNanos);
         Varints.write(out, lastTrainAckNanos);
@@ -95,7 +99,7 @@ final class HyStartReplay {
         Varints.write(out, sampleCount);
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    void read(DataInput in) throws IOException {
         endSeq = Varints.read(in);
         roundStartNanos = Varints.read(in);
         lastTrainAckNanos = Varints.read(in);
@@ -103,11 +107,11 @@ final class HyStartReplay {
         sampleCount = (int) Varints.read(in);
     }
 
-    void writeV4(java.io.DataOutput out) throws java.io.IOException {
+    void writeV4(DataOutput out) throws IOException {
         out.writeBoolean(refuted);
     }
 
-    void readV4(java.io.DataInput in) throws java.io.IOException {
+    void readV4(DataInput in) throws IOException {
         refuted = in.readBoolean();
     }
 }

@@ -1,5 +1,7 @@
 package io.flowtrace.core.tcp;
 
+import java.util.Locale;
+
 /**
  * Why a segment was sent again, in the terms of the sender's loss recovery (RFC 6298 RTO,
  * RFC 5681/6675 fast retransmit, RFC 8985 tail-loss probe). The rules are in docs/metrics.md.
@@ -17,6 +19,6 @@ public enum RetransmissionClass {
     OTHER;
 
     public String jsonName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

@@ -1,5 +1,9 @@
 package io.flowtrace.core.tcp;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
 /**
  * RTT rounds of one sender and what they say about its congestion window. A round ends when the
  * cumulative ACK passes the highest sequence sent when the round began (HyStart's end_seq,
@@ -308,7 +312,7 @@ final class RoundTracker {
                 nanos, fromClient, reason, cwnd, firstSynNanos >= 0 ? nanos - firstSynNanos : -1));
     }
 
-    void write(java.io.DataOutput out) throws java.io.IOException {
+    void write(DataOutput out) throws IOException {
         stats.write(out);
         long[] v = {
             roundEndSeq,
@@ -336,7 +340,7 @@ final class RoundTracker {
                 | (drained ? 8 : 0));
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    void read(DataInput in) throws IOException {
         stats.read(in);
         roundEndSeq = Varints.read(in);
         roundStartNanos = Varints.read(in);
@@ -364,25 +368,25 @@ final class RoundTracker {
     }
 
     /** State added in flow-state version 2 (FlowStateCodec), written after every version-1 field. */
-    void writeV2(java.io.DataOutput out) throws java.io.IOException {
+    void writeV2(DataOutput out) throws IOException {
         Varints.write(out, slowStartMaxFlight);
         hyStart.write(out);
     }
 
-    void readV2(java.io.DataInput in) throws java.io.IOException {
+    void readV2(DataInput in) throws IOException {
         slowStartMaxFlight = Varints.read(in);
         hyStart.read(in);
     }
 
     /** State added in flow-state version 3 (FlowStateCodec): the growth bound and the stuck-window rule. */
-    void writeV3(java.io.DataOutput out) throws java.io.IOException {
+    void writeV3(DataOutput out) throws IOException {
         Varints.write(out, initialBurstFlight);
         stuck.write(out);
         out.writeByte((clock.awaitingSend ? 1 : 0) | (clock.idle ? 2 : 0));
         stats.writeV3(out);
     }
 
-    void readV3(java.io.DataInput in) throws java.io.IOException {
+    void readV3(DataInput in) throws IOException {
         initialBurstFlight = Varints.read(in);
         stuck.read(in);
         int bits = in.readByte();

@@ -1,5 +1,9 @@
 package io.flowtrace.core.tcp;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
 /** Count, min, max, mean and standard deviation of a stream of samples (Welford's method), no allocation. */
 public final class RunningStats {
     private long count;
@@ -55,7 +59,7 @@ public final class RunningStats {
         return m2;
     }
 
-    void write(java.io.DataOutput out) throws java.io.IOException {
+    void write(DataOutput out) throws IOException {
         Varints.write(out, count);
         Varints.write(out, min);
         Varints.write(out, max);
@@ -63,7 +67,7 @@ public final class RunningStats {
         out.writeDouble(m2);
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    void read(DataInput in) throws IOException {
         count = Varints.read(in);
         min = Varints.read(in);
         max = Varints.read(in);

@@ -1,5 +1,9 @@
 package io.flowtrace.core.tcp;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
 /**
  * The data a sender has put on the wire that the receiver has not cumulatively ACKed yet, as
  * sorted, non-overlapping segments [start, end) in 64-bit relative sequence space. This is the
@@ -241,7 +245,7 @@ final class SegmentQueue {
         return 16 + 7L * 16 + (long) start.length * (8 * 4 + 4 * 2 + 1);
     }
 
-    void write(java.io.DataOutput out) throws java.io.IOException {
+    void write(DataOutput out) throws IOException {
         Varints.write(out, size);
         Varints.write(out, sackedBytes);
         Varints.write(out, overflowDrops);
@@ -257,10 +261,10 @@ final class SegmentQueue {
         }
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    void read(DataInput in) throws IOException {
         int n = (int) Varints.read(in);
         if (n < 0 || n > MAX_SEGMENTS) {
-            throw new java.io.IOException("corrupt flow state: " + n + " segments");
+            throw new IOException("corrupt flow state: " + n + " segments");
         }
         sackedBytes = Varints.read(in);
         overflowDrops = Varints.read(in);

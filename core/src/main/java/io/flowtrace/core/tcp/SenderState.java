@@ -1,6 +1,9 @@
 package io.flowtrace.core.tcp;
 
 import io.flowtrace.core.net.SequenceUnwrapper;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 
 /**
  * Everything the analyser tracks about one side as a data sender: its sequence space, what it has
@@ -228,37 +231,37 @@ final class SenderState {
     }
 
     /** State added in flow-state version 2 (FlowStateCodec). */
-    void writeV2(java.io.DataOutput out) throws java.io.IOException {
+    void writeV2(DataOutput out) throws IOException {
         Varints.write(out, lastNewSackNanos);
         out.writeBoolean(sackBacklogged);
         rounds.writeV2(out);
     }
 
-    void readV2(java.io.DataInput in) throws java.io.IOException {
+    void readV2(DataInput in) throws IOException {
         lastNewSackNanos = Varints.read(in);
         sackBacklogged = in.readBoolean();
         rounds.readV2(in);
     }
 
     /** State added in flow-state version 3 (FlowStateCodec). */
-    void writeV3(java.io.DataOutput out) throws java.io.IOException {
+    void writeV3(DataOutput out) throws IOException {
         rounds.writeV3(out);
     }
 
-    void readV3(java.io.DataInput in) throws java.io.IOException {
+    void readV3(DataInput in) throws IOException {
         rounds.readV3(in);
     }
 
     /** State added in flow-state version 4 (FlowStateCodec): whether a HyStart signal was refuted. */
-    void writeV4(java.io.DataOutput out) throws java.io.IOException {
+    void writeV4(DataOutput out) throws IOException {
         rounds.hyStart.writeV4(out);
     }
 
-    void readV4(java.io.DataInput in) throws java.io.IOException {
+    void readV4(DataInput in) throws IOException {
         rounds.hyStart.readV4(in);
     }
 
-    void write(java.io.DataOutput out) throws java.io.IOException {
+    void write(DataOutput out) throws IOException {
         stats.write(out);
         Varints.write(out, seq.last());
         out.writeBoolean(seq.started());
@@ -311,7 +314,7 @@ final class SenderState {
         out.writeByte(bits);
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    void read(DataInput in) throws IOException {
         stats.read(in);
         long last = Varints.read(in);
         seq.restore(last, in.readBoolean());

@@ -1,5 +1,9 @@
 package io.flowtrace.core.tcp;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
 /** Connection establishment: SYN/SYN-ACK retransmissions with their gaps, setup time, handshake RTT. */
 public final class SetupStats {
     /** At most this many gaps are kept; the kernel gives up after tcp_syn_retries (6) anyway. */
@@ -22,7 +26,7 @@ public final class SetupStats {
     public long lastSynAckNanos = -1;
     public boolean established;
 
-    void write(java.io.DataOutput out) throws java.io.IOException {
+    void write(DataOutput out) throws IOException {
         Varints.write(out, synRetransmits);
         Varints.write(out, synAckRetransmits);
         out.writeByte(synRetransmitGapCount);
@@ -42,7 +46,7 @@ public final class SetupStats {
         out.writeBoolean(established);
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    void read(DataInput in) throws IOException {
         synRetransmits = (int) Varints.read(in);
         synAckRetransmits = (int) Varints.read(in);
         synRetransmitGapCount = Math.min(in.readByte(), MAX_GAPS);

@@ -1,5 +1,7 @@
 package io.flowtrace.core.tcp;
 
+import java.util.Locale;
+
 /** Why a sender left slow start; docs/metrics.md gives each rule. */
 public enum SlowStartExitCause {
     /** A retransmission ended it (loss recovery sets ssthresh: RFC 5681 §3.1). */
@@ -16,6 +18,6 @@ public enum SlowStartExitCause {
     NONE;
 
     public String jsonName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

@@ -1,5 +1,9 @@
 package io.flowtrace.core.tcp;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
 /** The slow-start result of one direction: the {@code slow_start.*} and {@code cwnd_stuck_rounds} fields. */
 public final class SlowStartStats {
     public SlowStartExitCause exitReason = SlowStartExitCause.NONE;
@@ -42,7 +46,7 @@ public final class SlowStartStats {
         return exitCwndBytes * 2 < maxCwndAfterExitBytes || (bdp > 0 && exitCwndBytes * 2 < bdp);
     }
 
-    void write(java.io.DataOutput out) throws java.io.IOException {
+    void write(DataOutput out) throws IOException {
         out.writeByte(exitReason.ordinal());
         Varints.write(out, exitNanos);
         Varints.write(out, exitCwndBytes);
@@ -55,17 +59,17 @@ public final class SlowStartStats {
         out.writeByte((rwndLimitedSeen ? 1 : 0) | (appLimitedSeen ? 2 : 0));
     }
 
-    void writeV3(java.io.DataOutput out) throws java.io.IOException {
+    void writeV3(DataOutput out) throws IOException {
         Varints.write(out, rwndLimitedSmallRounds);
         Varints.write(out, appLimitedSmallRounds);
     }
 
-    void readV3(java.io.DataInput in) throws java.io.IOException {
+    void readV3(DataInput in) throws IOException {
         rwndLimitedSmallRounds = (int) Varints.read(in);
         appLimitedSmallRounds = (int) Varints.read(in);
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    void read(DataInput in) throws IOException {
         exitReason = SlowStartExitCause.values()[in.readByte()];
         exitNanos = Varints.read(in);
         exitCwndBytes = Varints.read(in);

@@ -1,5 +1,9 @@
 package io.flowtrace.core.tcp;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
 /**
  * What one side of a connection sent, and what happened to it: the per-direction half of the
  * {@code analyze --json} contract (docs/metrics.md defines every field). Counters that describe
@@ -81,7 +85,7 @@ public final class TcpDirectionStats {
         return retransmits[c.ordinal()];
     }
 
-    void write(java.io.DataOutput out) throws java.io.IOException {
+    void write(DataOutput out) throws IOException {
         long[] scalars = {
             packets,
             dataPackets,
@@ -129,7 +133,7 @@ public final class TcpDirectionStats {
         }
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    void read(DataInput in) throws IOException {
         long[] v = new long[in.readByte()];
         for (int i = 0; i < v.length; i++) {
             v[i] = Varints.read(in);

@@ -1,5 +1,7 @@
 package io.flowtrace.core.tcp;
 
+import java.util.Locale;
+
 /** How a flow instance ended (the {@code end} field of the JSON contract). */
 public enum TcpFlowEnd {
     FIN,
@@ -8,6 +10,6 @@ public enum TcpFlowEnd {
     OPEN;
 
     public String jsonName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

@@ -1,5 +1,9 @@
 package io.flowtrace.core.tcp;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
 /**
  * RTT from TCP timestamps (RFC 7323), pping's method: remember when each TSval this side sent
  * first passed the capture point; when the peer echoes it in TSecr for the first time, the
@@ -76,7 +80,7 @@ final class TimestampRtt {
         head = 0;
     }
 
-    void write(java.io.DataOutput out) throws java.io.IOException {
+    void write(DataOutput out) throws IOException {
         Varints.write(out, lastVal);
         out.writeShort(size);
         for (int i = 0; i < size; i++) {
@@ -85,11 +89,11 @@ final class TimestampRtt {
         }
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    void read(DataInput in) throws IOException {
         lastVal = Varints.read(in);
         int n = in.readShort();
         if (n < 0 || n > CAPACITY) {
-            throw new java.io.IOException("corrupt flow state: " + n + " pending timestamps");
+            throw new IOException("corrupt flow state: " + n + " pending timestamps");
         }
         int cap = 4;
         while (cap < n) {

@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /**
  * The job's configuration: the {@link JobOption}s plus pass-through Kafka client properties
@@ -27,17 +28,15 @@ public final class JobConfig implements Serializable {
      * ssl.key.password, ssl.keystore.key, ...private.key.passphrase, tokens). Erring on the side of
      * masking: a harmless value whose name happens to contain "key" is masked too.
      */
-    private static final java.util.regex.Pattern SECRET_KEY =
-            java.util.regex.Pattern.compile("(?i)(password|passphrase|secret|token|key|jaas|credential)");
+    private static final Pattern SECRET_KEY =
+            Pattern.compile("(?i)(password|passphrase|secret|token|key|jaas|credential)");
     /** Names that say where a secret is kept (a file, a variable, a store's path), not the secret: shown. */
-    private static final java.util.regex.Pattern SECRET_REFERENCE =
-            java.util.regex.Pattern.compile("(?i)([-.]file|-env|\\.location)$");
+    private static final Pattern SECRET_REFERENCE = Pattern.compile("(?i)([-.]file|-env|\\.location)$");
     /** A password inside a URL: {@code ?password=...} / {@code &password=...} / {@code ;password=...} and {@code user:pass@}. */
-    private static final java.util.regex.Pattern URL_PASSWORD_PARAMETER =
-            java.util.regex.Pattern.compile("(?i)([?&;](?:[a-z]*password|pwd|passphrase)=)[^&;]*");
+    private static final Pattern URL_PASSWORD_PARAMETER =
+            Pattern.compile("(?i)([?&;](?:[a-z]*password|pwd|passphrase)=)[^&;]*");
 
-    private static final java.util.regex.Pattern URL_USER_INFO =
-            java.util.regex.Pattern.compile("(//[^/@:\\s]*:)[^/@\\s]*@");
+    private static final Pattern URL_USER_INFO = Pattern.compile("(//[^/@:\\s]*:)[^/@\\s]*@");
     static final String MASK = "******";
     static final String CONFIG_FILE = "config";
     static final String HELP = "help";

@@ -1,6 +1,7 @@
 package io.flowtrace.jobs.conntrack;
 
 import io.flowtrace.core.net.VantagePoint;
+import io.flowtrace.jobs.join.CtFacts;
 import java.util.Objects;
 
 /**
@@ -33,7 +34,7 @@ public final class ConntrackSample {
      * for loss reports and non-TCP events. Not part of equality; the budget windows drop it
      * before their state ({@link #withoutJoin}).
      */
-    public io.flowtrace.jobs.join.CtFacts join;
+    public CtFacts join;
 
     public ConntrackSample() {}
 

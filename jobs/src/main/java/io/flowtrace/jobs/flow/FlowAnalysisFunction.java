@@ -4,7 +4,7 @@ import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.mapping.FlowRecords;
-import io.flowtrace.core.flow.FlowInstances;
+import io.flowtrace.core.flow.FlowLifecycle;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
@@ -22,18 +22,20 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Per-flow TCP analysis on keyed state: core's {@link TcpFlowAnalyzer} does the analysis, this
- * class only moves it in and out of state and keeps time. It mirrors core's offline
- * {@code FlowTracker} rule for rule (new instance on port reuse via {@link FlowInstances}, idle
- * and half-open expiry, the linger of closed flows, an unexpired flow reported as it is at the
- * end of input), so streaming and {@code flowtrace analyze} report the same flows.
+ * Per-flow TCP analysis on keyed state: core's {@link TcpFlowAnalyzer} does the analysis and core's
+ * {@link FlowLifecycle} decides the flow's life (new instance on port reuse, idle and half-open
+ * expiry, the linger of closed flows, the close update, periodic updates, an unexpired flow
+ * reported as it is at the end of input), the same rules core's offline {@code FlowTracker}
+ * adapts, so streaming and {@code flowtrace analyze} report the same flows. This class only moves
+ * the state in and out of Flink, keeps time and emits.
  *
- * <p>Time: one event-time timer per key at a time, at the earlier of the expiry deadline and the
- * next periodic update. A deadline that moves later (every packet moves it) does not re-register
- * the timer; the timer re-checks {@link FlowInstances#expired} when it fires and re-arms. On expiry
- * all state of the key is cleared. Expiry is measured from the flow's clock ({@code
- * FlowState.clockNanos}): its latest capture time, or the watermark at a late packet's arrival, so
- * a flow that lags the job's event time is not cut between two of its own packets.
+ * <p>Time: one event-time timer per key at a time, at the lifecycle's next wake-up (the earlier of
+ * the expiry deadline and the next periodic update). A deadline that moves later (every packet
+ * moves it) does not re-register the timer; the lifecycle re-checks when the timer fires, and the
+ * function re-arms. On the end of a flow all state of the key is cleared. Expiry is measured from
+ * the flow's clock ({@code FlowLifecycle.State.clockNanos}): its latest capture time, or the
+ * watermark at a late packet's arrival, so a flow that lags the job's event time is not cut
+ * between two of its own packets.
  *
  * <p>Input: one {@link FlowBatch} per Kafka record, a PacketBatch of many packets or a PacketEvent,
  * decoded once ({@link FlowBatchDecoder}); the flow's state is read and written once per record. Every packet keeps its
@@ -72,6 +74,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private final int maxFlowsPerVantage;
 
     private transient AnalyzerConfig config;
+    private transient FlowLifecycle lifecycle;
     private transient ValueState<FlowState> state;
     private transient DecodedPacket packet;
     private transient FlowBatchDecoder records;
@@ -107,9 +110,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
      */
     public FlowAnalysisFunction(
             AnalyzerConfig config, long updateIntervalMs, FlowRowPolicy rows, int maxFlowsPerVantage) {
-        if (updateIntervalMs <= 0) {
-            throw new IllegalArgumentException("update interval must be positive, got " + updateIntervalMs + " ms");
-        }
+        FlowLifecycle.streaming(config, updateIntervalMs); // refuses an interval below 1 when the job is built
         this.settings = AnalyzerSettings.of(config);
         this.updateIntervalMs = updateIntervalMs;
         this.rows = rows;
@@ -120,6 +121,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     @Override
     public void open(OpenContext context) {
         config = settings.toConfig();
+        lifecycle = FlowLifecycle.streaming(config, updateIntervalMs);
         state = getRuntimeContext().getState(new ValueStateDescriptor<>("flow", new FlowStateSerializer(config)));
         packet = new DecodedPacket();
         records = new FlowBatchDecoder();
@@ -158,12 +160,12 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
                 continue;
             }
             long packetMs = Math.floorDiv(packet.timestampNanos, NANOS_PER_MS);
-            if (s != null && FlowInstances.startsNewInstance(s.flow, packet, s.lastSeenNanos, config)) {
-                // Port reuse: the old instance is reported as it is (FlowTracker does not expire it).
+            if (s != null && lifecycle.startsNewInstance(s, packet)) {
+                // Port reuse: the old instance is reported as it is, not expired.
                 emit(s, micros(s.lastSeenNanos), true, packetMs, ctx, out);
                 flowsEnded.inc();
                 cancelTimer(s, ctx.timerService());
-                s = startInstance(FlowInstances.instanceId(packet.timestampNanos), s.vantage);
+                s = startInstance(s.vantage);
                 wake = Long.MAX_VALUE;
             } else if (s == null) {
                 if (!vantageFlows.admit(records.vantage())) {
@@ -171,19 +173,17 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
                     ctx.output(DEAD_LETTERS, overVantageLimit(record, packets));
                     return;
                 }
-                s = startInstance(FlowInstances.instanceId(packet.timestampNanos), records.vantage());
+                s = startInstance(records.vantage());
             }
-            advanceTime(s, packetMs, watermark);
+            if (lifecycle.seen(s, packet.timestampNanos, watermark)) {
+                s.latePackets++;
+                latePackets.inc();
+            }
             s.flow.onPacket(packet, events.bind(ctx, s));
-            if (s.flow.closed() && !s.closeReported) {
-                // Dashboards see the FIN/RST now, the final version follows after the linger; a flow
-                // that closes before its first periodic update has only its final version.
-                s.closeReported = true;
-                if (!closesBeforeFirstUpdate(s, packetMs)) {
-                    emit(s, micros(s.lastSeenNanos), false, packetMs, ctx, out);
-                }
+            if (lifecycle.closeUpdate(s, packetMs)) {
+                emit(s, micros(s.lastSeenNanos), false, packetMs, ctx, out);
             }
-            wake = Math.min(wake, wakeMs(s));
+            wake = Math.min(wake, lifecycle.wakeMs(s));
             analysed++;
         }
         if (rejections.count() > 0) {
@@ -194,21 +194,6 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             schedule(s, ctx.timerService(), wake);
             state.update(s);
         }
-    }
-
-    /**
-     * The current packet's time in the flow's bookkeeping: last seen, the late count, and the expiry
-     * clock, which a late packet moves to the watermark at its arrival.
-     */
-    private void advanceTime(FlowState s, long packetMs, long watermark) {
-        long clockNanos = packet.timestampNanos;
-        if (packetMs < watermark) {
-            s.latePackets++;
-            latePackets.inc();
-            clockNanos = Math.max(clockNanos, watermark * NANOS_PER_MS); // a late packet's ms is a sane epoch
-        }
-        s.lastSeenNanos = Math.max(s.lastSeenNanos, packet.timestampNanos);
-        s.clockNanos = Math.max(s.clockNanos, clockNanos);
     }
 
     @Override
@@ -222,61 +207,30 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             // state of an older job (FlowStateSerializer layout 1): the key is the one place it is in
             s.vantage = FlowKey.parse(ctx.getCurrentKey()).vantage();
         }
-        if (ctx.timerService().currentWatermark() == Long.MAX_VALUE) {
-            // End of a bounded input: like analyze's flush, report the flow as it is, not as idle, at
-            // its current wake-up time. A timer armed before a later packet moved the deadline (a
-            // deadline that moves later does not re-arm the timer) is superseded: re-arm at the
-            // current one, which fires at once, so the final record's time does not depend on how
-            // far the watermark had got before the input ended (docs/reliability.md, Findings).
-            long wake = wakeMs(s);
-            if (timestampMs < wake) {
-                ctx.timerService().registerEventTimeTimer(wake);
-                s.timerMs = wake;
-                state.update(s);
+        // the end of a bounded input: flows end as they are, like analyze's flush (docs/reliability.md, Findings)
+        boolean endOfInput = ctx.timerService().currentWatermark() == Long.MAX_VALUE;
+        switch (lifecycle.wake(s, timestampMs, endOfInput)) {
+            case END -> {
+                endFlow(s, timestampMs, ctx, out);
                 return;
             }
-            endFlow(s, timestampMs, ctx, out);
-            return;
-        }
-        if (FlowInstances.expired(s.flow, s.clockNanos, timestampMs * NANOS_PER_MS, config)) {
-            if (!s.flow.closed()) {
-                s.flow.expire();
-            }
-            endFlow(s, timestampMs, ctx, out);
-            return;
-        }
-        if (timestampMs >= s.nextUpdateMs) {
-            if (!s.flow.closed()) {
-                // A closed flow's close update stands until its final version: no periodic ones.
+            case UPDATE -> {
                 emit(s, timestampMs * 1000, false, timestampMs, ctx, out);
+                lifecycle.updated(s, timestampMs);
             }
-            // Advanced all the same: record_time_us of the final version does not change.
-            s.nextUpdateMs = timestampMs + updateIntervalMs;
+            case SLEEP -> {}
         }
-        schedule(s, ctx.timerService(), wakeMs(s));
+        schedule(s, ctx.timerService(), lifecycle.wakeMs(s));
         state.update(s);
     }
 
-    private FlowState startInstance(long instance, VantagePoint vantage) {
-        FlowInstances.Roles roles = FlowInstances.roles(packet);
-        FlowState s = new FlowState(
-                new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config), vantage, instance);
-        s.lastSeenNanos = packet.timestampNanos;
-        s.clockNanos = packet.timestampNanos;
-        s.nextUpdateMs = Math.floorDiv(packet.timestampNanos, NANOS_PER_MS) + updateIntervalMs;
+    /** The state of the instance the current packet starts. */
+    private FlowState startInstance(VantagePoint vantage) {
+        FlowState s = new FlowState();
+        s.vantage = vantage;
+        lifecycle.start(s, packet);
         flowsStarted.inc();
         return s;
-    }
-
-    /**
-     * Whether a flow that closes at {@code closeMs} does so before its first periodic update: no
-     * update has been due yet (its next update is still the first, one interval after its first
-     * packet) and the close came before that update's time. Such a flow (most short connections)
-     * emits its final version only, one record instead of three (docs/job.md, "Versions of a flow").
-     */
-    private boolean closesBeforeFirstUpdate(FlowState s, long closeMs) {
-        long firstUpdateMs = Math.floorDiv(s.instance, 1000) + updateIntervalMs;
-        return s.nextUpdateMs == firstUpdateMs && closeMs < firstUpdateMs;
     }
 
     private void endFlow(FlowState s, long timestampMs, Context ctx, Collector<FlowSummary> out) {
@@ -297,7 +251,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     }
 
     /**
-     * Arms the key's timer at {@code wake} (the earliest of the wake-ups {@link #wakeMs} asked for
+     * Arms the key's timer at {@code wake} (the earliest of the wake-ups the lifecycle asked for
      * since the last call), unless an earlier one is armed: the timer packet-by-packet scheduling
      * would leave armed.
      */
@@ -310,21 +264,11 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         s.timerMs = wake;
     }
 
-    /** The earlier of the flow's expiry (rounded up to a millisecond) and its next periodic update. */
-    private long wakeMs(FlowState s) {
-        return Math.min(-Math.floorDiv(-expiryDeadlineNanos(s), NANOS_PER_MS), s.nextUpdateMs);
-    }
-
     private static void cancelTimer(FlowState s, TimerService timers) {
         if (s.timerMs != FlowState.NO_TIMER) {
             timers.deleteEventTimeTimer(s.timerMs);
             s.timerMs = FlowState.NO_TIMER;
         }
-    }
-
-    /** When {@link FlowInstances#expired} first holds for this flow; re-checked when the timer fires. */
-    private long expiryDeadlineNanos(FlowState s) {
-        return FlowInstances.deadlineNanos(s.flow, s.clockNanos, config);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.flowtrace.jobs.join;
 
+import io.flowtrace.avro.ConntrackEvent;
 import io.flowtrace.avro.ConntrackEventType;
 import io.flowtrace.avro.CtTuple;
 import io.flowtrace.avro.mapping.ConntrackEvents;
@@ -51,7 +52,7 @@ public final class CtFacts {
      * The join facts of a decoded, validated TCP event, or null when the event cannot join a flow
      * (not TCP, no ports: flows are TCP only).
      */
-    public static CtFacts of(io.flowtrace.avro.ConntrackEvent e) {
+    public static CtFacts of(ConntrackEvent e) {
         if (e.getL4Proto() != 6 || !hasPorts(e.getOrig()) || !hasPorts(e.getReply())) {
             return null;
         }

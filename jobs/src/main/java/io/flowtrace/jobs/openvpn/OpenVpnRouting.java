@@ -3,6 +3,7 @@ package io.flowtrace.jobs.openvpn;
 import io.flowtrace.avro.mapping.OpenVpnBatches;
 import io.flowtrace.avro.mapping.PacketBatches;
 import io.flowtrace.jobs.flow.FlowBatch;
+import io.flowtrace.jobs.flow.FlowBatchTypeInfo;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -15,8 +16,7 @@ import org.apache.flink.util.OutputTag;
 public final class OpenVpnRouting extends ProcessFunction<FlowBatch, FlowBatch> {
     private static final long serialVersionUID = 1L;
 
-    public static final OutputTag<FlowBatch> OPENVPN =
-            new OutputTag<>("openvpn", io.flowtrace.jobs.flow.FlowBatchTypeInfo.INSTANCE) {};
+    public static final OutputTag<FlowBatch> OPENVPN = new OutputTag<>("openvpn", FlowBatchTypeInfo.INSTANCE) {};
 
     @Override
     public void processElement(FlowBatch record, Context ctx, Collector<FlowBatch> out) {

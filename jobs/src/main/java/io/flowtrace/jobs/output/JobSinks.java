@@ -4,6 +4,8 @@ import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.ServiceWindow;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
+import io.flowtrace.jobs.config.JobConfig;
+import io.flowtrace.jobs.config.JobOption;
 import io.flowtrace.jobs.conntrack.BudgetWindow;
 import io.flowtrace.jobs.flow.FlowRow;
 import io.flowtrace.jobs.flow.FlowSummary;
@@ -61,9 +63,9 @@ public record JobSinks(
     }
 
     /** PostgreSQL and/or Kafka, as {@code --postgres-output} and {@code --kafka-output} say. */
-    public static JobSinks fromConfig(io.flowtrace.jobs.config.JobConfig config) {
-        boolean pg = config.getBoolean(io.flowtrace.jobs.config.JobOption.POSTGRES_OUTPUT);
-        boolean kafka = config.getBoolean(io.flowtrace.jobs.config.JobOption.KAFKA_OUTPUT);
+    public static JobSinks fromConfig(JobConfig config) {
+        boolean pg = config.getBoolean(JobOption.POSTGRES_OUTPUT);
+        boolean kafka = config.getBoolean(JobOption.KAFKA_OUTPUT);
         PostgresSinks postgres = new PostgresSinks(config);
         KafkaOutputs topics = new KafkaOutputs(config);
         return new JobSinks(

@@ -3,6 +3,9 @@ package io.flowtrace.jobs.output;
 import java.io.IOException;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -136,12 +139,12 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
         }
 
         @Override
-        public <M> java.util.Optional<java.util.function.Consumer<M>> metadataConsumer() {
+        public <M> Optional<Consumer<M>> metadataConsumer() {
             return context.metadataConsumer();
         }
 
         @Override
-        public java.util.OptionalLong getRestoredCheckpointId() {
+        public OptionalLong getRestoredCheckpointId() {
             return context.getRestoredCheckpointId();
         }
 

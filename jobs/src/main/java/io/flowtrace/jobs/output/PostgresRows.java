@@ -8,6 +8,7 @@ import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.jobs.conntrack.BudgetWindow;
+import io.flowtrace.jobs.flow.FlowRow;
 import io.flowtrace.jobs.join.FlowConntrack;
 import java.util.List;
 
@@ -21,7 +22,7 @@ import java.util.List;
 public final class PostgresRows {
     private PostgresRows() {}
 
-    public static final Upsert<io.flowtrace.jobs.flow.FlowRow> FLOW_SUMMARY = FlowSummaryColumns.upsert();
+    public static final Upsert<FlowRow> FLOW_SUMMARY = FlowSummaryColumns.upsert();
 
     public static final Upsert<TcpEvent> TCP_EVENTS = Upsert.<TcpEvent>into(
                     "tcp_events", "vantage", "client", "server", "instance", "event_index")

@@ -17,6 +17,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Locale;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.JdbcExecutionOptions;
@@ -110,7 +111,7 @@ public final class PostgresSinks {
      * explicit {@code reWriteBatchedInserts} in the URL is kept as given.
      */
     static String withBatchedInserts(String url) {
-        if (url.toLowerCase(java.util.Locale.ROOT).contains("rewritebatchedinserts=")) {
+        if (url.toLowerCase(Locale.ROOT).contains("rewritebatchedinserts=")) {
             return url;
         }
         return url + (url.indexOf('?') < 0 ? "?" : "&") + "reWriteBatchedInserts=true";

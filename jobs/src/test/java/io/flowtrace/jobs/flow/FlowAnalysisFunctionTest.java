@@ -8,7 +8,7 @@ import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.FlowEnd;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.core.flow.FlowInstances;
+import io.flowtrace.core.flow.FlowLifecycle;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.jobs.CaptureFixtures;
@@ -64,9 +64,9 @@ class FlowAnalysisFunctionTest {
             feed(harness, packets);
             // FIN/FIN seen 0.16 s after the SYN (capinfos: capture duration 0.161588 s), before the
             // first periodic update (10 s): no version until the final one, after the linger.
-            harness.processWatermark(lastMs + FlowInstances.CLOSED_LINGER_NANOS / 1_000_000 - 1);
+            harness.processWatermark(lastMs + FlowLifecycle.CLOSED_LINGER_NANOS / 1_000_000 - 1);
             assertThat(harness.extractOutputValues()).isEmpty();
-            harness.processWatermark(lastMs + FlowInstances.CLOSED_LINGER_NANOS / 1_000_000 + 1);
+            harness.processWatermark(lastMs + FlowLifecycle.CLOSED_LINGER_NANOS / 1_000_000 + 1);
             assertThat(harness.extractOutputValues())
                     .singleElement()
                     .satisfies(s -> assertThat(s.finalRecord).isTrue())
@@ -134,6 +134,34 @@ class FlowAnalysisFunctionTest {
             assertThat(finals(harness))
                     .singleElement()
                     .satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.IDLE));
+            assertThat(harness.numKeyedStateEntries()).isZero();
+            assertThat(harness.numEventTimeTimers()).isZero();
+        }
+    }
+
+    @Test
+    void aTimerThatFindsTheDeadlineMovedLaterReArmsOnceAndTheFlowExpiresAtTheNewOne() throws Exception {
+        // updates every 60 s, so the half-open deadline (30 s, AnalyzerConfig.DEFAULTS) is the first wake-up
+        try (var harness = harnessOf(new FlowAnalysisFunction(AnalyzerConfig.DEFAULTS, 60_000))) {
+            long t0Ms = T0_NS / 1_000_000;
+            harness.processElement(event(T0_NS, true, 40_020, DecodedPacket.SYN, 1000, 0), t0Ms);
+            assertThat(harness.numEventTimeTimers()).isEqualTo(1); // at T0 + 30 s
+            // a retransmitted SYN at T0 + 20 s moves the deadline to T0 + 50 s without a second timer
+            long retryNs = T0_NS + 20_000_000_000L;
+            harness.processElement(event(retryNs, true, 40_020, DecodedPacket.SYN, 1000, 0), retryNs / 1_000_000);
+            assertThat(harness.numEventTimeTimers()).isEqualTo(1);
+            harness.processWatermark(t0Ms + 30_000); // the old timer fires, finds the flow alive, re-arms
+            assertThat(harness.extractOutputValues()).isEmpty();
+            assertThat(harness.numKeyedStateEntries()).isEqualTo(1);
+            assertThat(harness.numEventTimeTimers()).isEqualTo(1);
+            harness.processWatermark(t0Ms + 49_999);
+            assertThat(harness.extractOutputValues()).isEmpty();
+            harness.processWatermark(t0Ms + 50_000);
+            assertThat(harness.extractOutputValues()).singleElement().satisfies(s -> {
+                assertThat(s.finalRecord).isTrue();
+                assertThat(s.record.getEnd()).isEqualTo(FlowEnd.IDLE);
+                assertThat(s.record.getRecordTimeUs()).isEqualTo(T0_NS / 1000 + 50_000_000); // T0 + 50 s in µs
+            });
             assertThat(harness.numKeyedStateEntries()).isZero();
             assertThat(harness.numEventTimeTimers()).isZero();
         }
@@ -535,7 +563,7 @@ class FlowAnalysisFunctionTest {
             long rstNs = T0_NS + 3_000_000;
             harness.processElement(
                     event(rstNs, true, 40_100, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001), rstNs / 1_000_000);
-            harness.processWatermark(rstNs / 1_000_000 + FlowInstances.CLOSED_LINGER_NANOS / 1_000_000 + 1);
+            harness.processWatermark(rstNs / 1_000_000 + FlowLifecycle.CLOSED_LINGER_NANOS / 1_000_000 + 1);
             assertThat(finals(harness))
                     .singleElement()
                     .satisfies(f -> assertThat(f.record.getEnd()).isEqualTo(FlowEnd.RST));
@@ -543,7 +571,7 @@ class FlowAnalysisFunctionTest {
                     .as("state after the RST flow ended")
                     .isEqualTo(1);
             assertThat(harness.numEventTimeTimers()).isEqualTo(1);
-            long laterNs = rstNs + FlowInstances.CLOSED_LINGER_NANOS + 10_000_000;
+            long laterNs = rstNs + FlowLifecycle.CLOSED_LINGER_NANOS + 10_000_000;
             handshake(harness, 40_103, 1000, laterNs);
             assertThat(harness.numKeyedStateEntries())
                     .as("a new flow after one ended")

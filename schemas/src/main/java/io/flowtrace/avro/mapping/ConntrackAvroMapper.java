@@ -1,5 +1,6 @@
 package io.flowtrace.avro.mapping;
 
+import io.flowtrace.avro.ConntrackEvent;
 import io.flowtrace.avro.ConntrackEventType;
 import io.flowtrace.avro.ConntrackLoss;
 import io.flowtrace.avro.ConntrackSource;
@@ -26,14 +27,14 @@ import java.util.List;
 public final class ConntrackAvroMapper {
     private ConntrackAvroMapper() {}
 
-    public static io.flowtrace.avro.ConntrackEvent toAvro(ConntrackMessage e, Vantage vantage, ConntrackSource source) {
+    public static ConntrackEvent toAvro(ConntrackMessage e, Vantage vantage, ConntrackSource source) {
         List<Integer> types = new ArrayList<>();
         if (e.attributes() != null) {
             for (NlAttribute a : e.attributes().attributes()) {
                 types.add(a.type());
             }
         }
-        io.flowtrace.avro.ConntrackEvent.Builder b = io.flowtrace.avro.ConntrackEvent.newBuilder()
+        ConntrackEvent.Builder b = ConntrackEvent.newBuilder()
                 .setEventType(ConntrackEventType.valueOf(e.type().name()))
                 .setTimeNs(e.observedAtNanos() != ConntrackMessage.ABSENT ? e.observedAtNanos() : e.timeNanos())
                 .setVantage(vantage)

@@ -1,5 +1,6 @@
 package io.flowtrace.avro.mapping;
 
+import io.flowtrace.avro.ConntrackEvent;
 import io.flowtrace.avro.ConntrackEventType;
 import io.flowtrace.avro.ConntrackLoss;
 import io.flowtrace.avro.CtCounters;
@@ -53,17 +54,17 @@ public final class ConntrackEvents {
     public record Sizes(int exactBytes, int estimatedBytes, int truesizeBytes, boolean exactFromWire) {}
 
     /** The time budgets and event-time windows use: the kernel's event timestamp when present, else the receive time (core's {@code timeNanos()}). */
-    public static long timeNanos(io.flowtrace.avro.ConntrackEvent e) {
+    public static long timeNanos(ConntrackEvent e) {
         return e.getEventTimestampNs() != null ? e.getEventTimestampNs() : e.getTimeNs();
     }
 
     /** Why a decoded record cannot be used, or null when it is valid. */
-    public static String invalidReason(io.flowtrace.avro.ConntrackEvent e) {
+    public static String invalidReason(ConntrackEvent e) {
         return invalidReason(e, System.currentTimeMillis() * 1_000_000L);
     }
 
     /** As {@link #invalidReason(io.flowtrace.avro.ConntrackEvent)} with the validating host's clock (see PacketEvents). */
-    public static String invalidReason(io.flowtrace.avro.ConntrackEvent e, long nowNanos) {
+    public static String invalidReason(ConntrackEvent e, long nowNanos) {
         String ahead = aheadOfClock("time", e.getTimeNs(), nowNanos);
         if (ahead == null && e.getEventTimestampNs() != null) {
             ahead = aheadOfClock("event timestamp", e.getEventTimestampNs(), nowNanos);
@@ -72,7 +73,7 @@ public final class ConntrackEvents {
         return rest != null ? rest : ahead;
     }
 
-    private static String checkEvent(io.flowtrace.avro.ConntrackEvent e) {
+    private static String checkEvent(ConntrackEvent e) {
         if (e.getEventType() == null || e.getEventType() == ConntrackEventType.UNKNOWN) {
             return "event_type " + e.getEventType() + " is not NEW, UPDATE or DESTROY";
         }
@@ -158,7 +159,7 @@ public final class ConntrackEvents {
      * the attribute list inferred from the values for {@code features} (the contract carries only the
      * top-level types, not the payload lengths sizing needs).
      */
-    public static ConntrackMessage toCore(io.flowtrace.avro.ConntrackEvent e, KernelFeatures features) {
+    public static ConntrackMessage toCore(ConntrackEvent e, KernelFeatures features) {
         ConntrackMessage.Builder b = ConntrackMessage.builder()
                 .type(EventType.valueOf(e.getEventType().name()))
                 .family(e.getL3Proto())
@@ -192,7 +193,7 @@ public final class ConntrackEvents {
     }
 
     /** Exact, estimated and truesize bytes of a validated record (see the class comment). */
-    public static Sizes size(io.flowtrace.avro.ConntrackEvent e, KernelFeatures features, NetlinkSizer sizer) {
+    public static Sizes size(ConntrackEvent e, KernelFeatures features, NetlinkSizer sizer) {
         ConntrackMessage core = toCore(e, features);
         boolean fromWire = e.getWireSize() != null && !e.getAttributeTypes().isEmpty();
         int exact = fromWire ? e.getWireSize() : sizer.exactSize(core);

@@ -3,6 +3,8 @@ package io.flowtrace.avro.mapping;
 import io.flowtrace.avro.Direction;
 import io.flowtrace.avro.FlowIdentity;
 import io.flowtrace.avro.RetransmitClass;
+import io.flowtrace.avro.SlowStartExitReason;
+import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.TcpEventKind;
 import io.flowtrace.core.tcp.TcpFlowEvent;
 import java.util.List;
@@ -17,8 +19,8 @@ public final class TcpEvents {
      *
      * @param index the event's ordinal within its flow instance (the stable upsert key)
      */
-    public static io.flowtrace.avro.TcpEvent toAvro(FlowIdentity flow, long index, TcpFlowEvent e) {
-        io.flowtrace.avro.TcpEvent.Builder b = io.flowtrace.avro.TcpEvent.newBuilder()
+    public static TcpEvent toAvro(FlowIdentity flow, long index, TcpFlowEvent e) {
+        TcpEvent.Builder b = TcpEvent.newBuilder()
                 .setFlow(flow)
                 .setIndex(index)
                 .setTimeUs(Math.floorDiv(e.timeNanos(), 1000))
@@ -50,8 +52,7 @@ public final class TcpEvents {
         }
         if (e instanceof TcpFlowEvent.SlowStartExit x) {
             return b.setKind(TcpEventKind.SLOW_START_EXIT)
-                    .setExitReason(io.flowtrace.avro.SlowStartExitReason.valueOf(
-                            x.reason().name()))
+                    .setExitReason(SlowStartExitReason.valueOf(x.reason().name()))
                     .setCwndBytes(x.cwndBytes())
                     .build();
         }
