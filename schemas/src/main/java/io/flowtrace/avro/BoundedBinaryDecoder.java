@@ -209,10 +209,7 @@ public final class BoundedBinaryDecoder extends Decoder {
             count = -count; // Long.MIN_VALUE stays negative and fails below
             length("block size");
         }
-        if (count < 0 || count > end - pos) {
-            throw bomb("a block claims " + count + " items, the record has " + (end - pos) + " bytes left");
-        }
-        return count;
+        return items(count);
     }
 
     /** Skips the blocks that give their byte size; returns the first count that does not (0 ends). */
@@ -220,13 +217,18 @@ public final class BoundedBinaryDecoder extends Decoder {
         while (true) {
             long count = readLong();
             if (count >= 0) {
-                if (count > end - pos) {
-                    throw bomb("a block claims " + count + " items, the record has " + (end - pos) + " bytes left");
-                }
-                return count;
+                return items(count);
             }
             pos += length("block size");
         }
+    }
+
+    /** A block's item count: not negative and not beyond the bytes left (an item takes a byte or more). */
+    private long items(long count) throws IOException {
+        if (count < 0 || count > end - pos) {
+            throw bomb("a block claims " + count + " items, the record has " + (end - pos) + " bytes left");
+        }
+        return count;
     }
 
     /** A length (string, bytes, block size): not negative and not beyond the record. */
