@@ -33,9 +33,9 @@ import org.apache.avro.specific.SpecificData;
  *
  * <p>What the schema says about a field (its position, type, nullability, the class of a nested
  * record, an enum's symbols) is worked out once per record class ({@link Slot}), not per value:
- * this runs for every version of every flow the job emits, and the per-value schema lookups, the
- * reflective construction of nested records and the enum lookups by class name were two thirds of
- * it (docs/BENCHMARKS.md, the job's profile under {@code --flow-rows notable}).
+ * this runs for every version of every flow the job emits, and this class's own calls were two
+ * thirds of it, much of that per-value schema lookups, reflective construction of nested records and
+ * enum lookups by class name (docs/BENCHMARKS.md, "The flow task after the one-walk decode").
  */
 final class ReportToAvro implements ReportVisitor {
     /** The records being filled, innermost last; null marks an object the contract does not have. */
