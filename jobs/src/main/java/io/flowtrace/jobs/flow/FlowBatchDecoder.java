@@ -1,6 +1,6 @@
 package io.flowtrace.jobs.flow;
 
-import io.flowtrace.avro.AvroLengthGuard;
+import io.flowtrace.avro.BoundedBinaryDecoder;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.PacketBatch;
@@ -10,23 +10,23 @@ import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import java.io.IOException;
-import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.specific.SpecificDatumReader;
 
 /**
  * The packets of one {@link FlowBatch}, decoded once for {@link FlowAnalysisFunction}: a
  * PacketBatch or a PacketEvent behind its single-object header (docs/schemas.md), read with
- * reused Avro readers, then one packet at a time into a reused {@link DecodedPacket}. What cannot
- * be analysed comes back as a {@link DeadLetter} for the function to send; no Flink here.
+ * reused Avro readers over a {@link BoundedBinaryDecoder} (a length or count beyond the record is
+ * refused as it is read: the untrusted body is walked once), then one packet at a time into a
+ * reused {@link DecodedPacket}. What cannot be analysed comes back as a {@link DeadLetter} for the function to send; no Flink here.
  */
 final class FlowBatchDecoder {
-    private static final AvroLengthGuard BATCH_LENGTHS = AvroLengthGuard.of(PacketBatch.getClassSchema());
     private static final int SINGLE_OBJECT_HEADER = 10;
 
     private final SpecificDatumReader<PacketBatch> batchReader = new SpecificDatumReader<>(PacketBatch.class);
     private final SpecificDatumReader<PacketEvent> eventReader = new SpecificDatumReader<>(PacketEvent.class);
-    private BinaryDecoder binary;
+    /** Refuses a length or count beyond the record as it decodes: the batch's bytes are walked once. */
+    private final BoundedBinaryDecoder binary = new BoundedBinaryDecoder(new byte[0], 0, 0);
+
     private PacketBatch batch;
     private PacketEvent event;
     private DeadLetter rejection;
@@ -42,8 +42,7 @@ final class FlowBatchDecoder {
         int length = value.length - SINGLE_OBJECT_HEADER;
         if (PacketBatches.fingerprintOf(value) != PacketBatches.FINGERPRINT) {
             try {
-                binary = DecoderFactory.get().binaryDecoder(value, SINGLE_OBJECT_HEADER, length, binary);
-                event = eventReader.read(event, binary);
+                event = eventReader.read(event, binary.reset(value, SINGLE_OBJECT_HEADER, length));
             } catch (IOException | RuntimeException e) {
                 // impossible for a record the source decoded, unless the job's jars disagree
                 return reject(record, e);
@@ -52,9 +51,7 @@ final class FlowBatchDecoder {
             return 1;
         }
         try {
-            BATCH_LENGTHS.checkBinary(value, SINGLE_OBJECT_HEADER, length);
-            binary = DecoderFactory.get().binaryDecoder(value, SINGLE_OBJECT_HEADER, length, binary);
-            batch = batchReader.read(batch, binary);
+            batch = batchReader.read(batch, binary.reset(value, SINGLE_OBJECT_HEADER, length));
         } catch (IOException | RuntimeException e) {
             // untrusted bytes behind a valid header: the record's fault, kept whole with its class
             return reject(record, e);
