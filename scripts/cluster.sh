@@ -92,6 +92,10 @@ status)
         if alive "$p"; then echo "TASKMANAGER $p alive"; else echo "TASKMANAGER $p DEAD"; fi
     done
     echo "Kafka $KAFKA_BOOTSTRAP, PostgreSQL $JDBC_URL (user $JDBC_USER), Flink $FLINK_REST"
+    # SASL_SSL with SCRAM-SHA-512 only: the client properties (password included) are in 0600 files
+    echo "Kafka takes SASL_SSL/SCRAM-SHA-512 only (user flowtrace, broker certificate $KAFKA_CERT):"
+    echo "  agent: ./flowtrace agent packets --kafka-config $KAFKA_CLIENT_CONFIG --agent-id ID ... CAPTURE"
+    echo "  job:   ./flowtrace cluster flink run -d jobs/target/flowtrace-job.jar --config $KAFKA_JOB_CONFIG ..."
     if [[ -n "${ZOOKEEPER_QUORUM:-}" ]]; then
         # SASL sessions only: Flink's processes log in with this JAAS file (0600), in FLINK_JAVA_OPTS
         echo "ZooKeeper $ZOOKEEPER_QUORUM (SASL login required; JAAS Client section in $ZOOKEEPER_JAAS)"

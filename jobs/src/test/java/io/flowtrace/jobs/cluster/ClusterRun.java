@@ -121,7 +121,10 @@ final class ClusterRun {
 
     /** As {@link #submit()}, restoring {@code savepoint} ({@code flink run -d -s SAVEPOINT ...}) when not null. */
     String submit(String savepoint) throws Exception {
-        List<String> args = new ArrayList<>();
+        // the broker takes SASL_SSL/SCRAM only: the kafka.* security options (the password among them)
+        // come from a 0600 file, since flink run's arguments are any local user's to read
+        List<String> args = new ArrayList<>(
+                List.of("--config", stack.kafka().jobConfigFile().toString()));
         new TreeMap<>(options.toMap()).forEach((k, v) -> {
             args.add("--" + k);
             args.add(v);
@@ -167,8 +170,8 @@ final class ClusterRun {
             List<String> args = new ArrayList<>(List.of(
                     "agent",
                     "packets",
-                    "--bootstrap-servers",
-                    stack.kafka().bootstrapServers(),
+                    "--kafka-config",
+                    stack.kafka().clientConfigFile().toString(),
                     "--topic",
                     topic(JobOption.PACKETS_TOPIC),
                     "--agent-id",

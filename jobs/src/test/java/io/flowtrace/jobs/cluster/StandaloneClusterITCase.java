@@ -1,12 +1,14 @@
 package io.flowtrace.jobs.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.flowtrace.jobs.config.JobOption;
 import io.flowtrace.testkit.ListeningSockets;
 import io.flowtrace.testkit.cluster.FlinkCluster;
 import io.flowtrace.testkit.cluster.JavaProcess;
+import io.flowtrace.testkit.cluster.KafkaServer;
 import io.flowtrace.testkit.cluster.StandaloneStack;
 import io.flowtrace.testkit.cluster.ZooKeeperServer;
 import java.nio.file.Files;
@@ -151,6 +153,88 @@ class StandaloneClusterITCase {
         assertThat(AnotherLocalUser.run(List.of("cat", zk.clientJaasFile().toString())))
                 .as("uid 65534 reads the JAAS file")
                 .contains("Permission denied");
+    }
+
+    /**
+     * The broker as another local user (uid 65534) meets it, and a squatter on a port our clients were
+     * told is the broker's. The broker takes only SASL_SSL/SCRAM-SHA-512: a plaintext client of uid 65534
+     * can neither produce nor read (no answer in its timeout); over SASL_SSL, trusting the broker's
+     * certificate (public: the broker shows it to anyone), a guessed password is refused by SCRAM; the
+     * topic holds nothing afterwards. The KRaft controller port shows the run's certificate and refuses
+     * a client without one. The client files (they hold the password) and server.properties are
+     * unreadable to it. A TLS server of uid 65534 with a certificate for 127.0.0.1 on the port our client
+     * was given fails our client's handshake (its key is not the run's), so the password never leaves in
+     * any form. Before: a plaintext broker; uid 65534 produced and read, and a squatter got every request.
+     */
+    @Test
+    @Order(0)
+    void anotherLocalUserCannotUseTheBrokerNorPassForIt() throws Exception {
+        KafkaServer kafka = STACK.kafka();
+        String topic = "attempts";
+        kafka.createTopics(1, topic);
+        AnotherLocalUser.assumeAvailable();
+        Path dir = KafkaAsAnotherUser.sharedDirectory();
+        try {
+            String plaintext = KafkaAsAnotherUser.attempt(dir, kafka.bootstrapServers(), topic, null, null);
+            assertThat(plaintext)
+                    .as("plaintext client of uid 65534")
+                    .contains("produce: refused", "consume: refused")
+                    .doesNotContain(": ok");
+            Path cert = Files.copy(kafka.certificate(), dir.resolve("broker.crt"));
+            Files.setPosixFilePermissions(cert, PosixFilePermissions.fromString("rw-r--r--"));
+            String guessed = KafkaAsAnotherUser.attempt(dir, kafka.bootstrapServers(), topic, cert, "flowtrace");
+            assertThat(guessed)
+                    .as("SASL_SSL client of uid 65534 with a guessed password")
+                    .contains(
+                            "produce: refused SaslAuthenticationException",
+                            "consume: refused SaslAuthenticationException")
+                    .contains("invalid credentials with SASL mechanism SCRAM-SHA-512");
+            assertThat(kafka.readCommitted(topic))
+                    .as("records in %s after uid 65534's attempts", topic)
+                    .isEmpty();
+            String controller = AnotherLocalUser.run(List.of(
+                    "sh",
+                    "-c",
+                    "sleep 3 | timeout 20 openssl s_client -tls1_2 -connect 127.0.0.1:" + kafka.controllerPort()
+                            + " 2>&1"));
+            assertThat(controller).as("the controller port to uid 65534").contains("CN = localhost");
+            assertThat(controller).containsIgnoringCase("alert");
+            for (Path file : List.of(
+                    kafka.clientConfigFile(),
+                    kafka.jobConfigFile(),
+                    kafka.home().resolve("server.properties"))) {
+                assertThat(AnotherLocalUser.run(List.of("cat", file.toString())))
+                        .as("uid 65534 reads %s", file)
+                        .contains("Permission denied");
+            }
+            KafkaAsAnotherUser.Squatter squatter = KafkaAsAnotherUser.squatter(dir);
+            try {
+                java.util.Properties ours = kafka.clientProperties();
+                ours.put("bootstrap.servers", "127.0.0.1:" + squatter.port());
+                ours.put("request.timeout.ms", "10000");
+                ours.put("default.api.timeout.ms", "20000");
+                FlinkCluster.await(
+                        "the squatter listening",
+                        Duration.ofSeconds(30),
+                        () -> !ListeningSockets.onPort(squatter.port()).isEmpty());
+                try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(ours)) {
+                    assertThatThrownBy(() -> admin.describeCluster().nodes().get())
+                            .as("our client against the squatter on port %d", squatter.port())
+                            .hasMessageContaining("SslAuthenticationException")
+                            .rootCause()
+                            .hasMessageContaining("certification path");
+                }
+            } finally {
+                squatter.process().destroy();
+                squatter.process().waitFor();
+            }
+            String received = Files.readString(squatter.log());
+            assertThat(received).as("what the squatter received").doesNotContain("flowtrace", "SCRAM");
+        } finally {
+            Files.walk(dir)
+                    .sorted(java.util.Comparator.reverseOrder())
+                    .forEach(f -> f.toFile().delete());
+        }
     }
 
     /** ZooKeeper's CLI as this user; its output. */

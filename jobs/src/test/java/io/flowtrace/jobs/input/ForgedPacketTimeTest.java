@@ -110,6 +110,27 @@ class ForgedPacketTimeTest {
         assertThat(watermarks).containsExactly(FIRST_PACKET_MS - 2_001, FIRST_PACKET_MS + 10_000 - 2_001);
     }
 
+    /**
+     * The packets input admits new vantage names by the same token bucket as conntrack's (1 000 at
+     * once, then 10 a second; {@link SlowestVantageWatermarks}): 10 001 batches under new names, 4 min
+     * ahead of the clock (inside the 5 min future cap, so each would move its own vantage), neither
+     * evict the honest vantage nor move the watermark past it; the honest vantage's next batch, 10 s
+     * later, still drives it (the 999 admitted forged names are minutes ahead of it).
+     */
+    @Test
+    void aFloodOfNewVantageNamesEvictsNoHonestVantage() {
+        send(PacketBatches.fromEvents(FLOW.subList(0, 5)));
+        assertThat(watermarks).containsExactly(FIRST_PACKET_MS - 2_001);
+        long ahead = System.currentTimeMillis() + 4 * 60_000L;
+        for (int i = 0; i <= 10_000; i++) {
+            send(PacketBatches.fromEvents(shifted(FLOW.subList(5, 6), ahead, new Vantage("forged-" + i, "x"))));
+        }
+        assertThat(watermarks).as("watermarks after the flood").containsExactly(FIRST_PACKET_MS - 2_001);
+
+        send(PacketBatches.fromEvents(shifted(FLOW.subList(5, 10), FIRST_PACKET_MS + 10_000)));
+        assertThat(watermarks).containsExactly(FIRST_PACKET_MS - 2_001, FIRST_PACKET_MS + 10_000 - 2_001);
+    }
+
     private void send(PacketBatch batch) {
         send(FlowBatches.encode(batch::toByteBuffer), PacketBatches.flowKey(batch));
     }

@@ -61,6 +61,8 @@ public final class FlinkCluster implements AutoCloseable {
         this.flink = flink;
         this.home = home.toAbsolutePath();
         this.conf = this.home.resolve("conf");
+        // Picked, not bound 0: Flink's CLI reads rest.port from config.yaml before any process runs. A
+        // squatter on it cannot answer our clients, which trust only this run's certificate (FlinkTls).
         this.restPort = Ports.free();
         // env.java.opts.all, as bin/flink, bin/jobmanager.sh and bin/taskmanager.sh pass it to every JVM
         String opts = config.get("env.java.opts.all");

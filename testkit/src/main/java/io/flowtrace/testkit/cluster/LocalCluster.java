@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code scripts/cluster.sh up}: the pipeline's infrastructure on this machine, as separate
- * processes bound to 127.0.0.1: a Kafka broker, PostgreSQL (zonky's binaries) and a Flink standalone
+ * processes bound to 127.0.0.1: a Kafka broker (SASL_SSL with SCRAM only, {@link KafkaServer}), PostgreSQL (zonky's binaries) and a Flink standalone
  * session cluster (one JobManager, N TaskManagers) from the Flink jars in cluster/target/flink-lib,
  * its REST, blob server and RPC behind mutual TLS ({@link FlinkCluster}).
  * Writes {@code HOME/cluster.env} (addresses, PIDs) once everything is up and stays in the
@@ -122,6 +122,11 @@ public final class LocalCluster {
             throws java.io.IOException {
         StringBuilder env = new StringBuilder();
         env.append("KAFKA_BOOTSTRAP=").append(kafka.bootstrapServers()).append('\n');
+        // SASL_SSL/SCRAM only: the client properties with the run's password, 0600 files in the private
+        // directory: an agent's --kafka-config, the job's --config (kafka.* pass-through), the CA to trust
+        env.append("KAFKA_CLIENT_CONFIG=").append(kafka.clientConfigFile()).append('\n');
+        env.append("KAFKA_JOB_CONFIG=").append(kafka.jobConfigFile()).append('\n');
+        env.append("KAFKA_CERT=").append(kafka.certificate()).append('\n');
         // the URL without the password: the job reads it from JDBC_PASSWORD_FILE (0600, private directory)
         env.append("JDBC_URL=").append(postgres.plainJdbcUrl(Postgres.DATABASE)).append('\n');
         env.append("JDBC_USER=").append(Postgres.USER).append('\n');
