@@ -65,4 +65,18 @@ class ServiceSetupTableTest {
         table.add("if0", flow(1_500_000, 1, 500_000));
         assertThat(table.rows().get(0).synchronisedRetries()).isEqualTo(2);
     }
+
+    @Test
+    void countsAConnectionSeenOnTwoInterfacesOnceAtEach() {
+        ServiceSetupTable table = new ServiceSetupTable();
+        // one connection at two capture points: 2 ms of setup where the client is, 1 ms at the server's side
+        table.add("if1", flow(1000, 0, 1));
+        table.add("if0", flow(2000, 0, 0));
+        assertThat(table.rows())
+                .extracting(ServiceSetupTable.Row::service, ServiceSetupTable.Row::iface, ServiceSetupTable.Row::flows)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("10.0.0.2:5201", "if0", 1L),
+                        org.assertj.core.groups.Tuple.tuple("10.0.0.2:5201", "if1", 1L));
+        assertThat(table.rows()).extracting(ServiceSetupTable.Row::meanUs).containsExactly(2000.0, 1000.0);
+    }
 }
