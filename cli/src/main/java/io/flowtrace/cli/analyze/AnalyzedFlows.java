@@ -39,11 +39,12 @@ public final class AnalyzedFlows implements FlowTracker.FlowListener {
     @Override
     public void onFlow(FlowKey key, long instance, TcpFlowAnalyzer flow) {
         seen++;
+        collector.seen(key.vantage());
         if (!matches(flow)) {
             return;
         }
         if (services != null) {
-            services.add(flow);
+            services.add(key.vantage().interfaceName(), flow);
         } else {
             collector.add(key, instance, flow);
         }

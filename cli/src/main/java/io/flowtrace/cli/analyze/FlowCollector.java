@@ -5,6 +5,7 @@ import io.flowtrace.cli.output.CsvFlowWriter;
 import io.flowtrace.cli.output.JsonReportWriter;
 import io.flowtrace.cli.output.TextReportWriter;
 import io.flowtrace.core.net.FlowKey;
+import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import io.flowtrace.report.FlowFields;
 import io.flowtrace.report.FlowReport;
@@ -76,6 +77,8 @@ public final class FlowCollector {
         }
     }
 
+    private record TableCells(String iface, String[] cells) {}
+
     private record Entry(long firstSeenNanos, long sequence, long rank, Object payload) {}
 
     /** Smallest first: the heap's head is the flow --top drops next; the report prints in reverse. */
@@ -98,6 +101,10 @@ public final class FlowCollector {
     private final PriorityQueue<Entry> best = new PriorityQueue<>(RANK);
     private long[] firstSeen = new long[1024];
     private long count;
+    /** The vantage of the capture's first flow, and whether another flow came from another one. */
+    private VantagePoint firstVantage;
+
+    private boolean severalVantages;
 
     FlowCollector(Format format, SortKey sort, Integer top, PrintStream out, JsonReportWriter json) throws IOException {
         this.format = format;
@@ -116,6 +123,18 @@ public final class FlowCollector {
 
     long flows() {
         return count;
+    }
+
+    /**
+     * Told of every flow of the capture, shown or not (--host, --port, --top): when they come from more
+     * than one vantage (interfaces of a pcapng) the table says which interface each row is from.
+     */
+    void seen(VantagePoint vantage) {
+        if (firstVantage == null) {
+            firstVantage = vantage;
+        } else if (!severalVantages && !firstVantage.equals(vantage)) {
+            severalVantages = true;
+        }
     }
 
     void add(FlowKey key, long instance, TcpFlowAnalyzer flow) {
@@ -147,7 +166,7 @@ public final class FlowCollector {
     private Object render(FlowKey key, long instance, TcpFlowAnalyzer flow) {
         switch (format) {
             case TABLE:
-                return ConnectionTable.cells(key, instance, flow);
+                return new TableCells(key.vantage().interfaceName(), ConnectionTable.cells(key, instance, flow));
             case LONG:
                 return longWriter.render(key, instance, flow);
             case CSV:
@@ -178,15 +197,17 @@ public final class FlowCollector {
         for (Entry e : shown) {
             long n = number[(int) e.sequence()];
             switch (format) {
-                case TABLE ->
-                    rows.add(new ConnectionTable.Row(n, (e.firstSeenNanos() - origin) / 1e9, (String[]) e.payload()));
+                case TABLE -> {
+                    TableCells t = (TableCells) e.payload();
+                    rows.add(new ConnectionTable.Row(n, (e.firstSeenNanos() - origin) / 1e9, t.iface(), t.cells()));
+                }
                 case LONG -> out.print(n + ": " + e.payload() + System.lineSeparator());
                 case CSV -> out.print(n + (String) e.payload() + System.lineSeparator());
                 default -> out.print((String) e.payload());
             }
         }
         if (format == Format.TABLE) {
-            ConnectionTable.print(rows, out);
+            ConnectionTable.print(rows, severalVantages, out);
         }
         if (bufferedJson != null) {
             try {

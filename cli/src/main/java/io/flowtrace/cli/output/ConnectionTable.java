@@ -17,6 +17,9 @@ import java.util.Locale;
  * {@code tshark -z conv,tcp}: number (by first packet), endpoints, start relative to the first
  * connection shown, elapsed time, and per direction packets, unique data, retransmitted packets and
  * average RTT, then setup time and how it ended. {@code -l} gives every figure ({@link TextReportWriter}).
+ * When the capture's flows come from more than one interface (a pcapng of several), each interface is
+ * a vantage of its own and a connection seen on two of them is two rows: an {@code interface} column
+ * after the number then says which row is from which interface.
  */
 public final class ConnectionTable {
     private static final String[] HEADER = {
@@ -69,13 +72,22 @@ public final class ConnectionTable {
         return us == null ? Units.NONE : Units.micros(us.doubleValue());
     }
 
-    /** A numbered row: its number, start offset in seconds and {@link #cells} output. */
-    public record Row(long number, double startSeconds, String[] cells) {}
+    /**
+     * A numbered row: its number, start offset in seconds, the interface it was seen on (the vantage's
+     * interface name) and {@link #cells} output.
+     */
+    public record Row(long number, double startSeconds, String iface, String[] cells) {}
 
-    public static void print(List<Row> rows, PrintStream out) {
+    /**
+     * Prints the table; {@code byInterface} adds the {@code interface} column (the capture's flows came
+     * from more than one interface), without it the table is as it always was.
+     */
+    public static void print(List<Row> rows, boolean byInterface, PrintStream out) {
         if (rows.isEmpty()) {
             return;
         }
+        int extra = byInterface ? 1 : 0;
+        String[] header = withInterface(HEADER, "interface", byInterface);
         String[][] table = new String[rows.size()][];
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
@@ -84,33 +96,51 @@ public final class ConnectionTable {
             line[1] = r.cells()[0];
             line[2] = String.format(Locale.ROOT, "%.6f", r.startSeconds());
             System.arraycopy(r.cells(), 1, line, 3, r.cells().length - 1);
-            table[i] = line;
+            table[i] = withInterface(line, r.iface(), byInterface);
         }
-        int[] width = new int[HEADER.length];
-        for (int c = 0; c < HEADER.length; c++) {
-            width[c] = HEADER[c].length();
+        int[] width = new int[header.length];
+        for (int c = 0; c < header.length; c++) {
+            width[c] = header[c].length();
             for (String[] line : table) {
                 width[c] = Math.max(width[c], line[c].length());
             }
         }
-        out.println(line(HEADER, width));
+        out.println(line(header, width, extra));
         for (String[] line : table) {
-            out.println(line(line, width));
+            out.println(line(line, width, extra));
         }
         out.println(
                 "(start: seconds after the capture's first connection; data: unique payload bytes; rexmit: retransmitted "
                         + "packets; RTT: average data-to-ACK time of that direction's data; c2s: client to server, s2c: server to "
-                        + "client; ? after the server: no SYN seen, client guessed; -l: every figure)");
+                        + "client; ? after the server: no SYN seen, client guessed; "
+                        + (byInterface
+                                ? "interface: the capture interface the row was seen on (ifN: pcapng interface N); "
+                                : "")
+                        + "-l: every figure)");
     }
 
-    private static String line(String[] cells, int[] width) {
+    /** The cells with {@code iface} inserted after the number, when {@code byInterface}. */
+    private static String[] withInterface(String[] cells, String iface, boolean byInterface) {
+        if (!byInterface) {
+            return cells;
+        }
+        String[] with = new String[cells.length + 1];
+        with[0] = cells[0];
+        with[1] = iface;
+        System.arraycopy(cells, 1, with, 2, cells.length - 1);
+        return with;
+    }
+
+    /** One line; column {@code c} is aligned as {@link #LEFT}[c - extra] says (the interface column: left). */
+    private static String line(String[] cells, int[] width, int extra) {
         StringBuilder b = new StringBuilder();
         for (int c = 0; c < cells.length; c++) {
             if (c > 0) {
                 b.append("  ");
             }
             String pad = " ".repeat(width[c] - cells[c].length());
-            b.append(LEFT[c] ? cells[c] + (c == cells.length - 1 ? "" : pad) : pad + cells[c]);
+            boolean left = c == extra && extra == 1 || LEFT[c < 1 + extra ? c : c - extra];
+            b.append(left ? cells[c] + (c == cells.length - 1 ? "" : pad) : pad + cells[c]);
         }
         return b.toString();
     }

@@ -8,26 +8,36 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.List;
 
-/** Prints {@code analyze --services}: a table, or one JSON object per service with --json. */
+/**
+ * Prints {@code analyze --services}: a table, or one JSON object per service with --json. Connections
+ * are counted once per interface they were seen on: when the rows come from more than one interface
+ * (a pcapng of several) each service has a row per interface, with an {@code interface} column (an
+ * {@code "interface"} field in JSON); otherwise the output is as it always was.
+ */
 public final class ServiceTableWriter {
     private ServiceTableWriter() {}
 
     public static void write(List<ServiceSetupTable.Row> rows, boolean json, PrintStream out) {
+        boolean byInterface =
+                rows.stream().map(ServiceSetupTable.Row::iface).distinct().count() > 1;
         if (json) {
-            writeJson(rows, out);
+            writeJson(rows, byInterface, out);
         } else {
-            writeTable(rows, out);
+            writeTable(rows, byInterface, out);
         }
     }
 
-    /** One JSON object per service per line; times in µs, null where no flow was established. */
-    private static void writeJson(List<ServiceSetupTable.Row> rows, PrintStream out) {
+    /** One JSON object per service (and interface) per line; times in µs, null where no flow was established. */
+    private static void writeJson(List<ServiceSetupTable.Row> rows, boolean byInterface, PrintStream out) {
         try {
             for (ServiceSetupTable.Row r : rows) {
                 JsonGenerator g = new JsonFactory().createGenerator(out);
                 g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
                 g.writeStartObject();
                 g.writeStringField("service", r.service());
+                if (byInterface) {
+                    g.writeStringField("interface", r.iface());
+                }
                 g.writeNumberField("flows", r.flows());
                 g.writeNumberField("established", r.established());
                 number(g, "setup_mean_us", r.meanUs());
@@ -48,9 +58,10 @@ public final class ServiceTableWriter {
     }
 
     /** A header saying what each column is, a row per service with units, and the legend line. */
-    private static void writeTable(List<ServiceSetupTable.Row> rows, PrintStream out) {
+    private static void writeTable(List<ServiceSetupTable.Row> rows, boolean byInterface, PrintStream out) {
         String[] header = {
             "service (server)",
+            "interface",
             "flows",
             "established",
             "setup mean",
@@ -62,12 +73,17 @@ public final class ServiceTableWriter {
             "flows with SYN rtx",
             "synchronised retries"
         };
-        String format = "%-28s %6s %11s %10s %10s %10s %10s %10s %15s %18s %20s%n";
+        String format =
+                "%-28s " + (byInterface ? "%-9s " : "%s") + "%6s %11s %10s %10s %10s %10s %10s %15s %18s %20s%n";
+        if (!byInterface) {
+            header[1] = "";
+        }
         out.printf(format, (Object[]) header);
         for (ServiceSetupTable.Row r : rows) {
             out.printf(
                     format,
                     r.service(),
+                    byInterface ? r.iface() : "",
                     Units.count(r.flows()),
                     Units.count(r.established()),
                     Units.micros(r.meanUs()),
@@ -82,7 +98,12 @@ public final class ServiceTableWriter {
         out.println(
                 "(setup: first SYN to the client ACK of the SYN-ACK, over established flows; synchronised retries: SYN"
                         + " retransmissions within " + ServiceSetupTable.SYNCHRONISED_NANOS / 1_000_000
-                        + " ms of another flow's)");
+                        + " ms of another flow's"
+                        + (byInterface
+                                ? "; a row per service and capture interface: a connection seen on two interfaces"
+                                        + " counts once at each"
+                                : "")
+                        + ")");
     }
 
     private static void number(JsonGenerator g, String name, double v) throws IOException {

@@ -12,14 +12,22 @@ import java.util.TreeMap;
  * standard deviation and percentiles of setup time over the flows that completed their handshake,
  * with SYN retransmissions and how many of them coincided with another flow's (synchronised
  * retries: the study's discussion of reliable_unique_retry).
+ *
+ * <p>A row per service and vantage (capture interface): a connection seen on two interfaces of one
+ * pcapng is one connection at each, and its setup time differs with where it was seen, so the two
+ * are never added together (200 connections once read as 400).
  */
 public final class ServiceSetupTable {
     /** SYN retransmissions of different flows this close together count as synchronised. */
     public static final long SYNCHRONISED_NANOS = SynchronisedRetries.WINDOW_NANOS;
 
-    /** One service's row. Percentiles are nearest-rank over the (possibly sampled) setup times. */
+    /**
+     * One service's row at one interface. Percentiles are nearest-rank over the (possibly sampled)
+     * setup times.
+     */
     public record Row(
             String service,
+            String iface,
             long flows,
             long established,
             double meanUs,
@@ -42,10 +50,20 @@ public final class ServiceSetupTable {
         final SynchronisedRetries retries = new SynchronisedRetries();
     }
 
-    private final Map<String, Service> services = new TreeMap<>();
+    /** By service, then interface: a service's rows stay together, in the order they always had. */
+    private record Key(String service, String iface) implements Comparable<Key> {
+        @Override
+        public int compareTo(Key o) {
+            int c = service.compareTo(o.service);
+            return c != 0 ? c : iface.compareTo(o.iface);
+        }
+    }
 
-    public void add(TcpFlowAnalyzer flow) {
-        Service s = services.computeIfAbsent(flow.server().toString(), k -> new Service());
+    private final Map<Key, Service> services = new TreeMap<>();
+
+    /** Adds a finished flow seen on interface {@code iface} (its vantage's interface name). */
+    public void add(String iface, TcpFlowAnalyzer flow) {
+        Service s = services.computeIfAbsent(new Key(flow.server().toString(), iface), k -> new Service());
         s.flows++;
         SetupStats st = flow.setup();
         if (st.setupNanos >= 0) {
@@ -65,12 +83,13 @@ public final class ServiceSetupTable {
 
     public List<Row> rows() {
         List<Row> rows = new ArrayList<>();
-        for (Map.Entry<String, Service> e : services.entrySet()) {
+        for (Map.Entry<Key, Service> e : services.entrySet()) {
             Service s = e.getValue();
             SampleReservoir setup = s.setup;
             double sd = s.established < 2 ? 0 : setup.sd();
             rows.add(new Row(
-                    e.getKey(),
+                    e.getKey().service(),
+                    e.getKey().iface(),
                     s.flows,
                     s.established,
                     setup.mean() / 1000,

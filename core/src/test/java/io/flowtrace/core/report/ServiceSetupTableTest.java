@@ -35,11 +35,11 @@ class ServiceSetupTableTest {
     void computesSeed000sTableFromFlows() {
         ServiceSetupTable table = new ServiceSetupTable();
         // setup times 1, 2, 3, 4 ms and one 3 s (two SYN retries at +1 s and +3 s)
-        table.add(flow(1000, 0, 0));
-        table.add(flow(2000, 0, 10));
-        table.add(flow(3000, 0, 20));
-        table.add(flow(4000, 0, 30));
-        table.add(flow(3_000_100, 2, 40));
+        table.add("if0", flow(1000, 0, 0));
+        table.add("if0", flow(2000, 0, 10));
+        table.add("if0", flow(3000, 0, 20));
+        table.add("if0", flow(4000, 0, 30));
+        table.add("if0", flow(3_000_100, 2, 40));
         ServiceSetupTable.Row row = table.rows().get(0);
         assertThat(row.service()).isEqualTo("10.0.0.2:5201");
         assertThat(row.flows()).isEqualTo(5);
@@ -60,9 +60,23 @@ class ServiceSetupTableTest {
     @Test
     void flagsRetriesOfDifferentFlowsWithinFiveMillisecondsAsSynchronised() {
         ServiceSetupTable table = new ServiceSetupTable();
-        table.add(flow(1_500_000, 1, 0));
-        table.add(flow(1_500_000, 1, 3_000)); // its retry comes 3 ms after the first flow's
-        table.add(flow(1_500_000, 1, 500_000));
+        table.add("if0", flow(1_500_000, 1, 0));
+        table.add("if0", flow(1_500_000, 1, 3_000)); // its retry comes 3 ms after the first flow's
+        table.add("if0", flow(1_500_000, 1, 500_000));
         assertThat(table.rows().get(0).synchronisedRetries()).isEqualTo(2);
+    }
+
+    @Test
+    void countsAConnectionSeenOnTwoInterfacesOnceAtEach() {
+        ServiceSetupTable table = new ServiceSetupTable();
+        // one connection at two capture points: 2 ms of setup where the client is, 1 ms at the server's side
+        table.add("if1", flow(1000, 0, 1));
+        table.add("if0", flow(2000, 0, 0));
+        assertThat(table.rows())
+                .extracting(ServiceSetupTable.Row::service, ServiceSetupTable.Row::iface, ServiceSetupTable.Row::flows)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("10.0.0.2:5201", "if0", 1L),
+                        org.assertj.core.groups.Tuple.tuple("10.0.0.2:5201", "if1", 1L));
+        assertThat(table.rows()).extracting(ServiceSetupTable.Row::meanUs).containsExactly(2000.0, 1000.0);
     }
 }
