@@ -164,6 +164,19 @@ public final class OpenVpnFlow {
         return lastSeenNanos;
     }
 
+    /**
+     * The one idle rule of OpenVPN sessions, for the offline tracker's sweep and the job's timer alike:
+     * the flow and its sessions end at its last packet + {@link OpenVpnSessionTracker#IDLE_NANOS} (ns).
+     */
+    public long idleDeadlineNanos() {
+        return lastSeenNanos + OpenVpnSessionTracker.IDLE_NANOS;
+    }
+
+    /** True once {@code nowNanos} has reached {@link #idleDeadlineNanos()}: the flow's sessions are over. */
+    public boolean idleAt(long nowNanos) {
+        return nowNanos >= idleDeadlineNanos();
+    }
+
     /** The live sessions, oldest first. */
     public List<OpenVpnSession> sessions() {
         return Collections.unmodifiableList(sessions);

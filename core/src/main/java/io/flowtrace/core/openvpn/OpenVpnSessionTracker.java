@@ -102,7 +102,7 @@ public final class OpenVpnSessionTracker {
     private void sweep(long now) {
         for (Iterator<OpenVpnFlow> it = flows.values().iterator(); it.hasNext(); ) {
             OpenVpnFlow f = it.next();
-            if (now - f.lastSeenNanos >= IDLE_NANOS) {
+            if (f.idleAt(now)) {
                 f.sessions.forEach(listener::onSession);
                 it.remove();
             }

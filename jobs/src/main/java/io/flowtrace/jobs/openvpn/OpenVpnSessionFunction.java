@@ -103,7 +103,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
         if (flow != null) {
             flowState.update(OpenVpnFlowCodec.toBytes(flow));
             if (timerState.value() == null) {
-                long wake = Math.floorDiv(flow.lastSeenNanos(), NANOS_PER_MS) + IDLE_MS;
+                long wake = deadlineMs(flow);
                 ctx.timerService().registerEventTimeTimer(wake);
                 timerState.update(wake);
             }
@@ -200,7 +200,7 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
             return;
         }
         OpenVpnFlow flow = OpenVpnFlowCodec.fromBytes(stored);
-        long deadline = Math.floorDiv(flow.lastSeenNanos(), NANOS_PER_MS) + IDLE_MS;
+        long deadline = deadlineMs(flow);
         // Also at the end of a bounded input (watermark MAX): the re-armed timer fires in the same
         // advance, so a session is always reported at its flow's own deadline, whatever the batching.
         if (deadline > timestampMs) {
@@ -215,6 +215,14 @@ public final class OpenVpnSessionFunction extends KeyedProcessFunction<String, F
         flowState.clear();
         vantageState.clear();
         timerState.clear();
+    }
+
+    /**
+     * The flow's idle deadline ({@link OpenVpnFlow#idleDeadlineNanos()}, core's one rule) in the
+     * milliseconds of event-time timers, rounded down: a timer at it finds the deadline reached.
+     */
+    private static long deadlineMs(OpenVpnFlow flow) {
+        return Math.floorDiv(flow.idleDeadlineNanos(), NANOS_PER_MS);
     }
 
     private void emit(OpenVpnSession s, Vantage vantage, Collector<OpenVpnSessionRecord> out) {
