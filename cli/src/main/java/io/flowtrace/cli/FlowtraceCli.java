@@ -6,7 +6,9 @@ import io.flowtrace.cli.conntrack.ConntrackCommand;
 import io.flowtrace.cli.console.ExitCodes;
 import io.flowtrace.cli.console.FlowtraceVersion;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -31,7 +33,7 @@ import picocli.CommandLine.Command;
             "1:an input could not be read, or only in part; or the command failed",
             "2:invalid command line (unknown option, bad option value)"
         })
-public final class FlowtraceCli implements java.util.concurrent.Callable<Integer> {
+public final class FlowtraceCli implements Callable<Integer> {
     static final int EXIT_INPUT = ExitCodes.INPUT;
     static final int EXIT_USAGE = ExitCodes.USAGE;
 
@@ -79,7 +81,7 @@ public final class FlowtraceCli implements java.util.concurrent.Callable<Integer
 
     /** The root a run of one subcommand is parsed under: only the name the subcommand is shown with. */
     @Command(name = "flowtrace")
-    static final class Root implements java.util.concurrent.Callable<Integer> {
+    static final class Root implements Callable<Integer> {
         @Override
         public Integer call() {
             return new FlowtraceCli().call(); // never reached: the first argument named a subcommand
@@ -126,7 +128,7 @@ public final class FlowtraceCli implements java.util.concurrent.Callable<Integer
     private static int failure(Exception e, CommandLine cmd) {
         PrintWriter err = cmd.getErr();
         String message = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
-        if (e instanceof java.io.UncheckedIOException && e.getCause() != null) {
+        if (e instanceof UncheckedIOException && e.getCause() != null) {
             message = e.getCause().getMessage();
         }
         err.println(cmd.getCommandSpec().qualifiedName() + ": " + message + " ("

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
@@ -70,7 +71,7 @@ public final class FlinkTls {
         if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IllegalStateException("keytool -genkeypair failed: " + out);
         }
-        Files.setPosixFilePermissions(keystore, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Files.setPosixFilePermissions(keystore, PosixFilePermissions.fromString("rw-------"));
         return new FlinkTls(keystore, password);
     }
 

@@ -1,5 +1,6 @@
 package io.flowtrace.testkit;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -142,7 +143,7 @@ public final class KafkaBroker implements ClassScopedService, KafkaClientSide {
         }
 
         /** The truststore (PKCS12) that holds the broker's self-signed certificate. */
-        public java.nio.file.Path truststore() {
+        public Path truststore() {
             return started().truststore();
         }
 
@@ -171,14 +172,14 @@ public final class KafkaBroker implements ClassScopedService, KafkaClientSide {
             }
         }
 
-        private Properties clientProperties(int port, java.nio.file.Path truststore) {
+        private Properties clientProperties(int port, Path truststore) {
             Properties p = new Properties();
             p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + port);
             p.putAll(securityProperties(USER, password, truststore));
             return p;
         }
 
-        private Map<String, String> securityProperties(String user, String password, java.nio.file.Path truststore) {
+        private Map<String, String> securityProperties(String user, String password, Path truststore) {
             return Map.of(
                     "security.protocol",
                     "SASL_SSL",

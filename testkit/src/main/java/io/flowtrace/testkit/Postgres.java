@@ -18,6 +18,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
@@ -49,7 +50,7 @@ public final class Postgres implements ClassScopedService {
     private static final Pattern DATABASE_NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
 
     private final String password = Secrets.randomPassword();
-    private final Map<String, String> rolePasswords = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, String> rolePasswords = new ConcurrentHashMap<>();
     private EmbeddedPostgres server;
     private Path privateDir;
     private Path passwordFile;

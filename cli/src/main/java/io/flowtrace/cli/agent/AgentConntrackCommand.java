@@ -14,6 +14,7 @@ import io.flowtrace.core.conntrack.KernelFeatures;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.Reader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,7 +88,7 @@ public final class AgentConntrackCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         try {
             return run();
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             System.err.println("flowtrace agent conntrack: " + e.getMessage()
                     + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""));
             return 1;

@@ -12,10 +12,12 @@ import io.flowtrace.agent.spool.SpoolCorruptedException;
 import io.flowtrace.cli.capture.CaptureBytes;
 import io.flowtrace.cli.capture.OpenVpnWireOptions;
 import io.flowtrace.cli.console.FlowtraceVersion;
+import io.flowtrace.core.openvpn.OpenVpnWire;
 import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -111,7 +113,7 @@ public final class AgentPacketsCommand implements Callable<Integer> {
         try (AgentShutdown shutdown = AgentShutdown.install(this::stopReading, publish.shutdownTimeoutSeconds)) {
             try {
                 return shutdown.exitStatus(run());
-            } catch (IOException | java.io.UncheckedIOException e) {
+            } catch (IOException | UncheckedIOException e) {
                 // Spool or capture I/O: the agent cannot keep its promise; say why, without a stack trace.
                 System.err.println("flowtrace agent packets: " + e.getMessage()
                         + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""));
@@ -133,7 +135,7 @@ public final class AgentPacketsCommand implements Callable<Integer> {
         AgentMetrics metrics = new AgentMetrics();
         SpoolingPublisher publisher;
         BatchOptions batches;
-        io.flowtrace.core.openvpn.OpenVpnWire openVpnWire;
+        OpenVpnWire openVpnWire;
         try {
             batches = batching.resolve(live);
             openVpnWire = openvpn.wire();

@@ -24,6 +24,7 @@ import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 import java.util.List;
@@ -402,7 +403,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             try {
                 writer = new EventWriter(out);
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
             return (key, instance) -> e -> writer.write(key, instance, e);
         }

@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParseResult;
@@ -102,7 +104,7 @@ public final class OpenVpnAnalysis {
      * the wrapping was known, with the control packets read before their flow's was found.
      */
     private static String wrappings(OpenVpnCaptureAnalysis.Summary s) {
-        java.util.Map<String, Integer> n = new java.util.TreeMap<>();
+        Map<String, Integer> n = new TreeMap<>();
         for (OpenVpnSession x : s.sessions) {
             n.merge(("tcp".equals(x.transport()) ? "tcp " : "") + OpenVpnReportWriter.wrappingText(x), 1, Integer::sum);
         }

@@ -4,6 +4,7 @@ import com.github.luben.zstd.ZstdInputStream;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Locale;
 import java.util.zip.GZIPInputStream;
 import net.jpountz.lz4.LZ4FrameInputStream;
 
@@ -74,7 +75,7 @@ public enum CaptureCompression {
 
     /** The name in messages ("the zstd stream ends early"). */
     String label() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 
     private static boolean starts(byte[] m, int... expected) {

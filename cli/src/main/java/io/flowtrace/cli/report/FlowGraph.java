@@ -5,6 +5,7 @@ import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.net.VantagePoint;
+import io.flowtrace.core.pcap.CaptureFormatException;
 import io.flowtrace.core.pcap.CaptureReader;
 import io.flowtrace.core.pcap.CaptureRecord;
 import io.flowtrace.core.pcap.CaptureRecordFilter;
@@ -159,7 +160,7 @@ public final class FlowGraph {
                     g.onPacket(p);
                 }
             }
-        } catch (io.flowtrace.core.pcap.CaptureFormatException e) {
+        } catch (CaptureFormatException e) {
             // the first pass reported it; the graphs show what was readable
         }
         return graphs;

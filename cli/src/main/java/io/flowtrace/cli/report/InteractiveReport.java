@@ -13,6 +13,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * {@code analyze --report}: one self-contained HTML file (no network needed to open it) with, per
@@ -137,7 +138,7 @@ public final class InteractiveReport {
             g.writeStartObject();
             g.writeStringField("label", s.label());
             g.writeStringField("colour", s.colour());
-            g.writeStringField("style", s.style().name().toLowerCase(java.util.Locale.ROOT));
+            g.writeStringField("style", s.style().name().toLowerCase(Locale.ROOT));
             numbers(g, "x", s.x());
             numbers(g, "y", s.y());
             if (s.shown() != null) {

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +51,7 @@ public final class FlinkCluster implements AutoCloseable {
     private JavaProcess jobManager;
     private final Map<String, JavaProcess> taskManagers = new LinkedHashMap<>();
     private int started;
-    private final Map<String, List<String>[]> resourceParams = new java.util.HashMap<>();
+    private final Map<String, List<String>[]> resourceParams = new HashMap<>();
 
     /**
      * A cluster in {@code home} (conf/, log/, checkpoints/, savepoints/); {@code config} entries are

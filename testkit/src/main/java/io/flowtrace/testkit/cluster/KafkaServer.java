@@ -6,16 +6,20 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -276,7 +280,7 @@ public final class KafkaServer implements AutoCloseable {
      */
     public void createTopics(int partitions, String... names) throws Exception {
         try (Admin admin = admin()) {
-            java.util.Set<String> existing = admin.listTopics().names().get(1, TimeUnit.MINUTES);
+            Set<String> existing = admin.listTopics().names().get(1, TimeUnit.MINUTES);
             List<NewTopic> topics = new ArrayList<>();
             for (String n : names) {
                 if (!existing.contains(n)) {
@@ -332,7 +336,7 @@ public final class KafkaServer implements AutoCloseable {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                     .partitionsToOffsetAndMetadata()
                     .get(30, TimeUnit.SECONDS);
-            Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
             admin.describeTopics(List.of(topic))
                     .allTopicNames()
                     .get(30, TimeUnit.SECONDS)
@@ -384,10 +388,10 @@ public final class KafkaServer implements AutoCloseable {
     }
 
     private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+        try (Stream<Path> files = Files.walk(dir)) {
             for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(f);
             }

@@ -1,8 +1,10 @@
 package io.flowtrace.testkit.cluster;
 
 import io.flowtrace.testkit.Postgres;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -119,7 +121,7 @@ public final class LocalCluster {
 
     private static void writeEnv(
             Path home, KafkaServer kafka, Postgres postgres, ZooKeeperServer zooKeeper, FlinkCluster flink)
-            throws java.io.IOException {
+            throws IOException {
         StringBuilder env = new StringBuilder();
         env.append("KAFKA_BOOTSTRAP=").append(kafka.bootstrapServers()).append('\n');
         // SASL_SSL/SCRAM only: the client properties with the run's password, 0600 files in the private
@@ -159,7 +161,7 @@ public final class LocalCluster {
         env.append("SUPERVISOR_PID=").append(ProcessHandle.current().pid()).append('\n');
         Path file = home.resolve("cluster.env");
         Files.writeString(home.resolve("cluster.env.tmp"), env.toString());
-        Files.move(home.resolve("cluster.env.tmp"), file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(home.resolve("cluster.env.tmp"), file, StandardCopyOption.ATOMIC_MOVE);
         System.out.print(env);
     }
 }

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -158,7 +159,7 @@ public final class ZooKeeperServer implements AutoCloseable {
      * the {@code Client} section of {@code jaas} (null: no SASL login).
      */
     public List<String> cliCommand(Path jaas, String... command) {
-        List<String> line = new java.util.ArrayList<>(List.of(JavaProcess.javaBinary(), "-Xmx64m"));
+        List<String> line = new ArrayList<>(List.of(JavaProcess.javaBinary(), "-Xmx64m"));
         if (jaas != null) {
             line.add("-Djava.security.auth.login.config=" + jaas);
         }
