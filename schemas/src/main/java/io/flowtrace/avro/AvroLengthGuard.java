@@ -15,7 +15,7 @@ import org.apache.avro.SchemaNormalization;
  * {@code org.apache.avro.limits.*} system properties once, in its static initialiser, so they work only
  * as JVM flags given to every JVM that decodes (every TaskManager, the demo, tests), and their default is
  * the VM's array limit (2 GiB). Avro's {@code BinaryDecoder.readString}/{@code readBytes} allocate the
- * claimed length before reading it, and {@code GenericDatumReader.skip} moves backwards on a negative
+ * claimed length before reading it, and {@code org.apache.avro.generic.GenericDatumReader.skip} moves backwards on a negative
  * length (a loop without end inside an array). So this walks the encoding itself: zig-zag varints and
  * lengths as in the specification ("Binary encoding"), no allocation, and a record's own size as the
  * limit. It checks the encoding only; Avro still decodes (and rejects a bad union branch or enum

@@ -11,7 +11,7 @@ import org.apache.avro.util.Utf8;
  * as it reads, any length or item count claiming more than the bytes left: the length-bomb guard of
  * {@link AvroLengthGuard} fused with the decode, so an untrusted datum is walked once instead of
  * twice (guard walk, then Avro's {@code BinaryDecoder}). Give it to a {@code SpecificDatumReader}
- * (or any {@code DatumReader}) in place of a {@code BinaryDecoder}: the reader's resolving layer
+ * (or any {@code org.apache.avro.io.DatumReader}) in place of a {@code BinaryDecoder}: the reader's resolving layer
  * asks it for each value in schema order, as it asks Avro's own decoder.
  *
  * <p>Hand-written for a measured reason (docs/BENCHMARKS.md, the job's profile under

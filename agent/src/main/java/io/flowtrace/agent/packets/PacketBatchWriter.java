@@ -238,7 +238,7 @@ final class PacketBatchWriter implements BatchContents {
     /**
      * Writes one {@code BatchedPacket} in its schema's field order (PacketBatch.avsc) with Avro's own
      * varint primitives ({@link BinaryData}) straight into the batch's array. Hand-written because it
-     * was measured: the generated {@code customEncode} through a {@code DirectBinaryEncoder} (a stream
+     * was measured: the generated {@code customEncode} through a {@code org.apache.avro.io.DirectBinaryEncoder} (a stream
      * write per field, boxed nullable fields) took a third of the batch path in a JFR profile of
      * AgentThroughput, more than decoding the packet. PacketBatchWriterTest holds it to the generated
      * coder byte for byte on every packet of seven captures.

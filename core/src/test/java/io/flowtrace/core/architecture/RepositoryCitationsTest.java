@@ -177,6 +177,53 @@ class RepositoryCitationsTest {
         assertThat(dangling).isEmpty();
     }
 
+    /**
+     * A class renamed or removed leaves its old name in comments and docs: every type name cited as
+     * code ({@code {@code Name}}, backticks, {@code Name.member}) in main sources, docs, deploy files,
+     * scripts and build files must still name one of ours, a library type or an upstream schema's
+     * word ({@link CitedTypeNames} has the rule). Not read: the vendored upstream schemas
+     * (deploy/schemas) and docs/BENCHMARKS.md, a dated log whose profiles name the code as it was
+     * when each run was measured.
+     */
+    @Test
+    void everyTypeNameCitedAsCodeInCommentsAndDocsExists() throws IOException {
+        CitedTypeNames names = CitedTypeNames.of(ROOT);
+        Set<String> stale = new java.util.LinkedHashSet<>();
+        for (Path file : sourcesAndDocs()) {
+            String path = ROOT.relativize(file).toString().replace('\\', '/');
+            if (!path.startsWith("deploy/schemas/") && !path.equals("docs/BENCHMARKS.md")) {
+                stale.addAll(names.stale(ROOT, file));
+            }
+        }
+        assertThat(names.checked())
+                .as("type names cited as code (the walk reached the comments and docs)")
+                .isGreaterThan(1000);
+        assertThat(stale).isEmpty();
+    }
+
+    /** The rule finds what it is for: a made-up name, a member its type lacks; and lets real ones pass. */
+    @Test
+    void aMadeUpTypeNameOrMemberIsFoundAndRealOnesPass() throws IOException {
+        CitedTypeNames names = CitedTypeNames.of(ROOT);
+        String java = "/**\n * Reads {@code FlowTrackerOfOld}, then FlowTracker.noSuchMethod();\n"
+                + " * {@code FlowTracker}, {@code FlowLifecycle.State} and {@code PostgreSQL} are fine. */\nclass X {}\n";
+        assertThat(names.staleInJava("X.java", java))
+                .containsExactlyInAnyOrder(
+                        "X.java:2: FlowTrackerOfOld (no such type)",
+                        "X.java:2: FlowTracker.noSuchMethod (FlowTracker has no noSuchMethod)");
+        String doc = "# A doc\n\nIt names `DetectorThatNeverWas` and `io.flowtrace.core.flow.GoneTracker`;\n"
+                + "real: `FlowState.clockNanos` (a field of its supertype), `FlowRecord.getEncoder` (generated),\n"
+                + "`KafkaSource`, `KafkaNodePool`, `NullPointerException`, `-XX:StartFlightRecording`,\n"
+                + "`SuccessExitStatus=143`, `FlowRecord.avsc`, OpenVPN and JavaScript in prose.\n";
+        assertThat(names.staleInDoc("doc.md", doc))
+                .containsExactlyInAnyOrder(
+                        "doc.md:3: DetectorThatNeverWas (no such type)",
+                        "doc.md:3: io.flowtrace.core.flow.GoneTracker (no such type)");
+        String yaml = "# written by FlowSummaryColumns.noSuchColumn\nkind: Deployment\n";
+        assertThat(names.staleInComments("x.yaml", yaml, CitedTypeNames.LINE_COMMENT))
+                .containsExactly("x.yaml:1: FlowSummaryColumns.noSuchColumn (FlowSummaryColumns has no noSuchColumn)");
+    }
+
     private static boolean resolves(String ref, Set<String> declared, Set<String> imported) {
         String[] parts = ref.split("\\.");
         if (Character.isLowerCase(parts[0].charAt(0))) {

@@ -13,9 +13,11 @@ import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
  * with the shared {@link SingleObjectCodec}, the agent's framing and fast path.
  *
  * <p>It tells its element type ({@link ResultTypeQueryable}): KafkaSink's lineage facet
- * ({@code KafkaRecordSerializationSchemaWrapper.getTypeDatasetFacet}, flink-connector-kafka 5.0.0)
+ * ({@code
+ * org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchemaBuilder.KafkaRecordSerializationSchemaWrapper.getTypeDatasetFacet},
+ * flink-connector-kafka 5.0.0)
  * asks the value schema for it and otherwise reflects on the class's type variable, which a generic
- * class cannot answer (an {@code InvalidTypesException} logged per sink at every job start).
+ * class cannot answer (an {@code org.apache.flink.api.common.functions.InvalidTypesException} logged per sink at every job start).
  */
 public final class AvroSingleObjectSerializationSchema<T extends SpecificRecordBase>
         implements SerializationSchema<T>, ResultTypeQueryable<T> {

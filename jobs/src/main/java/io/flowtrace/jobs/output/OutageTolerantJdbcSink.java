@@ -19,10 +19,12 @@ import org.slf4j.LoggerFactory;
  * The JDBC connector's at-least-once sink, made to ride out a database outage instead of killing
  * the TaskManager (docs/reliability.md, "PostgreSQL outage").
  *
- * <p>What flink-connector-jdbc 4.0.0 does on an outage ({@code JdbcOutputFormat}): a failed
- * {@code executeBatch} makes {@code flush()} call {@code updateExecutor(reconnect)}, which first
- * closes the prepared statement ({@code SimpleBatchStatementExecutor.closeStatements} sets it to
- * null) and then reconnects; while the database is down the reconnect throws, so the executor is
+ * <p>What flink-connector-jdbc 4.0.0 does on an outage
+ * ({@code org.apache.flink.connector.jdbc.internal.JdbcOutputFormat}): a failed {@code executeBatch}
+ * makes {@code flush()} call {@code updateExecutor(reconnect)}, which first closes the prepared
+ * statement
+ * ({@code org.apache.flink.connector.jdbc.internal.executor.SimpleBatchStatementExecutor.closeStatements}
+ * sets it to null) and then reconnects; while the database is down the reconnect throws, so the executor is
  * left without a statement. The next flush (the connector's own timer thread, or {@code close()} on
  * the task's failure path) hands that null statement to our row builder: a NullPointerException,
  * which the retry loop does not catch (it catches SQLException), thrown from {@code close()} while
@@ -89,7 +91,7 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
 
     /**
      * The connector's writer deep-copies every record it buffers when object reuse is on
-     * ({@code JdbcOutputSerializer}), in case an upstream operator changes a record after emitting
+     * ({@code org.apache.flink.connector.jdbc.internal.JdbcOutputSerializer}), in case an upstream operator changes a record after emitting
      * it. None of ours does (docs/job.md, "Object reuse and types": every operator emits a new
      * record, and records from the network are fresh), so the copy, a full Avro deep copy per flow
      * version in the job's profile (docs/BENCHMARKS.md, "Job"), is skipped: the writer is told
@@ -317,7 +319,7 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
 
         /**
          * pgjdbc 42.7 asserts that {@code getAutoCommit()} does not throw while it finishes a batch
-         * ({@code BatchResultHandler.isAutoCommit}); on a connection the server has just closed it does,
+         * ({@code org.postgresql.jdbc.BatchResultHandler.isAutoCommit}); on a connection the server has just closed it does,
          * and in a JVM with assertions enabled (test JVMs) that is an AssertionError: a lost
          * connection all the same. An Error escaping {@code close()} is fatal for the TaskManager.
          */

@@ -42,7 +42,7 @@ public final class FlinkJvmOptions {
      * {@code pekko.startup-timeout} sets {@code pekko.remote.startup-timeout}, a key classic remoting does
      * not read, so on a 2-core machine at load 30-50 the JobManager and TaskManagers of a TLS cluster
      * died with "Could not create actor system ... Futures timed out after [10000 milliseconds]". The
-     * actor system's configuration falls back to ConfigFactory.load, where a system property applies.
+     * actor system's configuration falls back to com.typesafe.config.ConfigFactory.load, where a system property applies.
      */
     public static final List<String> PEKKO_STARTUP = List.of("-Dpekko.remote.classic.startup-timeout=60s");
 }
