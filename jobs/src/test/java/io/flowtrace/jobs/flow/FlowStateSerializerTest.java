@@ -3,18 +3,25 @@ package io.flowtrace.jobs.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.VantagePoint;
+import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.FlowStateCodec;
+import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.core.testing.TestData;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
-/** The per-flow state bytes: the current layout round trip, and state an older job wrote. */
+/** The per-flow state bytes: the current layout round trip, and state an older job wrote (savepoint upgrades). */
 class FlowStateSerializerTest {
     private static final FlowStateSerializer SERIALIZER = new FlowStateSerializer(AnalyzerConfig.DEFAULTS);
     private static final Endpoint CLIENT = new Endpoint(new byte[] {10, 0, 0, 1}, 40000);
@@ -115,6 +122,84 @@ class FlowStateSerializerTest {
         assertThat(old.lastSeenNanos).isEqualTo(1_796_000_000_005_000_000L);
         assertThat(old.clockNanos).isEqualTo(1_796_000_000_005_000_000L);
         assertThat(old.flow.server()).isEqualTo(SERVER);
+    }
+
+    /**
+     * State a job wrote before {@code resets} was counted (layout 3; FlowStateCodec version 4 with 21
+     * scalars per direction, where today's writes 22): state/flow-analyzer-before-resets.bin holds the
+     * analyser bytes that core wrote at commit e801ec6, the build before resets, for the connection
+     * 10.77.1.2:35534 - 10.77.2.2:5201 of testdata/tcp/cubic-loss.sender.pcap.gz at its end (made with
+     * that commit's CaptureAnalysis and FlowStateCodec.toBytes, not with this build). The server sent
+     * 8 RSTs on it (tshark -Y 'tcp.flags.reset==1': 8 rows, all from 10.77.2.2:5201). Restored, the
+     * state has resets 0 on both sides and everything else exactly as today's build analyses the same
+     * packets: their codec bytes are equal once today's resets are set to 0.
+     */
+    @Test
+    void readsStateWrittenBeforeResetsWereCounted() throws Exception {
+        byte[] analyser;
+        try (InputStream in = getClass().getResourceAsStream("/state/flow-analyzer-before-resets.bin")) {
+            analyser = in.readAllBytes();
+        }
+        // version 4, client 10.77.1.2:35534, server 10.77.2.2:5201, not guessed, then 21 scalars
+        assertThat(analyser).startsWith(4, 4, 10, 77, 1, 2, 0x8a, 0xce, 4, 10, 77, 2, 2, 0x14, 0x51, 0, 21);
+        DataOutputSerializer out = new DataOutputSerializer(2048);
+        out.writeByte(3);
+        out.writeLong(1_796_004_458_322_092L);
+        out.writeLong(1_796_004_468_000_000_000L);
+        out.writeLong(1_796_004_478_000L);
+        out.writeLong(1_796_004_470_000L);
+        out.writeLong(1);
+        out.writeLong(12);
+        out.writeBoolean(true);
+        out.writeBoolean(true);
+        out.writeUTF("test");
+        out.writeUTF("if0");
+        out.writeLong(1_796_004_468_500_000_000L);
+        out.write(analyser);
+
+        FlowState old = SERIALIZER.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        assertThat(old.flow.clientToServer().resets).isZero();
+        assertThat(old.flow.serverToClient().resets).isZero();
+        assertThat(old.vantage).isEqualTo(new VantagePoint("test", "if0"));
+        assertThat(old.instance).isEqualTo(1_796_004_458_322_092L);
+        assertThat(old.lastSeenNanos).isEqualTo(1_796_004_468_000_000_000L);
+        assertThat(old.timerMs).isEqualTo(1_796_004_478_000L);
+        assertThat(old.nextUpdateMs).isEqualTo(1_796_004_470_000L);
+        assertThat(old.latePackets).isEqualTo(1);
+        assertThat(old.events).isEqualTo(12);
+        assertThat(old.closeReported).isTrue();
+        assertThat(old.clockNanos).isEqualTo(1_796_004_468_500_000_000L);
+
+        TcpFlowAnalyzer today = analysedToday("tcp/cubic-loss.sender.pcap.gz", "10.77.1.2:35534");
+        assertThat(today.serverToClient().resets)
+                .as("tshark's RST rows from the server")
+                .isEqualTo(8);
+        assertThat(today.clientToServer().resets).isZero();
+        today.serverToClient().resets = 0;
+        assertThat(FlowStateCodec.toBytes(old.flow)).isEqualTo(FlowStateCodec.toBytes(today));
+        // written back in today's layout (22 scalars), it reads the same again
+        assertThat(FlowStateCodec.toBytes(roundTrip(old).flow)).isEqualTo(FlowStateCodec.toBytes(today));
+    }
+
+    /** The flow of {@code client} in a committed capture, as this build analyses it offline. */
+    private static TcpFlowAnalyzer analysedToday(String capture, String client) throws IOException {
+        List<TcpFlowAnalyzer> found = new ArrayList<>();
+        CaptureAnalysis analysis =
+                new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("test", "if" + iface));
+        try (InputStream in = Files.newInputStream(TestData.file(capture))) {
+            analysis.run(
+                    in,
+                    (key, instance, flow) -> {
+                        if (flow.client().toString().equals(client)) {
+                            found.add(flow);
+                        }
+                    },
+                    TcpEventSinkFactory.NONE,
+                    CaptureErrorListener.IGNORE,
+                    n -> {});
+        }
+        assertThat(found).as("one flow of %s in %s", client, capture).hasSize(1);
+        return found.get(0);
     }
 
     @Test
