@@ -2,6 +2,7 @@ package io.flowtrace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowtrace.testkit.RequiredTool;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,8 +13,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,8 +54,9 @@ class ManPageTest {
 
     @Test
     void everyPageRendersAsAManPageShowingEveryOptionOfItsHelp(@TempDir Path dir) throws Exception {
-        Path asciidoctor = onPath("asciidoctor");
-        Path man = onPath("man");
+        String why = "man pages in troff: Debian's asciidoctor and man-db";
+        Path asciidoctor = RequiredTool.require("asciidoctor", why);
+        Path man = RequiredTool.require("man", why);
         List<String> pages = new ArrayList<>();
         for (String command : commandsOf()) {
             pages.add(command);
@@ -140,23 +140,6 @@ class ManPageTest {
         assertThat(start).as("section %s in%n%s", from, text).isNotNegative();
         int end = to == null ? text.length() : text.indexOf("\n" + to + "\n", start);
         return text.substring(start, end < 0 ? text.length() : end);
-    }
-
-    /** A program .ci/run installs: under CI=true its absence fails, elsewhere the test is skipped saying so. */
-    private static Path onPath(String program) {
-        Path found = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
-                .filter(d -> !d.isEmpty())
-                .map(d -> Path.of(d, program))
-                .filter(Files::isExecutable)
-                .findFirst()
-                .orElse(null);
-        String reason = program + " is not on the PATH (man pages in troff: Debian's asciidoctor and man-db);"
-                + " .ci/run installs it";
-        if (found == null && "true".equals(System.getenv("CI"))) {
-            throw new AssertionError(reason);
-        }
-        Assumptions.assumeTrue(found != null, reason);
-        return found;
     }
 
     private static void checkPage(String parent, String command) throws Exception {

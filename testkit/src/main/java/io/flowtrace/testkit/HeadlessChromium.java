@@ -3,7 +3,6 @@ package io.flowtrace.testkit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.awt.image.BufferedImage;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -114,14 +113,9 @@ public final class HeadlessChromium {
 
     /** The chromium on the PATH, if there is one. */
     public static Optional<HeadlessChromium> find() {
-        for (String name : List.of("chromium", "chromium-browser")) {
-            for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
-                if (Files.isExecutable(Path.of(dir, name))) {
-                    return Optional.of(new HeadlessChromium(Path.of(dir, name).toString()));
-                }
-            }
-        }
-        return Optional.empty();
+        return RequiredTool.find("chromium")
+                .or(() -> RequiredTool.find("chromium-browser"))
+                .map(binary -> new HeadlessChromium(binary.toString()));
     }
 
     /** A screenshot of the page: the exit status, the console lines logged while loading, the image. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowtrace.jobs.JobTopics;
 import io.flowtrace.jobs.config.JobOption;
+import io.flowtrace.testkit.RequiredTool;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -2,6 +2,7 @@ package io.flowtrace.jobs.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowtrace.testkit.RequiredTool;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

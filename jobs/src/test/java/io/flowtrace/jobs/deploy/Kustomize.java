@@ -1,5 +1,6 @@
 package io.flowtrace.jobs.deploy;
 
+import io.flowtrace.testkit.RequiredTool;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -8,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * What {@code kubectl apply -k deploy/k8s} would apply. With kubectl on the PATH, its own kustomize
@@ -20,11 +20,7 @@ final class Kustomize {
     private Kustomize() {}
 
     static Path kubectl() {
-        return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
-                .map(d -> Path.of(d, "kubectl"))
-                .filter(Files::isExecutable)
-                .findFirst()
-                .orElse(null);
+        return RequiredTool.find("kubectl").orElse(null);
     }
 
     /** kubectl kustomize's output, or null without kubectl. */
