@@ -2,6 +2,7 @@ package io.flowtrace.cli.analyze;
 
 import io.flowtrace.cli.output.ConnectionTable;
 import io.flowtrace.cli.output.CsvFlowWriter;
+import io.flowtrace.cli.output.InterfaceColumn;
 import io.flowtrace.cli.output.JsonReportWriter;
 import io.flowtrace.cli.output.TextReportWriter;
 import io.flowtrace.core.net.FlowKey;
@@ -101,10 +102,8 @@ public final class FlowCollector {
     private final PriorityQueue<Entry> best = new PriorityQueue<>(RANK);
     private long[] firstSeen = new long[1024];
     private long count;
-    /** The vantage of the capture's first flow, and whether another flow came from another one. */
-    private VantagePoint firstVantage;
-
-    private boolean severalVantages;
+    /** Whether the capture's flows came from more than one interface. */
+    private final InterfaceColumn interfaces = new InterfaceColumn();
 
     FlowCollector(Format format, SortKey sort, Integer top, PrintStream out, JsonReportWriter json) throws IOException {
         this.format = format;
@@ -130,11 +129,7 @@ public final class FlowCollector {
      * than one vantage (interfaces of a pcapng) the table says which interface each row is from.
      */
     void seen(VantagePoint vantage) {
-        if (firstVantage == null) {
-            firstVantage = vantage;
-        } else if (!severalVantages && !firstVantage.equals(vantage)) {
-            severalVantages = true;
-        }
+        interfaces.seen(vantage.interfaceName());
     }
 
     void add(FlowKey key, long instance, TcpFlowAnalyzer flow) {
@@ -207,7 +202,7 @@ public final class FlowCollector {
             }
         }
         if (format == Format.TABLE) {
-            ConnectionTable.print(rows, severalVantages, out);
+            ConnectionTable.print(rows, interfaces.shown(), out);
         }
         if (bufferedJson != null) {
             try {

@@ -19,7 +19,7 @@ import java.util.Locale;
  * average RTT, then setup time and how it ended. {@code -l} gives every figure ({@link TextReportWriter}).
  * When the capture's flows come from more than one interface (a pcapng of several), each interface is
  * a vantage of its own and a connection seen on two of them is two rows: an {@code interface} column
- * after the number then says which row is from which interface.
+ * after the number then says which row is from which interface ({@link InterfaceColumn} decides).
  */
 public final class ConnectionTable {
     private static final String[] HEADER = {

@@ -12,14 +12,18 @@ import java.util.List;
  * Prints {@code analyze --services}: a table, or one JSON object per service with --json. Connections
  * are counted once per interface they were seen on: when the rows come from more than one interface
  * (a pcapng of several) each service has a row per interface, with an {@code interface} column (an
- * {@code "interface"} field in JSON); otherwise the output is as it always was.
+ * {@code "interface"} field in JSON; {@link InterfaceColumn} decides, as for the default table); otherwise
+ * the output is as it always was.
  */
 public final class ServiceTableWriter {
     private ServiceTableWriter() {}
 
     public static void write(List<ServiceSetupTable.Row> rows, boolean json, PrintStream out) {
-        boolean byInterface =
-                rows.stream().map(ServiceSetupTable.Row::iface).distinct().count() > 1;
+        InterfaceColumn interfaces = new InterfaceColumn();
+        for (ServiceSetupTable.Row r : rows) {
+            interfaces.seen(r.iface());
+        }
+        boolean byInterface = interfaces.shown();
         if (json) {
             writeJson(rows, byInterface, out);
         } else {
