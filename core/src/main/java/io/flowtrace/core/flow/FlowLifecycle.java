@@ -80,10 +80,18 @@ public final class FlowLifecycle {
 
     /** Streaming: a version of an open flow every {@code updateIntervalMs} of event time, a close update, the final version. */
     public static FlowLifecycle streaming(AnalyzerConfig config, long updateIntervalMs) {
+        return new FlowLifecycle(config, checkedUpdateInterval(updateIntervalMs));
+    }
+
+    /**
+     * {@code updateIntervalMs} when {@link #streaming} accepts it (at least 1 ms); otherwise an
+     * IllegalArgumentException, so a job refuses it when it is built rather than on a task manager.
+     */
+    public static long checkedUpdateInterval(long updateIntervalMs) {
         if (updateIntervalMs <= 0) {
             throw new IllegalArgumentException("update interval must be positive, got " + updateIntervalMs + " ms");
         }
-        return new FlowLifecycle(config, updateIntervalMs);
+        return updateIntervalMs;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.flowtrace.core.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowtrace.core.flow.FlowLifecycle.Wake;
 import io.flowtrace.core.pcap.DecodedPacket;
@@ -218,5 +219,17 @@ class FlowLifecycleTest {
         // idle 300 s from the watermark, not from the capture time: T0 + 400 s
         assertThat(offline.wakeMs(s)).isEqualTo(T0_MS + 400_000);
         assertThat(offline.seen(s, T0 + 101 * S, T0_MS + 100_000)).isFalse();
+    }
+
+    /** An interval below 1 ms would wake a flow at every timer: refused, and by the check a job runs when it is built. */
+    @Test
+    void streamingRefusesAnUpdateIntervalBelowOneMillisecond() {
+        assertThat(FlowLifecycle.checkedUpdateInterval(1)).isEqualTo(1);
+        for (long ms : new long[] {0, -60_000}) {
+            assertThatThrownBy(() -> FlowLifecycle.checkedUpdateInterval(ms))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("update interval must be positive, got " + ms + " ms");
+            assertThatThrownBy(() -> FlowLifecycle.streaming(CONFIG, ms)).isInstanceOf(IllegalArgumentException.class);
+        }
     }
 }

@@ -110,9 +110,8 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
      */
     public FlowAnalysisFunction(
             AnalyzerConfig config, long updateIntervalMs, FlowRowPolicy rows, int maxFlowsPerVantage) {
-        FlowLifecycle.streaming(config, updateIntervalMs); // refuses an interval below 1 when the job is built
+        this.updateIntervalMs = FlowLifecycle.checkedUpdateInterval(updateIntervalMs); // when the job is built
         this.settings = AnalyzerSettings.of(config);
-        this.updateIntervalMs = updateIntervalMs;
         this.rows = rows;
         this.maxFlowsPerVantage = maxFlowsPerVantage;
         new VantageFlowLimit(maxFlowsPerVantage); // refuses a bound below 1 when the job is built
