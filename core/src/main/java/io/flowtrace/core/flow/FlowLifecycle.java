@@ -31,7 +31,7 @@ public final class FlowLifecycle {
     public static class State {
         /** The current instance's analyser. */
         public TcpFlowAnalyzer flow;
-        /** The instance's id ({@link FlowInstances#instanceId}). */
+        /** The instance's id ({@link InstanceIdentity#instanceId}). */
         public long instance;
         /** Latest capture time of the instance's packets (ns). */
         public long lastSeenNanos;
@@ -115,9 +115,9 @@ public final class FlowLifecycle {
 
     /** Starts in {@code s} the instance whose first packet is {@code p}: its roles, analyser, id and clocks. */
     public void start(State s, DecodedPacket p) {
-        FlowInstances.Roles roles = FlowInstances.roles(p);
+        InstanceIdentity.Roles roles = InstanceIdentity.roles(p);
         s.flow = new TcpFlowAnalyzer(roles.client(), roles.server(), roles.guessed(), config);
-        s.instance = FlowInstances.instanceId(p.timestampNanos);
+        s.instance = InstanceIdentity.instanceId(p.timestampNanos);
         s.lastSeenNanos = p.timestampNanos;
         s.clockNanos = p.timestampNanos;
         s.nextUpdateMs =

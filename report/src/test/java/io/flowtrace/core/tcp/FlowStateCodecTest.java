@@ -3,7 +3,7 @@ package io.flowtrace.core.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flowtrace.core.flow.FlowInstances;
+import io.flowtrace.core.flow.InstanceIdentity;
 import io.flowtrace.core.net.FlowKey;
 import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.CaptureReader;
@@ -128,7 +128,7 @@ class FlowStateCodecTest {
                 if (decoder.decode(rec, p) != DecodeStatus.TCP) {
                     continue;
                 }
-                FlowInstances.Roles roles = FlowInstances.roles(p);
+                InstanceIdentity.Roles roles = InstanceIdentity.roles(p);
                 String key = roles.client().compareTo(roles.server()) < 0
                         ? roles.client() + "|" + roles.server()
                         : roles.server() + "|" + roles.client();

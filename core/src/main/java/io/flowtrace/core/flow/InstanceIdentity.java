@@ -8,11 +8,11 @@ import java.util.Arrays;
  * Who a new flow instance's client is and what its id is (docs/design.md, "Flow identity"), for the offline
  * tracker and the Flink operator alike; when an instance starts and ends is {@link FlowLifecycle}'s.
  */
-public final class FlowInstances {
+public final class InstanceIdentity {
     /** Client and server of a new flow instance, and whether that was a guess. */
     public record Roles(Endpoint client, Endpoint server, boolean guessed) {}
 
-    private FlowInstances() {}
+    private InstanceIdentity() {}
 
     /**
      * Who is the client of a flow whose first packet is {@code p}: the sender of a SYN, the
