@@ -30,7 +30,8 @@ import java.util.stream.Stream;
  *       {@code Name#member} (prose and fenced blocks included). A member that is a file extension
  *       ({@code FlowRecord.avsc}) makes no member; a name right after {@code :}, {@code +}, {@code -}
  *       or {@code =}, or right before {@code =}, is a setting ({@code -XX:StartFlightRecording},
- *       {@code SuccessExitStatus=143}), and one after a dot is part of a qualified name.
+ *       {@code SuccessExitStatus=143}), one after a dot is part of a qualified name, and one after
+ *       {@code *} is a glob ({@code *ArchitectureTest}).
  *   <li>It resolves when it is declared in the repository (a Java type, main or test, or a record or
  *       enum of an Avro schema); when it is a library type the repository names with its package
  *       somewhere (an import, or a qualified name in code, a build file or a doc: name a library type
@@ -46,7 +47,7 @@ import java.util.stream.Stream;
  */
 final class CitedTypeNames {
     private static final Pattern TYPE_NAME = Pattern.compile(
-            "(?<![\\w$.:+=-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)(?:[.#]([A-Za-z_][A-Za-z0-9_]*)(?!\\*))?(?![\\w$=])");
+            "(?<![\\w$.:+=*-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)(?:[.#]([A-Za-z_][A-Za-z0-9_]*)(?!\\*))?(?![\\w$=])");
     /** A qualified name of ours; a one-letter simple name is a placeholder ({@code io.flowtrace.cli.X}). */
     private static final Pattern OURS_QUALIFIED =
             Pattern.compile("\\bio\\.flowtrace(?:\\.[a-z][a-z0-9_]*)+\\.([A-Z][A-Za-z0-9_]+)");
@@ -301,7 +302,7 @@ final class CitedTypeNames {
         return n;
     }
 
-    private static boolean inJavaLang(String name) {
+    static boolean inJavaLang(String name) {
         try {
             Class.forName("java.lang." + name);
             return true;

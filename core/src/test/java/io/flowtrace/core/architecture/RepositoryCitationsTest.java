@@ -214,7 +214,7 @@ class RepositoryCitationsTest {
         String doc = "# A doc\n\nIt names `DetectorThatNeverWas` and `io.flowtrace.core.flow.GoneTracker`;\n"
                 + "real: `FlowState.clockNanos` (a field of its supertype), `FlowRecord.getEncoder` (generated),\n"
                 + "`KafkaSource`, `KafkaNodePool`, `NullPointerException`, `-XX:StartFlightRecording`,\n"
-                + "`SuccessExitStatus=143`, `FlowRecord.avsc`, OpenVPN and JavaScript in prose.\n";
+                + "`SuccessExitStatus=143`, `FlowRecord.avsc`, `*ArchitectureTest`, OpenVPN and JavaScript in prose.\n";
         assertThat(names.staleInDoc("doc.md", doc))
                 .containsExactlyInAnyOrder(
                         "doc.md:3: DetectorThatNeverWas (no such type)",
@@ -237,16 +237,7 @@ class RepositoryCitationsTest {
             }
             return false;
         }
-        return declared.contains(parts[0]) || imported.contains(parts[0]) || inJavaLang(parts[0]);
-    }
-
-    private static boolean inJavaLang(String name) {
-        try {
-            Class.forName("java.lang." + name);
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
-        }
+        return declared.contains(parts[0]) || imported.contains(parts[0]) || CitedTypeNames.inJavaLang(parts[0]);
     }
 
     /** {@link #sources()}, the docs, deploy's notes and README.md. */
