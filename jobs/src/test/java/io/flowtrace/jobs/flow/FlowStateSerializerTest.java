@@ -3,18 +3,14 @@ package io.flowtrace.jobs.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flowtrace.core.analysis.CaptureAnalysis;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.net.VantagePoint;
-import io.flowtrace.core.pcap.CaptureErrorListener;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.FlowStateCodec;
-import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import io.flowtrace.core.testing.TestData;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -184,20 +180,11 @@ class FlowStateSerializerTest {
     /** The flow of {@code client} in a committed capture, as this build analyses it offline. */
     private static TcpFlowAnalyzer analysedToday(String capture, String client) throws IOException {
         List<TcpFlowAnalyzer> found = new ArrayList<>();
-        CaptureAnalysis analysis =
-                new CaptureAnalysis(AnalyzerConfig.DEFAULTS, iface -> new VantagePoint("test", "if" + iface));
-        try (InputStream in = Files.newInputStream(TestData.file(capture))) {
-            analysis.run(
-                    in,
-                    (key, instance, flow) -> {
-                        if (flow.client().toString().equals(client)) {
-                            found.add(flow);
-                        }
-                    },
-                    TcpEventSinkFactory.NONE,
-                    CaptureErrorListener.IGNORE,
-                    n -> {});
-        }
+        TestData.analyse(capture, (key, instance, flow) -> {
+            if (flow.client().toString().equals(client)) {
+                found.add(flow);
+            }
+        });
         assertThat(found).as("one flow of %s in %s", client, capture).hasSize(1);
         return found.get(0);
     }
