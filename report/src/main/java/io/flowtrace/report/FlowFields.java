@@ -22,6 +22,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
@@ -217,7 +219,7 @@ public final class FlowFields {
         return flow("setup." + name, unit, definition, value);
     }
 
-    private static Value text(java.util.function.Function<FlowSubject, String> of) {
+    private static Value text(Function<FlowSubject, String> of) {
         return new TextValue(of);
     }
 
@@ -233,7 +235,7 @@ public final class FlowFields {
         return new DecimalValue(s -> of.applyAsDouble(s.flow().setup()));
     }
 
-    private static Value bool(java.util.function.Predicate<FlowSubject> of) {
+    private static Value bool(Predicate<FlowSubject> of) {
         return new BoolValue(of);
     }
 

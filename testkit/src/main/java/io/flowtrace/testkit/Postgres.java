@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -178,7 +179,7 @@ public final class Postgres implements ClassScopedService {
      * every login for a password, so the role first gets a random one, kept for this server's life.
      */
     public Connection connectAs(String role, String database) throws SQLException {
-        return java.sql.DriverManager.getConnection(plainJdbcUrl(database), role, rolePassword(role));
+        return DriverManager.getConnection(plainJdbcUrl(database), role, rolePassword(role));
     }
 
     /** The password {@link #connectAs} gives {@code role} (set on first use; {@value #USER}: {@link #password()}). */

@@ -2,6 +2,7 @@ package io.flowtrace.agent.kafka;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
@@ -48,8 +49,7 @@ final class ProducerGate {
      * Offers a record, retrying every millisecond for up to {@code blockNanos} while the producer
      * refuses it. True when the producer accepted it (its callback will say how delivery ended).
      */
-    boolean offer(
-            byte[] key, byte[] value, Callback callback, long blockNanos, java.util.function.BooleanSupplier giveUp) {
+    boolean offer(byte[] key, byte[] value, Callback callback, long blockNanos, BooleanSupplier giveUp) {
         long deadline = System.nanoTime() + blockNanos;
         SendState state = STATE.get();
         while (true) {

@@ -6,12 +6,19 @@ import java.sql.SQLException;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
+import org.apache.flink.api.common.JobInfo;
+import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.connector.jdbc.JdbcStatementBuilder;
 import org.apache.flink.connector.jdbc.core.datastream.sink.JdbcSink;
+import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
+import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,12 +117,12 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
         }
 
         @Override
-        public org.apache.flink.util.UserCodeClassLoader getUserCodeClassLoader() {
+        public UserCodeClassLoader getUserCodeClassLoader() {
             return context.getUserCodeClassLoader();
         }
 
         @Override
-        public org.apache.flink.api.common.operators.MailboxExecutor getMailboxExecutor() {
+        public MailboxExecutor getMailboxExecutor() {
             return context.getMailboxExecutor();
         }
 
@@ -125,18 +132,17 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
         }
 
         @Override
-        public org.apache.flink.metrics.groups.SinkWriterMetricGroup metricGroup() {
+        public SinkWriterMetricGroup metricGroup() {
             return context.metricGroup();
         }
 
         @Override
-        public org.apache.flink.api.common.serialization.SerializationSchema.InitializationContext
-                asSerializationSchemaInitializationContext() {
+        public SerializationSchema.InitializationContext asSerializationSchemaInitializationContext() {
             return context.asSerializationSchemaInitializationContext();
         }
 
         @Override
-        public <IN> org.apache.flink.api.common.typeutils.TypeSerializer<IN> createInputSerializer() {
+        public <IN> TypeSerializer<IN> createInputSerializer() {
             return context.createInputSerializer();
         }
 
@@ -151,12 +157,12 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
         }
 
         @Override
-        public org.apache.flink.api.common.JobInfo getJobInfo() {
+        public JobInfo getJobInfo() {
             return context.getJobInfo();
         }
 
         @Override
-        public org.apache.flink.api.common.TaskInfo getTaskInfo() {
+        public TaskInfo getTaskInfo() {
             return context.getTaskInfo();
         }
     }
@@ -230,7 +236,7 @@ public final class OutageTolerantJdbcSink<T> implements Sink<T> {
             this.context = context;
             try {
                 batch.add(element);
-            } catch (java.sql.SQLException e) {
+            } catch (SQLException e) {
                 throw new IOException(table + ": cannot read the key of a row", e);
             }
             if (batch.size() >= batchSize) {
