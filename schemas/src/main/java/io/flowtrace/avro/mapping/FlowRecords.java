@@ -63,6 +63,35 @@ public final class FlowRecords {
         return new Version(record, json);
     }
 
+    /**
+     * One version of a flow as the job emits it, without a {@link FlowRecord}: the walk goes into
+     * {@code into} ({@link FlowRecordEncoder}, reset first), whose {@link FlowRecordEncoder#value()}
+     * is then the Kafka value {@link #version} and the shared codec write for the same version (the
+     * same bytes: FlowRecordEncoderTest), and whose typed values answer the windows and the keys.
+     * Every field of the same walk goes to {@code alongside} too when it is not null.
+     *
+     * @return the version's {@code analyze --json} text when {@code withJson}, else null
+     */
+    public static String encode(
+            FlowRecordEncoder into,
+            FlowKey key,
+            long instance,
+            TcpFlowAnalyzer flow,
+            long recordTimeUs,
+            boolean withJson,
+            ReportVisitor alongside) {
+        into.reset();
+        ReportVisitor v = alongside == null ? into : new TeeVisitor(into, alongside);
+        String json = null;
+        if (withJson) {
+            json = ReportJson.of(key, instance, flow, v);
+        } else {
+            FlowReport.visit(key, instance, flow, v);
+        }
+        into.finish(key.vantage(), recordTimeUs);
+        return json;
+    }
+
     /** A flow version's record and its {@code analyze --json} text (null when not asked for). */
     public record Version(FlowRecord record, String reportJson) {}
 
