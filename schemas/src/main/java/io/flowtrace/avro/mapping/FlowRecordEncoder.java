@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
 import org.apache.avro.AvroRuntimeException;
+import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
 
@@ -143,7 +144,7 @@ public final class FlowRecordEncoder implements ReportVisitor, FlowValues {
         }
         if (value == null) {
             setNull(leaf, value);
-        } else if (plan.leaf(leaf).type() == org.apache.avro.Schema.Type.ENUM) {
+        } else if (plan.leaf(leaf).type() == Schema.Type.ENUM) {
             longs[leaf] = plan.leaf(leaf).ordinal(value);
             nulls[leaf] = false;
         } else {
@@ -158,19 +159,11 @@ public final class FlowRecordEncoder implements ReportVisitor, FlowValues {
         if (leaf < 0) {
             return;
         }
-        FlowRecordPlan.Leaf l = plan.leaf(leaf);
-        if (value < 0 && l.nullIndex() >= 0) {
+        if (value < 0 && plan.leaf(leaf).nullIndex() >= 0) {
             nulls[leaf] = true; // "absent" (the report's -1 for an MSS never announced)
             return;
         }
-        nulls[leaf] = false;
-        switch (l.type()) {
-            case LONG -> longs[leaf] = value;
-            case INT -> longs[leaf] = toInt(l, value);
-            case DOUBLE -> doubles[leaf] = value;
-            case FLOAT -> doubles[leaf] = (float) value;
-            default -> throw new IllegalStateException("unplanned " + l.path()); // FlowRecordPlan refuses it
-        }
+        setNumber(leaf, value, value);
     }
 
     @Override
@@ -179,17 +172,22 @@ public final class FlowRecordEncoder implements ReportVisitor, FlowValues {
         if (leaf < 0) {
             return;
         }
-        FlowRecordPlan.Leaf l = plan.leaf(leaf);
         if (Double.isNaN(value) || Double.isInfinite(value)) {
             setNull(leaf, null); // "no samples": null, or 0 in a field that is not nullable
             return;
         }
+        setNumber(leaf, Math.round(value), value);
+    }
+
+    /** A number into a numeric leaf: {@code whole} into a long or int field, {@code exact} into a double or float. */
+    private void setNumber(int leaf, long whole, double exact) {
+        FlowRecordPlan.Leaf l = plan.leaf(leaf);
         nulls[leaf] = false;
         switch (l.type()) {
-            case LONG -> longs[leaf] = Math.round(value);
-            case INT -> longs[leaf] = toInt(l, Math.round(value));
-            case DOUBLE -> doubles[leaf] = value;
-            case FLOAT -> doubles[leaf] = (float) value;
+            case LONG -> longs[leaf] = whole;
+            case INT -> longs[leaf] = toInt(l, whole);
+            case DOUBLE -> doubles[leaf] = exact;
+            case FLOAT -> doubles[leaf] = (float) exact;
             default -> throw new IllegalStateException("unplanned " + l.path()); // FlowRecordPlan refuses it
         }
     }
@@ -273,17 +271,5 @@ public final class FlowRecordEncoder implements ReportVisitor, FlowValues {
             case ARRAY -> ((long[]) refs[leaf]).clone();
             default -> refs[leaf];
         };
-    }
-
-    /** A long or int leaf of a catalogue field, unboxed; absent is -1 (for the job's keys and counters). */
-    public long longValue(FlowField field, FlowField.Side side) {
-        int leaf = plan.leafOf(field, side);
-        return leaf < 0 || nulls[leaf] ? -1 : longs[leaf];
-    }
-
-    /** A string leaf of a catalogue field (client, server). */
-    public String text(FlowField field) {
-        int leaf = plan.leafOf(field, null);
-        return leaf < 0 || nulls[leaf] ? null : (String) refs[leaf];
     }
 }
