@@ -50,14 +50,7 @@ public final class FlowRecords {
         // every field of the contract but the contract-only ones (FlowFields.CONTRACT_ONLY): the
         // record time, set below, and ts_rtt_us.stdev, whose default is null, as it is here.
         FlowRecord record = new FlowRecord();
-        ReportVisitor avro =
-                alongside == null ? new ReportToAvro(record) : new TeeVisitor(new ReportToAvro(record), alongside);
-        String json = null;
-        if (withJson) {
-            json = ReportJson.of(key, instance, flow, avro);
-        } else {
-            FlowReport.visit(key, instance, flow, avro);
-        }
+        String json = walk(key, instance, flow, new ReportToAvro(record), alongside, withJson);
         record.getFlow().setVantage(PacketEvents.toAvro(key.vantage()));
         record.setRecordTimeUs(recordTimeUs);
         return new Version(record, json);
@@ -81,15 +74,25 @@ public final class FlowRecords {
             boolean withJson,
             ReportVisitor alongside) {
         into.reset();
-        ReportVisitor v = alongside == null ? into : new TeeVisitor(into, alongside);
-        String json = null;
-        if (withJson) {
-            json = ReportJson.of(key, instance, flow, v);
-        } else {
-            FlowReport.visit(key, instance, flow, v);
-        }
+        String json = walk(key, instance, flow, into, alongside, withJson);
         into.finish(key.vantage(), recordTimeUs);
         return json;
+    }
+
+    /** One walk of the analyser into {@code first} (and {@code alongside}); the JSON text when asked for, else null. */
+    private static String walk(
+            FlowKey key,
+            long instance,
+            TcpFlowAnalyzer flow,
+            ReportVisitor first,
+            ReportVisitor alongside,
+            boolean withJson) {
+        ReportVisitor v = alongside == null ? first : new TeeVisitor(first, alongside);
+        if (withJson) {
+            return ReportJson.of(key, instance, flow, v);
+        }
+        FlowReport.visit(key, instance, flow, v);
+        return null;
     }
 
     /** A flow version's record and its {@code analyze --json} text (null when not asked for). */
