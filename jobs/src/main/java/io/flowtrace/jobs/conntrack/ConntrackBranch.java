@@ -78,10 +78,7 @@ public record ConntrackBranch(DataStream<BudgetWindow> budgets, DataStream<FlowC
 
         @Override
         public String getKey(FlowSummary s) {
-            return ConntrackJoin.key(
-                    s.record.getFlow().getVantage().getAgentId(),
-                    s.record.getFlow().getClient(),
-                    s.record.getFlow().getServer());
+            return ConntrackJoin.key(s.agentId, s.client, s.server);
         }
     }
 

@@ -3,6 +3,7 @@ package io.flowtrace.jobs.flow;
 import io.flowtrace.avro.DeadLetter;
 import io.flowtrace.avro.DeadLetterStage;
 import io.flowtrace.avro.TcpEvent;
+import io.flowtrace.avro.mapping.FlowRecordEncoder;
 import io.flowtrace.avro.mapping.FlowRecords;
 import io.flowtrace.core.flow.FlowLifecycle;
 import io.flowtrace.core.net.FlowKey;
@@ -79,6 +80,9 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
     private transient DecodedPacket packet;
     private transient FlowBatchDecoder records;
     private transient TcpEventForwarder events;
+    /** The Kafka value and the typed values of the version being emitted, reused. */
+    private transient FlowRecordEncoder encoder;
+
     private transient PacketRejections rejections;
     private transient Counter latePackets;
     private transient Counter flowsStarted;
@@ -124,6 +128,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         state = getRuntimeContext().getState(new ValueStateDescriptor<>("flow", new FlowStateSerializer(config)));
         packet = new DecodedPacket();
         records = new FlowBatchDecoder();
+        encoder = new FlowRecordEncoder();
         rejections = new PacketRejections();
         events = new TcpEventForwarder(getRuntimeContext().getMetricGroup().counter("unmappedTcpEvents"));
         latePackets = getRuntimeContext().getMetricGroup().counter("latePackets");
@@ -285,15 +290,15 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             timestamped.setAbsoluteTimestamp(eventTimeMs);
         }
         FlowKey flowKey = FlowKey.of(s.vantage, s.flow.client(), s.flow.server());
-        // the record, the row and the JSON text from one walk of the analyser; the row and the text
-        // only for a version a flow_summary sink writes
+        // the Kafka value, the row and the JSON text from one walk of the analyser; the row and the
+        // text only for a version a flow_summary sink writes
         FlowRowWriter row = rows != null && rows.writes(flowKey, s.instance, s.flow)
                 ? new FlowRowWriter(FlowRowLayout.INSTANCE)
                 : null;
-        FlowRecords.Version version = FlowRecords.version(flowKey, s.instance, s.flow, timeUs, row != null, row);
-        out.collect(new FlowSummary(version.record(), s.latePackets, last));
+        String json = FlowRecords.encode(encoder, flowKey, s.instance, s.flow, timeUs, row != null, row);
+        out.collect(FlowSummary.of(encoder, s.vantage, timeUs, s.latePackets, last));
         if (row != null) {
-            ctx.output(FLOW_ROWS, row.row(version.reportJson(), s.latePackets, timeUs, last));
+            ctx.output(FLOW_ROWS, row.row(json, s.latePackets, timeUs, last));
         }
     }
 

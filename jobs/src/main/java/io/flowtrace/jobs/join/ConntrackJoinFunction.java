@@ -70,7 +70,7 @@ public final class ConntrackJoinFunction extends KeyedCoProcessFunction<String, 
 
     @Override
     public void processElement1(FlowSummary summary, Context ctx, Collector<FlowConntrack> out) throws Exception {
-        FlowView f = FlowView.of(summary.record, summary.finalRecord);
+        FlowView f = FlowView.of(summary);
         flows.put(f.instanceId(), f);
         for (CtFacts ct : entries.values()) {
             emit(f, ct, out);

@@ -1,10 +1,10 @@
 package io.flowtrace.jobs.join;
 
-import io.flowtrace.avro.FlowRecord;
-import io.flowtrace.avro.mapping.PacketEvents;
+import io.flowtrace.jobs.flow.FlowSummary;
 
 /**
- * What the join needs of the latest version of one flow instance's record. A Flink POJO.
+ * What the join needs of the latest version of one flow instance's record (FlowRecord's values, as the
+ * flow function emitted them). A Flink POJO.
  */
 public final class FlowView {
     public String agentId;
@@ -21,19 +21,20 @@ public final class FlowView {
 
     public FlowView() {}
 
-    public static FlowView of(FlowRecord r, boolean finalRecord) {
+    /** What the join needs of a version the flow function emitted. */
+    public static FlowView of(FlowSummary s) {
         FlowView v = new FlowView();
-        v.agentId = r.getFlow().getVantage().getAgentId();
-        v.vantage = PacketEvents.vantage(r.getFlow().getVantage());
-        v.client = r.getFlow().getClient();
-        v.server = r.getFlow().getServer();
-        v.instance = r.getFlow().getInstance();
-        v.firstSeenUs = r.getFirstSeenUs();
-        v.lastSeenUs = r.getLastSeenUs();
-        v.c2sPackets = r.getC2s().getPackets();
-        v.s2cPackets = r.getS2c().getPackets();
-        v.recordTimeUs = r.getRecordTimeUs();
-        v.finalRecord = finalRecord;
+        v.agentId = s.agentId;
+        v.vantage = s.vantage;
+        v.client = s.client;
+        v.server = s.server;
+        v.instance = s.instance;
+        v.firstSeenUs = s.firstSeenUs;
+        v.lastSeenUs = s.lastSeenUs;
+        v.c2sPackets = s.c2sPackets;
+        v.s2cPackets = s.s2cPackets;
+        v.recordTimeUs = s.recordTimeUs;
+        v.finalRecord = s.finalRecord;
         return v;
     }
 

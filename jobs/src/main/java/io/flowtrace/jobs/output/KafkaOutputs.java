@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.flowtrace.avro.ConntrackBudget;
 import io.flowtrace.avro.DeadLetter;
-import io.flowtrace.avro.FlowRecord;
 import io.flowtrace.avro.ServiceWindow;
 import io.flowtrace.avro.TcpEvent;
 import io.flowtrace.avro.VantageWindow;
@@ -110,18 +109,17 @@ public final class KafkaOutputs {
 
         @Override
         public byte[] serialize(FlowSummary s) {
-            return FlowRecords.identityKey(s.record.getFlow()).getBytes(UTF_8);
+            return s.kafkaKey().getBytes(UTF_8);
         }
     }
 
+    /** The value the flow function encoded from its walk (FlowRecordEncoder): the FlowRecord contract's bytes. */
     static final class FlowValue implements SerializationSchema<FlowSummary> {
         private static final long serialVersionUID = 1L;
-        private final AvroSingleObjectSerializationSchema<FlowRecord> avro =
-                AvroSingleObjectSerializationSchema.of(FlowRecord.class);
 
         @Override
         public byte[] serialize(FlowSummary s) {
-            return avro.serialize(s.record);
+            return s.value;
         }
     }
 

@@ -1,16 +1,12 @@
 package io.flowtrace.jobs.window;
 
-import io.flowtrace.avro.FlowRecord;
-import io.flowtrace.avro.mapping.AvroFlowValues;
-import io.flowtrace.core.tcp.RetransmissionClass;
 import io.flowtrace.jobs.flow.FlowSummary;
-import io.flowtrace.report.FlowField;
+import io.flowtrace.jobs.flow.WindowInputs;
 import io.flowtrace.report.FlowFields;
-import io.flowtrace.report.FlowValues;
 
 /**
  * The running totals of one window over the flows that ended in it, shared by the per-service and
- * per-vantage windows. Per-flow inputs come from the FlowRecord contract only. A Flink POJO.
+ * per-vantage windows. Per-flow inputs are the FlowRecord contract's values ({@link WindowInputs}). A Flink POJO.
  */
 public final class FlowWindowStats {
     public String agentId;
@@ -49,52 +45,51 @@ public final class FlowWindowStats {
     }
 
     /**
-     * Folds in one ended flow. The inputs and the derived per-flow values (the RTT sample, the sum of
-     * both directions) are core's catalogue fields (FlowFields), read from the flow's Avro record;
-     * the catalogue declares for each field which statistic here it feeds.
+     * Folds in one ended flow: its {@link WindowInputs}, the catalogue fields (FlowFields) and
+     * derived per-flow values (the RTT sample, the sum of both directions) the flow function read
+     * once from the final version; the catalogue declares for each field which statistic here it
+     * feeds.
      */
     void add(FlowSummary summary) {
-        FlowRecord r = summary.record;
-        if (agentId == null) {
-            agentId = r.getFlow().getVantage().getAgentId();
-            interfaceName = r.getFlow().getVantage().getInterfaceName();
-            service = r.getFlow().getServer();
+        WindowInputs w = summary.window;
+        if (w == null) {
+            throw new IllegalStateException("only a flow's final version carries the window inputs: " + summary);
         }
-        FlowValues v = new AvroFlowValues(r);
+        if (agentId == null) {
+            agentId = summary.agentId;
+            interfaceName = summary.interfaceName;
+            service = summary.server;
+        }
         flows++;
         latePackets += summary.latePackets;
-        synRetransmits += v.integer(FlowFields.SYN_RETRANSMITS, null);
-        synackRetransmits += v.integer(FlowFields.SYNACK_RETRANSMITS, null);
-        Number setup = v.number(FlowFields.SETUP_US, null);
-        if (setup != null) {
+        synRetransmits += w.synRetransmits;
+        synackRetransmits += w.synackRetransmits;
+        if (!Double.isNaN(w.setupUs)) {
             completedHandshakes++;
-            setupUs.add(setup.doubleValue());
+            setupUs.add(w.setupUs);
         }
-        packets += FlowFields.bothDirections(v, FlowFields.PACKETS);
-        dataPackets += FlowFields.bothDirections(v, FlowFields.DATA_PACKETS);
-        dataBytes += FlowFields.bothDirections(v, FlowFields.DATA_BYTES);
-        uniqueBytes += FlowFields.bothDirections(v, FlowFields.UNIQUE_BYTES);
-        retransmittedPackets += FlowFields.bothDirections(v, FlowFields.RETRANSMITTED_PACKETS);
-        rto += FlowFields.bothDirections(v, FlowFields.RETRANSMITS.get(RetransmissionClass.RTO.ordinal()));
-        fast += FlowFields.bothDirections(v, FlowFields.RETRANSMITS.get(RetransmissionClass.FAST.ordinal()));
-        spurious += FlowFields.bothDirections(v, FlowFields.RETRANSMITS.get(RetransmissionClass.SPURIOUS.ordinal()));
-        tlp += FlowFields.bothDirections(v, FlowFields.RETRANSMITS.get(RetransmissionClass.TLP.ordinal()));
-        other += FlowFields.bothDirections(v, FlowFields.RETRANSMITS.get(RetransmissionClass.OTHER.ordinal()));
-        for (FlowField.Side side : FlowField.Side.values()) {
-            addSlowStartExit(v, side);
-        }
-        Double rtt = FlowFields.flowRttUs(v);
-        if (rtt != null) {
-            rttUs.add(rtt);
+        packets += w.packets;
+        dataPackets += w.dataPackets;
+        dataBytes += w.dataBytes;
+        uniqueBytes += w.uniqueBytes;
+        retransmittedPackets += w.retransmittedPackets;
+        rto += w.rto;
+        fast += w.fast;
+        spurious += w.spurious;
+        tlp += w.tlp;
+        other += w.other;
+        addSlowStartExit(w.c2sExitCwndSegments, w.c2sPremature);
+        addSlowStartExit(w.s2cExitCwndSegments, w.s2cPremature);
+        if (!Double.isNaN(w.rttUs)) {
+            rttUs.add(w.rttUs);
         }
     }
 
     /** One sample per direction that left slow start, and whether the exit was premature. */
-    private void addSlowStartExit(FlowValues v, FlowField.Side side) {
-        Number exitCwnd = v.number(FlowFields.EXIT_CWND_SEGMENTS, side);
-        if (exitCwnd != null && exitCwnd.longValue() > 0) {
-            exitCwndSegments.add(exitCwnd.doubleValue());
-            if (Boolean.TRUE.equals(v.value(FlowFields.PREMATURE, side))) {
+    private void addSlowStartExit(double exitCwnd, boolean premature) {
+        if (!Double.isNaN(exitCwnd)) {
+            exitCwndSegments.add(exitCwnd);
+            if (premature) {
                 prematureExits++;
             }
         }

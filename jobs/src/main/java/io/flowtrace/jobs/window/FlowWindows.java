@@ -2,7 +2,6 @@ package io.flowtrace.jobs.window;
 
 import io.flowtrace.avro.ServiceWindow;
 import io.flowtrace.avro.VantageWindow;
-import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.jobs.flow.FlowSummary;
 import java.time.Duration;
 import java.util.List;
@@ -62,8 +61,7 @@ public record FlowWindows(DataStream<ServiceWindow> services, DataStream<Vantage
 
         @Override
         public String getKey(FlowSummary s) {
-            return PacketEvents.vantage(s.record.getFlow().getVantage()) + " "
-                    + s.record.getFlow().getServer();
+            return s.vantage + " " + s.server;
         }
     }
 
@@ -72,7 +70,7 @@ public record FlowWindows(DataStream<ServiceWindow> services, DataStream<Vantage
 
         @Override
         public String getKey(FlowSummary s) {
-            return PacketEvents.vantage(s.record.getFlow().getVantage());
+            return s.vantage;
         }
     }
 }

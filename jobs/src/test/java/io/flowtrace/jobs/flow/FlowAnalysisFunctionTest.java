@@ -70,7 +70,7 @@ class FlowAnalysisFunctionTest {
             assertThat(harness.extractOutputValues())
                     .singleElement()
                     .satisfies(s -> assertThat(s.finalRecord).isTrue())
-                    .satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.FIN));
+                    .satisfies(s -> assertThat(s.record().getEnd()).isEqualTo(FlowEnd.FIN));
             assertThat(harness.numKeyedStateEntries()).isZero();
             assertThat(harness.numEventTimeTimers()).isZero();
         }
@@ -86,8 +86,8 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(Long.MAX_VALUE);
             assertThat(harness.extractOutputValues()).singleElement().satisfies(s -> {
                 assertThat(s.finalRecord).isTrue();
-                assertThat(s.record.getEnd()).isEqualTo(FlowEnd.RST);
-                assertThat(s.record.getC2s().getPackets()).isEqualTo(3); // SYN, ACK, RST
+                assertThat(s.record().getEnd()).isEqualTo(FlowEnd.RST);
+                assertThat(s.record().getC2s().getPackets()).isEqualTo(3); // SYN, ACK, RST
             });
         }
     }
@@ -104,14 +104,15 @@ class FlowAnalysisFunctionTest {
             // the second update would be due at 20 s, inside the 10 s linger that ends at 22 s
             harness.processWatermark(t0Ms + 21_999);
             assertThat(harness.extractOutputValues())
-                    .extracting(s -> s.record.getRecordTimeUs(), s -> s.record.getEnd(), s -> s.finalRecord)
+                    .extracting(
+                            s -> s.record().getRecordTimeUs(), s -> s.record().getEnd(), s -> s.finalRecord)
                     .containsExactly(
                             org.assertj.core.groups.Tuple.tuple(T0_NS / 1000 + 10_000_000, FlowEnd.OPEN, false),
                             org.assertj.core.groups.Tuple.tuple(rstNs / 1000, FlowEnd.RST, false));
             harness.processWatermark(t0Ms + 22_001);
             assertThat(finals(harness))
                     .singleElement()
-                    .satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.RST));
+                    .satisfies(s -> assertThat(s.record().getEnd()).isEqualTo(FlowEnd.RST));
         }
     }
 
@@ -133,7 +134,7 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(lastMs + idleMs + 1);
             assertThat(finals(harness))
                     .singleElement()
-                    .satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.IDLE));
+                    .satisfies(s -> assertThat(s.record().getEnd()).isEqualTo(FlowEnd.IDLE));
             assertThat(harness.numKeyedStateEntries()).isZero();
             assertThat(harness.numEventTimeTimers()).isZero();
         }
@@ -159,8 +160,8 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(t0Ms + 50_000);
             assertThat(harness.extractOutputValues()).singleElement().satisfies(s -> {
                 assertThat(s.finalRecord).isTrue();
-                assertThat(s.record.getEnd()).isEqualTo(FlowEnd.IDLE);
-                assertThat(s.record.getRecordTimeUs()).isEqualTo(T0_NS / 1000 + 50_000_000); // T0 + 50 s in µs
+                assertThat(s.record().getEnd()).isEqualTo(FlowEnd.IDLE);
+                assertThat(s.record().getRecordTimeUs()).isEqualTo(T0_NS / 1000 + 50_000_000); // T0 + 50 s in µs
             });
             assertThat(harness.numKeyedStateEntries()).isZero();
             assertThat(harness.numEventTimeTimers()).isZero();
@@ -180,9 +181,9 @@ class FlowAnalysisFunctionTest {
             List<FlowSummary> finals = finals(harness);
             // instance id = the first packet's capture time in µs (FlowInstances.instanceId)
             assertThat(finals)
-                    .extracting(s -> s.record.getFlow().getInstance())
+                    .extracting(s -> s.record().getFlow().getInstance())
                     .containsExactly(T0_NS / 1000, (T0_NS + 1_000_000_000L) / 1000);
-            assertThat(finals).extracting(s -> s.record.getEnd()).containsExactly(FlowEnd.RST, FlowEnd.OPEN);
+            assertThat(finals).extracting(s -> s.record().getEnd()).containsExactly(FlowEnd.RST, FlowEnd.OPEN);
             assertThat(harness.numKeyedStateEntries()).isZero();
         }
     }
@@ -198,7 +199,7 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(Long.MAX_VALUE);
             FlowSummary last = finals(harness).get(0);
             assertThat(last.latePackets).isEqualTo(1);
-            assertThat(last.record.getC2s().getDataBytes()).isEqualTo(100);
+            assertThat(last.record().getC2s().getDataBytes()).isEqualTo(100);
         }
     }
 
@@ -227,10 +228,10 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(Long.MAX_VALUE);
             List<FlowSummary> finals = finals(harness);
             assertThat(finals).singleElement().satisfies(f -> {
-                assertThat(f.record.getFlow().getInstance()).isEqualTo(T0_NS / 1000);
+                assertThat(f.record().getFlow().getInstance()).isEqualTo(T0_NS / 1000);
                 assertThat(f.latePackets).isEqualTo(3);
-                assertThat(f.record.getC2s().getDataBytes()).isEqualTo(100);
-                assertThat(f.record.getSetup().getHandshakeRttUs()).isEqualTo(2_000L); // SYN to ACK, 2 ms
+                assertThat(f.record().getC2s().getDataBytes()).isEqualTo(100);
+                assertThat(f.record().getSetup().getHandshakeRttUs()).isEqualTo(2_000L); // SYN to ACK, 2 ms
             });
             assertThat(harness.numKeyedStateEntries()).isZero();
         }
@@ -249,7 +250,7 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(aheadMs + idleMs + 1);
             assertThat(finals(harness))
                     .singleElement()
-                    .satisfies(s -> assertThat(s.record.getEnd()).isEqualTo(FlowEnd.IDLE));
+                    .satisfies(s -> assertThat(s.record().getEnd()).isEqualTo(FlowEnd.IDLE));
             assertThat(harness.numKeyedStateEntries()).isZero();
             assertThat(harness.numEventTimeTimers()).isZero();
         }
@@ -397,7 +398,7 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(Long.MAX_VALUE);
             FlowSummary last = finals(harness).get(0);
             assertThat(last.latePackets).isEqualTo(1);
-            assertThat(last.record.getC2s().getDataBytes()).isEqualTo(300);
+            assertThat(last.record().getC2s().getDataBytes()).isEqualTo(300);
         }
     }
 
@@ -414,7 +415,7 @@ class FlowAnalysisFunctionTest {
             // the RST update is emitted while the batch (event time T0) is processed, stamped with the RST's time
             assertThat(records(harness)).singleElement().satisfies(r -> {
                 assertThat(r.getTimestamp()).isEqualTo(fin / 1_000_000);
-                assertThat(r.getValue().record.getRecordTimeUs()).isEqualTo(fin / 1000);
+                assertThat(r.getValue().record().getRecordTimeUs()).isEqualTo(fin / 1000);
             });
         }
     }
@@ -434,7 +435,7 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(T0_NS / 1_000_000 + 10_100);
             harness.processWatermark(Long.MAX_VALUE);
             List<Long> times = harness.extractOutputValues().stream()
-                    .map(x -> x.record.getRecordTimeUs())
+                    .map(x -> x.record().getRecordTimeUs())
                     .toList();
             assertThat(times).containsExactly(dataNs / 1000, T0_NS / 1000 + 20_000_000);
         }
@@ -511,8 +512,8 @@ class FlowAnalysisFunctionTest {
         Map<String, List<List<Object>>> out = new java.util.TreeMap<>();
         for (StreamRecord<FlowSummary> r : records) {
             FlowSummary s = r.getValue();
-            out.computeIfAbsent(s.record.getFlow().toString(), k -> new java.util.ArrayList<>())
-                    .add(List.of(r.getTimestamp(), s.finalRecord, s.record));
+            out.computeIfAbsent(s.record().getFlow().toString(), k -> new java.util.ArrayList<>())
+                    .add(List.of(r.getTimestamp(), s.finalRecord, s.record()));
         }
         return out;
     }
@@ -566,7 +567,7 @@ class FlowAnalysisFunctionTest {
             harness.processWatermark(rstNs / 1_000_000 + FlowLifecycle.CLOSED_LINGER_NANOS / 1_000_000 + 1);
             assertThat(finals(harness))
                     .singleElement()
-                    .satisfies(f -> assertThat(f.record.getEnd()).isEqualTo(FlowEnd.RST));
+                    .satisfies(f -> assertThat(f.record().getEnd()).isEqualTo(FlowEnd.RST));
             assertThat(harness.numKeyedStateEntries())
                     .as("state after the RST flow ended")
                     .isEqualTo(1);

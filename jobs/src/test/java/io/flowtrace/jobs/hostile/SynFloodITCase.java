@@ -304,11 +304,11 @@ class SynFloodITCase {
                     if (!element.finalRecord) {
                         return;
                     }
-                    if (element.record.getFlow().getServer().equals(VICTIM_SERVICE)) {
+                    if (element.record().getFlow().getServer().equals(VICTIM_SERVICE)) {
                         FLOOD.add(new FloodEnd(
-                                element.record.getFirstSeenUs(),
-                                element.record.getRecordTimeUs(),
-                                element.record.getEnd()));
+                                element.record().getFirstSeenUs(),
+                                element.record().getRecordTimeUs(),
+                                element.record().getEnd()));
                     }
                 }
 

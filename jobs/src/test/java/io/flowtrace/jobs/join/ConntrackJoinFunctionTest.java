@@ -41,7 +41,7 @@ class ConntrackJoinFunctionTest {
             r.getC2s().setPackets(ct.origPackets - missing);
             r.getS2c().setPackets(ct.replyPackets);
             r.setRecordTimeUs(r.getLastSeenUs());
-            out.add(new FlowSummary(r, 0, true));
+            out.add(FlowSummary.of(r, 0, true));
         }
         return out;
     }
@@ -130,10 +130,7 @@ class ConntrackJoinFunctionTest {
             StateBackend backend, OperatorSubtaskState restore) throws Exception {
         var h = new KeyedTwoInputStreamOperatorTestHarness<>(
                 new KeyedCoProcessOperator<>(new ConntrackJoinFunction(WAIT_MS, 3_600_000, 2_000, 16)),
-                (FlowSummary s) -> ConntrackJoin.key(
-                        s.record.getFlow().getVantage().getAgentId(),
-                        s.record.getFlow().getClient(),
-                        s.record.getFlow().getServer()),
+                (FlowSummary s) -> ConntrackJoin.key(s.agentId, s.client, s.server),
                 (CtFacts c) -> c.joinKey,
                 Types.STRING);
         h.setStateBackend(backend);
@@ -147,7 +144,7 @@ class ConntrackJoinFunctionTest {
     private static void element1(
             KeyedTwoInputStreamOperatorTestHarness<String, FlowSummary, CtFacts, FlowConntrack> h, FlowSummary f) {
         try {
-            h.processElement1(f, f.record.getRecordTimeUs() / 1000);
+            h.processElement1(f, f.recordTimeUs / 1000);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

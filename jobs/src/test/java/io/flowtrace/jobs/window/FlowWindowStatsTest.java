@@ -28,6 +28,10 @@ class FlowWindowStatsTest {
             "completedHandshakes"); // flows whose setup.setup_us is present
 
     private static FlowSummary flowWith(FlowField field, Object value, FlowField.Side side) {
+        return FlowSummary.of(recordWith(field, value, side), 0, true);
+    }
+
+    private static FlowRecord recordWith(FlowField field, Object value, FlowField.Side side) {
         FlowRecord r = FlowRecord.newBuilder().build();
         IndexedRecord at = field.scope() == FlowField.Scope.DIRECTION ? (IndexedRecord) r.get(side.jsonName()) : r;
         String[] names = field.path().split("\\.");
@@ -39,7 +43,7 @@ class FlowWindowStatsTest {
                 ? leaf.schema().getTypes().get(1).getType()
                 : leaf.schema().getType();
         at.put(leaf.pos(), type == Schema.Type.INT && value instanceof Long l ? (Object) l.intValue() : value);
-        return new FlowSummary(r, 0, true);
+        return r;
     }
 
     private static Object statistic(FlowWindowStats stats, String name) throws ReflectiveOperationException {
@@ -81,10 +85,10 @@ class FlowWindowStatsTest {
 
     @Test
     void aPrematureExitCountsAmongTheExits() {
-        FlowSummary flow = flowWith(FlowFields.EXIT_CWND_SEGMENTS, 10L, FlowField.Side.S2C);
-        flow.record.getS2c().getSlowStart().setPremature(true);
+        FlowRecord flow = recordWith(FlowFields.EXIT_CWND_SEGMENTS, 10L, FlowField.Side.S2C);
+        flow.getS2c().getSlowStart().setPremature(true);
         FlowWindowStats stats = new FlowWindowStats(8);
-        stats.add(flow);
+        stats.add(FlowSummary.of(flow, 0, true));
 
         assertThat(stats.prematureExits).isEqualTo(1);
         assertThat(stats.prematureShare()).isEqualTo(1.0);
@@ -93,11 +97,11 @@ class FlowWindowStatsTest {
 
     @Test
     void theFlowRttIsTheClientsElseTheServers() {
-        FlowSummary both = flowWith(FlowFields.RTT_AVG_US, 100.0, FlowField.Side.C2S);
-        both.record.getS2c().getRttUs().setAvg(300.0);
+        FlowRecord both = recordWith(FlowFields.RTT_AVG_US, 100.0, FlowField.Side.C2S);
+        both.getS2c().getRttUs().setAvg(300.0);
         FlowSummary serverOnly = flowWith(FlowFields.RTT_AVG_US, 300.0, FlowField.Side.S2C);
         FlowWindowStats stats = new FlowWindowStats(8);
-        stats.add(both);
+        stats.add(FlowSummary.of(both, 0, true));
         stats.add(serverOnly);
 
         assertThat(stats.rttUs.count).isEqualTo(2);

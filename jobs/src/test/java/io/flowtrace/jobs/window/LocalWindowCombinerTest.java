@@ -24,8 +24,7 @@ class LocalWindowCombinerTest {
     /** A 10 s window boundary: 1_796_000_000_000 = 179_600_000 × 10_000. */
     private static final long T = 1_796_000_000_000L;
 
-    private static final KeySelector<FlowSummary, String> SERVER =
-            s -> s.record.getFlow().getServer();
+    private static final KeySelector<FlowSummary, String> SERVER = s -> s.server;
 
     private static OneInputStreamOperatorTestHarness<FlowSummary, WindowPartial> harness() throws Exception {
         return new OneInputStreamOperatorTestHarness<>(new LocalWindowCombiner(10_000, SERVER, 8));
@@ -37,7 +36,7 @@ class LocalWindowCombinerTest {
         r.getFlow().getVantage().setInterfaceName("eth0");
         r.getFlow().setServer(server);
         r.getSetup().setSetupUs(setupUs);
-        return new StreamRecord<>(new FlowSummary(r, 0, last), ms);
+        return new StreamRecord<>(FlowSummary.of(r, 0, last), ms);
     }
 
     /** The output as "server flows setup-sum @ timestamp" and "W timestamp" lines, in order. */

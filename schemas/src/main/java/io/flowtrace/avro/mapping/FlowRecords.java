@@ -50,17 +50,49 @@ public final class FlowRecords {
         // every field of the contract but the contract-only ones (FlowFields.CONTRACT_ONLY): the
         // record time, set below, and ts_rtt_us.stdev, whose default is null, as it is here.
         FlowRecord record = new FlowRecord();
-        ReportVisitor avro =
-                alongside == null ? new ReportToAvro(record) : new TeeVisitor(new ReportToAvro(record), alongside);
-        String json = null;
-        if (withJson) {
-            json = ReportJson.of(key, instance, flow, avro);
-        } else {
-            FlowReport.visit(key, instance, flow, avro);
-        }
+        String json = walk(key, instance, flow, new ReportToAvro(record), alongside, withJson);
         record.getFlow().setVantage(PacketEvents.toAvro(key.vantage()));
         record.setRecordTimeUs(recordTimeUs);
         return new Version(record, json);
+    }
+
+    /**
+     * One version of a flow as the job emits it, without a {@link FlowRecord}: the walk goes into
+     * {@code into} ({@link FlowRecordEncoder}, reset first), whose {@link FlowRecordEncoder#value()}
+     * is then the Kafka value {@link #version} and the shared codec write for the same version (the
+     * same bytes: FlowRecordEncoderTest), and whose typed values answer the windows and the keys.
+     * Every field of the same walk goes to {@code alongside} too when it is not null.
+     *
+     * @return the version's {@code analyze --json} text when {@code withJson}, else null
+     */
+    public static String encode(
+            FlowRecordEncoder into,
+            FlowKey key,
+            long instance,
+            TcpFlowAnalyzer flow,
+            long recordTimeUs,
+            boolean withJson,
+            ReportVisitor alongside) {
+        into.reset();
+        String json = walk(key, instance, flow, into, alongside, withJson);
+        into.finish(key.vantage(), recordTimeUs);
+        return json;
+    }
+
+    /** One walk of the analyser into {@code first} (and {@code alongside}); the JSON text when asked for, else null. */
+    private static String walk(
+            FlowKey key,
+            long instance,
+            TcpFlowAnalyzer flow,
+            ReportVisitor first,
+            ReportVisitor alongside,
+            boolean withJson) {
+        ReportVisitor v = alongside == null ? first : new TeeVisitor(first, alongside);
+        if (withJson) {
+            return ReportJson.of(key, instance, flow, v);
+        }
+        FlowReport.visit(key, instance, flow, v);
+        return null;
     }
 
     /** A flow version's record and its {@code analyze --json} text (null when not asked for). */
