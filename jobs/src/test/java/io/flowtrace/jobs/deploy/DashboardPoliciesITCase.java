@@ -3,10 +3,7 @@ package io.flowtrace.jobs.deploy;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
-import io.flowtrace.avro.mapping.PacketEvents;
-import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.FlowtraceJob;
 import io.flowtrace.jobs.ItJobOptions;
@@ -37,8 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
@@ -124,7 +119,7 @@ class DashboardPoliciesITCase {
             st.execute(Files.readString(RepoFiles.path("deploy/sql/admin/roles.sql"), UTF_8));
         }
         KAFKA.createTopic(PACKETS_TOPIC, PARALLELISM);
-        long firstPacketNs = publish();
+        long firstPacketNs = CaptureFixtures.publish(KAFKA, PACKETS_TOPIC, CAPTURE, VANTAGE);
         // One range for the three runs: an hour before the first packet to an hour after now.
         Instant from = Instant.ofEpochMilli(firstPacketNs / 1_000_000L).minus(Duration.ofHours(1));
         Instant to = Instant.now().plus(Duration.ofHours(1));
@@ -289,24 +284,5 @@ class DashboardPoliciesITCase {
                 // p50 differed between two runs). Without them its only timer is its expiry deadline,
                 // fixed by its packets: the same window in every run.
                 .with(JobOption.UPDATE_INTERVAL_S, 3600);
-    }
-
-    /** The capture's TCP packets as an agent publishes them; returns the first capture time (ns). */
-    private static long publish() {
-        long first = Long.MAX_VALUE;
-        DecodedPacket scratch = new DecodedPacket();
-        try (KafkaProducer<byte[], byte[]> producer = KAFKA.newProducer()) {
-            for (PacketEvent p : CaptureFixtures.packets(CAPTURE, VANTAGE)) {
-                PacketEvents.fromAvro(p, scratch);
-                String key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch);
-                producer.send(new ProducerRecord<>(
-                        PACKETS_TOPIC, key.getBytes(UTF_8), p.toByteBuffer().array()));
-                first = Math.min(first, p.getCaptureTimeNs());
-            }
-            producer.flush();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-        return first;
     }
 }
