@@ -22,8 +22,11 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -130,6 +133,21 @@ final class JobBenchContext {
         props.put("batch.size", Integer.toString(256 * 1024));
         props.put("compression.type", "none");
         return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /** A consumer of every partition of {@code topic} from its start (no group), with {@code extra} client properties. */
+    KafkaConsumer<byte[], byte[]> consumerFromStart(String topic, Map<String, String> extra) {
+        Properties props = kafka.clientProperties();
+        props.putAll(extra);
+        KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        List<TopicPartition> parts = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            parts.add(new TopicPartition(topic, p));
+        }
+        c.assign(parts);
+        c.seekToBeginning(parts);
+        return c;
     }
 
     /** The record key of a packet, as the agent writes it; fills {@code scratch} with the packet. */
