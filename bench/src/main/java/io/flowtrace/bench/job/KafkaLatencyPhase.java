@@ -6,11 +6,6 @@ import static io.flowtrace.bench.job.JobBenchContext.stats;
 import io.flowtrace.avro.FlowEnd;
 import io.flowtrace.avro.FlowIdentity;
 import io.flowtrace.avro.FlowRecord;
-import io.flowtrace.jobs.FlowtraceJob;
-import io.flowtrace.jobs.config.JobConfig;
-import io.flowtrace.jobs.input.InputSources;
-import io.flowtrace.jobs.output.JobSinks;
-import io.flowtrace.jobs.output.PostgresSinks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -156,13 +151,7 @@ final class KafkaLatencyPhase {
         o.put("parallelism", "2");
         o.put("state-backend", "hashmap");
         o.put("checkpoint-interval-ms", Long.toString(checkpointIntervalMs));
-        bench.createOutputs(o);
-        bench.resetTables();
-        JobConfig config = JobConfig.of(o);
-        PostgresSinks.applySchema(config);
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
+        StreamExecutionEnvironment env = bench.prepareJob(o);
         return env.executeAsync("bench-" + run);
     }
 

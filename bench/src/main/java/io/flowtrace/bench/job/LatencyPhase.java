@@ -3,11 +3,6 @@ package io.flowtrace.bench.job;
 import static io.flowtrace.bench.job.JobBenchContext.report;
 import static io.flowtrace.bench.job.JobBenchContext.stats;
 
-import io.flowtrace.jobs.FlowtraceJob;
-import io.flowtrace.jobs.config.JobConfig;
-import io.flowtrace.jobs.input.InputSources;
-import io.flowtrace.jobs.output.JobSinks;
-import io.flowtrace.jobs.output.PostgresSinks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -100,10 +95,7 @@ final class LatencyPhase {
         o.put("parallelism", "2");
         o.put("state-backend", "hashmap");
         o.put("checkpoint-interval-ms", bench.arg("latency-checkpoint-interval-ms"));
-        bench.createOutputs(o);
-        bench.resetTables();
-        JobConfig config = JobConfig.of(o);
-        PostgresSinks.applySchema(config);
+        StreamExecutionEnvironment env = bench.prepareJob(o);
         bench.postgres.execute("""
                 CREATE TABLE bench_writes (vantage text, client text, server text, instance bigint, end_state text,
                     last_seen timestamptz, written_at timestamptz);
@@ -115,9 +107,6 @@ final class LatencyPhase {
                 END $$ LANGUAGE plpgsql;
                 CREATE TRIGGER bench_log AFTER INSERT OR UPDATE ON flow_summary FOR EACH ROW EXECUTE FUNCTION bench_log();
                 """);
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
-        new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
         return env.executeAsync("bench-" + run);
     }
 }
