@@ -18,9 +18,11 @@ import io.flowtrace.core.tcp.TcpEventSinkFactory;
 import io.flowtrace.core.testing.TestData;
 import io.flowtrace.report.FlowReport;
 import io.flowtrace.report.ReportVisitor;
+import io.flowtrace.testkit.KafkaClientSide;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -28,6 +30,8 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Committed real captures as the job sees them (PacketEvents, as an agent would publish them) and
@@ -57,6 +61,31 @@ public final class CaptureFixtures {
             throw new IllegalStateException("cannot read " + relativePath, e);
         }
         return out;
+    }
+
+    /**
+     * Publishes the capture's TCP packets to {@code topic} as an agent without batches does (one
+     * PacketEvent per record, key = the canonical flow key), in capture order; returns the first
+     * capture time (ns).
+     */
+    public static long publish(KafkaClientSide kafka, String topic, String relativePath, Vantage vantage) {
+        long first = Long.MAX_VALUE;
+        DecodedPacket scratch = new DecodedPacket();
+        try (KafkaProducer<byte[], byte[]> producer = kafka.newProducer()) {
+            for (PacketEvent p : packets(relativePath, vantage)) {
+                PacketEvents.fromAvro(p, scratch);
+                String key = PacketEvents.flowKey(PacketEvents.vantagePoint(p.getVantage()), scratch);
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        key.getBytes(StandardCharsets.UTF_8),
+                        p.toByteBuffer().array()));
+                first = Math.min(first, p.getCaptureTimeNs());
+            }
+            producer.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return first;
     }
 
     /**

@@ -28,7 +28,9 @@ import java.util.Map;
  *   <li>(C) the Flink ceiling: the same source, keyBy flow key, a discarding sink ({@link CeilingPhase});
  *   <li>(4) state bytes per idle flow, heap and RocksDB (savepoint size / live flows);
  *   <li>(5) the scale probe: {@code --scale-flows} open flows in RocksDB, checkpoint size and duration
- *       ({@link ScalePhase}).
+ *       ({@link ScalePhase});
+ *   <li>(6) event → Kafka flows topic latency under exactly-once, read_committed, at each checkpoint
+ *       interval of {@code --kafka-latency-checkpoint-intervals-ms} ({@link KafkaLatencyPhase}).
  * </ol>
  * Every result row gives packets/s and flows/s (the input is whole copies, so flows per packet is
  * exact) and the load average before and after it; the run ends with {@link Targets}' ratio lines.
@@ -37,10 +39,10 @@ import java.util.Map;
  * {@link StatePhase}) on the shared {@link JobBenchContext}; the input is {@link InputTopic}.
  *
  * <p>Usage: {@code bench/job-bench.sh [--packets N] [--runs R] [--rate PPS] [--latency-seconds S]
- * [--latency-runs R] [--idle-copies C] [--parallelism 1,2] [--capture testdata/...] [--batch 512] [--linger-ms 20]
+ * [--latency-runs R] [--kafka-latency-checkpoint-intervals-ms 2000,10000] [--idle-copies C] [--parallelism 1,2] [--capture testdata/...] [--batch 512] [--linger-ms 20]
  * [--outputs all|kafka|postgres] [--analyze-command ./flowtrace] [--scale-flows 1000000] [--job-options name=value,...]}; {@code --rate half-steady}
  * (the default) offers half the steady rate (2) measured earlier in the run; phases
- * {@code analyze,consume,ceiling,job,latency,state,scale} (default: the first five).
+ * {@code analyze,consume,ceiling,job,latency,state,scale,kafka-latency} (default: the first five).
  * {@code bench/job-targets.sh} runs what the targets need in one command.
  */
 public final class JobBench {
@@ -60,6 +62,7 @@ public final class JobBench {
         a.put("runs", "5");
         a.put("rate", "half-steady");
         a.put("latency-checkpoint-interval-ms", "10000");
+        a.put("kafka-latency-checkpoint-intervals-ms", "2000,10000");
         a.put("scale-flows", "1000000");
         a.put("job-options", "");
         a.put("latency-seconds", "20");
@@ -139,6 +142,9 @@ public final class JobBench {
         }
         if (phases.contains("latency")) {
             new LatencyPhase(bench).run();
+        }
+        if (phases.contains("kafka-latency")) {
+            new KafkaLatencyPhase(bench).run();
         }
         if (phases.contains("state")) {
             new StatePhase(bench).run(Integer.parseInt(args.get("idle-copies")));

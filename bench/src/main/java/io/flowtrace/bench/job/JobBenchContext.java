@@ -6,6 +6,11 @@ import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.Vantage;
 import io.flowtrace.avro.mapping.PacketEvents;
 import io.flowtrace.core.pcap.DecodedPacket;
+import io.flowtrace.jobs.FlowtraceJob;
+import io.flowtrace.jobs.config.JobConfig;
+import io.flowtrace.jobs.input.InputSources;
+import io.flowtrace.jobs.output.JobSinks;
+import io.flowtrace.jobs.output.PostgresSinks;
 import io.flowtrace.testkit.KafkaBroker;
 import io.flowtrace.testkit.Postgres;
 import java.io.IOException;
@@ -20,10 +25,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -132,6 +141,21 @@ final class JobBenchContext {
         return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
+    /** A consumer of every partition of {@code topic} from its start (no group), with {@code extra} client properties. */
+    KafkaConsumer<byte[], byte[]> consumerFromStart(String topic, Map<String, String> extra) {
+        Properties props = kafka.clientProperties();
+        props.putAll(extra);
+        KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        List<TopicPartition> parts = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            parts.add(new TopicPartition(topic, p));
+        }
+        c.assign(parts);
+        c.seekToBeginning(parts);
+        return c;
+    }
+
     /** The record key of a packet, as the agent writes it; fills {@code scratch} with the packet. */
     static byte[] key(PacketEvent p, DecodedPacket scratch) {
         PacketEvents.fromAvro(p, scratch);
@@ -201,6 +225,21 @@ final class JobBenchContext {
                 o.get("vantage-windows-topic"),
                 o.get("dead-letters-topic"),
                 o.get("conntrack-budgets-topic"));
+    }
+
+    /**
+     * The job of options {@code o} on a new environment, ready to execute: its output topics created,
+     * the sink tables dropped and created again.
+     */
+    StreamExecutionEnvironment prepareJob(Map<String, String> o) {
+        createOutputs(o);
+        resetTables();
+        JobConfig config = JobConfig.of(o);
+        PostgresSinks.applySchema(config);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(FlowtraceJob.flinkConfiguration(config));
+        new FlowtraceJob(config, InputSources.packets(config), JobSinks.fromConfig(config)).build(env);
+        return env;
     }
 
     void resetTables() {
