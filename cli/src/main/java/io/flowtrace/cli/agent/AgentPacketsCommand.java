@@ -5,6 +5,7 @@ import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.MetricsEndpoint;
 import io.flowtrace.agent.packets.CapturePublisher;
+import io.flowtrace.agent.packets.InterfaceNames;
 import io.flowtrace.agent.packets.PacketRecordWeight;
 import io.flowtrace.agent.packets.ReplayPacer;
 import io.flowtrace.agent.packets.TcpdumpSupervisor;
@@ -75,7 +76,8 @@ public final class AgentPacketsCommand implements Callable<Integer> {
     @Option(
             names = "--interface-name",
             paramLabel = "NAME",
-            description = "vantage interface name for a file or stdin (default: if<pcapng interface id>, as analyze)")
+            description =
+                    "vantage interface name for a file or stdin (default: if<pcapng interface id>, as analyze; a further interface id N: NAME:ifN)")
     String interfaceName;
 
     @Option(
@@ -151,7 +153,12 @@ public final class AgentPacketsCommand implements Callable<Integer> {
         }
         MetricsEndpoint endpoint = publish.startMetrics(topic, metrics, publisher);
         CapturePublisher capture = new CapturePublisher(
-                publish.agentId(), iface != null ? iface : interfaceName, publisher, metrics, batches, openVpnWire);
+                publish.agentId(),
+                iface != null ? InterfaceNames.live(iface) : InterfaceNames.of(interfaceName),
+                publisher,
+                metrics,
+                batches,
+                openVpnWire);
         TcpdumpSupervisor tcpdumpRun = iface != null
                 ? new TcpdumpSupervisor(tcpdump, iface, snaplen, filter, metrics, tcpdumpStatsInterval * 1000L)
                 : null;
