@@ -48,10 +48,11 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
     /** OpenVPN batches when TCP batching is off: each packet leaves at once, as a PacketEvent would. */
     private static final BatchLimits SINGLE_PACKET_BATCHES = new BatchLimits(1, BatchLimits.DEFAULT_MAX_BYTES, 0, 1);
     /**
-     * Interface ids below this index arrays; kernel interface indexes (SLL2, {@code any}) grow with every
-     * interface a node ever made, so the ids above go to a map instead of growing the arrays to them.
+     * Interface ids below this index arrays (grown to the largest id seen): a lookup per packet without
+     * boxing. Kernel interface indexes (SLL2, {@code any}) grow with every interface a node ever made
+     * (a veth per pod), so the rare ids above go to a map rather than grow the arrays without bound.
      */
-    private static final int DIRECT_IDS = 256;
+    private static final int DIRECT_IDS = 1 << 16;
 
     private final String agentId;
     private final InterfaceNames interfaceNames;
@@ -69,7 +70,7 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
 
     private final boolean wallClock;
     private final Thread lingerTimer;
-    /** Per interface id below {@link #DIRECT_IDS}; above (kernel interface indexes of {@code any}) in the maps. */
+    /** Per interface id below {@link #DIRECT_IDS}; the ids above in the maps. */
     private Vantage[] vantages = new Vantage[1];
 
     private VantagePoint[] vantagePoints = new VantagePoint[1];
@@ -334,20 +335,29 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
     }
 
     private VantagePoint vantagePoint(int interfaceId) {
-        if (interfaceId >= DIRECT_IDS) {
-            Vantage v = vantage(interfaceId);
-            return highVantagePoints.computeIfAbsent(interfaceId, id -> PacketEvents.vantagePoint(v));
+        if (interfaceId < DIRECT_IDS) {
+            ensure(interfaceId);
+            return vantagePoints[interfaceId];
         }
-        ensure(interfaceId);
-        return vantagePoints[interfaceId];
+        VantagePoint point = highVantagePoints.get(interfaceId);
+        if (point == null) {
+            point = PacketEvents.vantagePoint(vantage(interfaceId));
+            highVantagePoints.put(interfaceId, point);
+        }
+        return point;
     }
 
     private Vantage vantage(int interfaceId) {
-        if (interfaceId >= DIRECT_IDS) {
-            return highVantages.computeIfAbsent(interfaceId, this::newVantage);
+        if (interfaceId < DIRECT_IDS) {
+            ensure(interfaceId);
+            return vantages[interfaceId];
         }
-        ensure(interfaceId);
-        return vantages[interfaceId];
+        Vantage v = highVantages.get(interfaceId);
+        if (v == null) {
+            v = newVantage(interfaceId);
+            highVantages.put(interfaceId, v);
+        }
+        return v;
     }
 
     private void ensure(int interfaceId) {

@@ -49,7 +49,11 @@ public final class AgentPacketsCommand implements Callable<Integer> {
             description = "pcap or pcapng file (gzip ok); - reads standard input")
     String file;
 
-    @Option(names = "--iface", paramLabel = "IF", description = "capture live on this interface by running tcpdump")
+    @Option(
+            names = "--iface",
+            paramLabel = "IF",
+            description =
+                    "capture live on this interface by running tcpdump; any: every interface, each a vantage of its own")
     String iface;
 
     @Option(names = "--filter", paramLabel = "BPF", description = "tcpdump filter expression (with --iface)")
