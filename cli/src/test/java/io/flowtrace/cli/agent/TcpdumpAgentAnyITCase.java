@@ -9,17 +9,12 @@ import io.flowtrace.agent.spool.SpoolRecord;
 import io.flowtrace.avro.PacketBatch;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.avro.mapping.PacketBatches;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -52,8 +47,8 @@ class TcpdumpAgentAnyITCase {
         assumeTrue(
                 Files.isExecutable(Path.of("/usr/bin/tcpdump")) || Files.isExecutable(Path.of("/usr/sbin/tcpdump")),
                 "needs tcpdump (apt-get install tcpdump)");
-        assumeTrue(sh("python3", "-c", "pass") == 0, "needs python3");
-        assumeTrue(sh("ip", "netns", "add", node) == 0, "cannot create a network namespace");
+        assumeTrue(AgentOutput.sh("python3", "-c", "pass") == 0, "needs python3");
+        assumeTrue(AgentOutput.sh("ip", "netns", "add", node) == 0, "cannot create a network namespace");
         ok("ip", "netns", "add", namespaces.get(1));
         ok("ip", "netns", "add", namespaces.get(2));
         for (String ns : namespaces) {
@@ -75,7 +70,7 @@ class TcpdumpAgentAnyITCase {
     @AfterEach
     void removeNamespaces() throws Exception {
         for (String ns : namespaces) {
-            sh("ip", "netns", "del", ns);
+            AgentOutput.sh("ip", "netns", "del", ns);
         }
     }
 
@@ -110,25 +105,8 @@ class TcpdumpAgentAnyITCase {
                         "1")
                 .redirectErrorStream(true)
                 .start();
-        List<String> output = new ArrayList<>();
-        CompletableFuture<Void> listening = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r =
-                    new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    synchronized (output) {
-                        output.add(line);
-                    }
-                    if (line.contains("listening on any")) {
-                        listening.complete(null);
-                    }
-                }
-            } catch (IOException e) {
-                listening.completeExceptionally(e);
-            }
-        });
-        reader.start();
-        listening.get(60, TimeUnit.SECONDS);
+        AgentOutput output = AgentOutput.follow(agent);
+        output.await("listening on any", 60);
 
         String serve = String.join(
                 "\n",
@@ -171,11 +149,8 @@ class TcpdumpAgentAnyITCase {
         assertThat(agent.waitFor(60, TimeUnit.SECONDS))
                 .as("agent exits after SIGTERM")
                 .isTrue();
-        reader.join(5000);
-        String all;
-        synchronized (output) {
-            all = String.join("\n", output);
-        }
+        output.join();
+        String all = output.all();
         assertThat(agent.exitValue()).as(all).isEqualTo(4); // records remain in the spool: no broker
 
         Map<Integer, String> kernel = ipLink(node);
@@ -223,14 +198,6 @@ class TcpdumpAgentAnyITCase {
     }
 
     private static void ok(String... cmd) throws Exception {
-        assertThat(sh(cmd)).as(String.join(" ", cmd)).isZero();
-    }
-
-    private static int sh(String... cmd) throws IOException, InterruptedException {
-        return new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start()
-                .waitFor();
+        assertThat(AgentOutput.sh(cmd)).as(String.join(" ", cmd)).isZero();
     }
 }
