@@ -23,7 +23,9 @@ import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.pcap.PacketDecoder;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -45,9 +47,15 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
     private static final long MIN_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** OpenVPN batches when TCP batching is off: each packet leaves at once, as a PacketEvent would. */
     private static final BatchLimits SINGLE_PACKET_BATCHES = new BatchLimits(1, BatchLimits.DEFAULT_MAX_BYTES, 0, 1);
+    /**
+     * Interface ids below this index arrays (grown to the largest id seen): a lookup per packet without
+     * boxing. Kernel interface indexes (SLL2, {@code any}) grow with every interface a node ever made
+     * (a veth per pod), so the rare ids above go to a map rather than grow the arrays without bound.
+     */
+    private static final int DIRECT_IDS = 1 << 16;
 
     private final String agentId;
-    private final String interfaceName;
+    private final InterfaceNames interfaceNames;
     private final SpoolingPublisher out;
     private final AgentMetrics metrics;
     private final PacketDecoder decoder;
@@ -62,8 +70,12 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
 
     private final boolean wallClock;
     private final Thread lingerTimer;
+    /** Per interface id below {@link #DIRECT_IDS}; the ids above in the maps. */
     private Vantage[] vantages = new Vantage[1];
+
     private VantagePoint[] vantagePoints = new VantagePoint[1];
+    private final Map<Integer, Vantage> highVantages = new HashMap<>();
+    private final Map<Integer, VantagePoint> highVantagePoints = new HashMap<>();
     /** Set when a flushed batch found the publisher newly spooling: the other open batches follow it. */
     private boolean spoolFlushDue;
 
@@ -77,28 +89,30 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
     }
 
     /**
-     * @param interfaceName the capture interface (--iface); null for files and stdin, where each
-     *     pcapng interface id becomes "if&lt;id&gt;" as in {@code flowtrace analyze}
+     * @param interfaceName the name of a file's or stdin's capture (--interface-name); null: each
+     *     interface id becomes "if&lt;id&gt;" as in {@code flowtrace analyze} ({@link InterfaceNames#of})
      * @param batching per-flow batches, or null for one PacketEvent per segment
      */
     public CapturePublisher(
             String agentId, String interfaceName, SpoolingPublisher out, AgentMetrics metrics, BatchOptions batching) {
-        this(agentId, interfaceName, out, metrics, batching, null);
+        this(agentId, InterfaceNames.of(interfaceName), out, metrics, batching, null);
     }
 
     /**
+     * @param interfaceNames the vantage interface name of each capture interface id: {@link
+     *     InterfaceNames#live} for --iface, {@link InterfaceNames#of} for a file or stdin (null: "if&lt;id&gt;")
      * @param openVpnWire the OpenVPN ports and control-channel wrapping, or null to skip UDP; its
      *     batches follow {@code batching}'s limits (one packet per batch when batching is off)
      */
     public CapturePublisher(
             String agentId,
-            String interfaceName,
+            InterfaceNames interfaceNames,
             SpoolingPublisher out,
             AgentMetrics metrics,
             BatchOptions batching,
             OpenVpnWire openVpnWire) {
         this.agentId = agentId;
-        this.interfaceName = interfaceName;
+        this.interfaceNames = interfaceNames != null ? interfaceNames : InterfaceNames.of(null);
         this.out = out;
         this.metrics = metrics;
         // The UDP test of withUdp() sits after the TCP test: TCP frames decode as before (docs/decoding.md).
@@ -321,13 +335,29 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
     }
 
     private VantagePoint vantagePoint(int interfaceId) {
-        ensure(interfaceId);
-        return vantagePoints[interfaceId];
+        if (interfaceId < DIRECT_IDS) {
+            ensure(interfaceId);
+            return vantagePoints[interfaceId];
+        }
+        VantagePoint point = highVantagePoints.get(interfaceId);
+        if (point == null) {
+            point = PacketEvents.vantagePoint(vantage(interfaceId));
+            highVantagePoints.put(interfaceId, point);
+        }
+        return point;
     }
 
     private Vantage vantage(int interfaceId) {
-        ensure(interfaceId);
-        return vantages[interfaceId];
+        if (interfaceId < DIRECT_IDS) {
+            ensure(interfaceId);
+            return vantages[interfaceId];
+        }
+        Vantage v = highVantages.get(interfaceId);
+        if (v == null) {
+            v = newVantage(interfaceId);
+            highVantages.put(interfaceId, v);
+        }
+        return v;
     }
 
     private void ensure(int interfaceId) {
@@ -336,12 +366,15 @@ public final class CapturePublisher implements CaptureErrorListener, AutoCloseab
             vantagePoints = Arrays.copyOf(vantagePoints, interfaceId + 1);
         }
         if (vantages[interfaceId] == null) {
-            String name = interfaceName != null ? interfaceName : "if" + interfaceId;
-            vantages[interfaceId] = Vantage.newBuilder()
-                    .setAgentId(agentId)
-                    .setInterfaceName(name)
-                    .build();
+            vantages[interfaceId] = newVantage(interfaceId);
             vantagePoints[interfaceId] = PacketEvents.vantagePoint(vantages[interfaceId]);
         }
+    }
+
+    private Vantage newVantage(int interfaceId) {
+        return Vantage.newBuilder()
+                .setAgentId(agentId)
+                .setInterfaceName(interfaceNames.name(interfaceId))
+                .build();
     }
 }

@@ -20,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs {@code tcpdump -i IF -s SNAPLEN --immediate-mode -U -w - [-- FILTER]} and publishes what it writes; restarts it
+ * Runs {@code tcpdump -i IF -s SNAPLEN --immediate-mode -U -w - [-y LINUX_SLL2] [-- FILTER]} (the link type
+ * on {@code -i any} only) and publishes what it writes; restarts it
  * with exponential backoff (1 s doubling to 60 s, reset after a run of 60 s) when it dies. tcpdump's
  * own statistics ("N packets captured / received by filter / dropped by kernel", printed on exit and
  * on SIGUSR1) are parsed from its stderr and exposed as source counters, summed over restarts. While
@@ -33,6 +34,8 @@ public final class TcpdumpSupervisor {
     private static final Pattern STAT =
             Pattern.compile("(\\d+) packets? (captured|received by filter|dropped by kernel)");
     private static final long MAX_BACKOFF_MS = 60_000;
+    /** Linux's pseudo-device of every interface. */
+    private static final String ANY = "any";
 
     public static final String CAPTURED = "tcpdump_packets_captured";
     public static final String RECEIVED = "tcpdump_packets_received_by_filter";
@@ -67,6 +70,13 @@ public final class TcpdumpSupervisor {
         // but fewer "captured"). -U: write each packet as it comes.
         List<String> cmd = new ArrayList<>(
                 List.of(tcpdump, "-i", iface, "-s", String.valueOf(snaplen), "--immediate-mode", "-U", "-w", "-"));
+        if (ANY.equals(iface)) {
+            // Linux's "any" captures a packet once on every interface it crosses (a pod's veth, then the
+            // bridge). Cooked v2 (libpcap >= 1.10) carries the interface index of each copy, which core's
+            // reader makes the interface id: each interface its own vantage (InterfaceNames). The
+            // default cooked v1 header has none, and the copies would be duplicates in one flow.
+            cmd.addAll(List.of("-y", "LINUX_SLL2"));
+        }
         if (filter != null && !filter.isBlank()) {
             cmd.add("--"); // the end of the options: a filter that starts with '-' stays a filter (getopt)
             cmd.add(filter);

@@ -5,6 +5,7 @@ import io.flowtrace.agent.kafka.SpoolingPublisher;
 import io.flowtrace.agent.metrics.AgentMetrics;
 import io.flowtrace.agent.metrics.MetricsEndpoint;
 import io.flowtrace.agent.packets.CapturePublisher;
+import io.flowtrace.agent.packets.InterfaceNames;
 import io.flowtrace.agent.packets.PacketRecordWeight;
 import io.flowtrace.agent.packets.ReplayPacer;
 import io.flowtrace.agent.packets.TcpdumpSupervisor;
@@ -48,7 +49,11 @@ public final class AgentPacketsCommand implements Callable<Integer> {
             description = "pcap or pcapng file (gzip ok); - reads standard input")
     String file;
 
-    @Option(names = "--iface", paramLabel = "IF", description = "capture live on this interface by running tcpdump")
+    @Option(
+            names = "--iface",
+            paramLabel = "IF",
+            description =
+                    "capture live on this interface by running tcpdump; any: every interface, each a vantage of its own")
     String iface;
 
     @Option(names = "--filter", paramLabel = "BPF", description = "tcpdump filter expression (with --iface)")
@@ -75,7 +80,8 @@ public final class AgentPacketsCommand implements Callable<Integer> {
     @Option(
             names = "--interface-name",
             paramLabel = "NAME",
-            description = "vantage interface name for a file or stdin (default: if<pcapng interface id>, as analyze)")
+            description =
+                    "vantage interface name for a file or stdin (default: if<pcapng interface id>, as analyze; a further interface id N: NAME:ifN)")
     String interfaceName;
 
     @Option(
@@ -151,7 +157,12 @@ public final class AgentPacketsCommand implements Callable<Integer> {
         }
         MetricsEndpoint endpoint = publish.startMetrics(topic, metrics, publisher);
         CapturePublisher capture = new CapturePublisher(
-                publish.agentId(), iface != null ? iface : interfaceName, publisher, metrics, batches, openVpnWire);
+                publish.agentId(),
+                iface != null ? InterfaceNames.live(iface) : InterfaceNames.of(interfaceName),
+                publisher,
+                metrics,
+                batches,
+                openVpnWire);
         TcpdumpSupervisor tcpdumpRun = iface != null
                 ? new TcpdumpSupervisor(tcpdump, iface, snaplen, filter, metrics, tcpdumpStatsInterval * 1000L)
                 : null;

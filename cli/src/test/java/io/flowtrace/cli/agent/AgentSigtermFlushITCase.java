@@ -6,15 +6,9 @@ import io.flowtrace.agent.testing.CapturedPackets;
 import io.flowtrace.avro.PacketEvent;
 import io.flowtrace.core.testing.TestData;
 import io.flowtrace.testkit.KafkaBroker;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -67,32 +61,16 @@ class AgentSigtermFlushITCase {
                         file.toString())
                 .redirectErrorStream(true)
                 .start();
-        List<String> output = new CopyOnWriteArrayList<>();
-        CompletableFuture<Void> replaying = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r =
-                    new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    output.add(line);
-                    System.err.println("agent> " + line);
-                    if (line.contains("packets read")) {
-                        replaying.complete(null);
-                    }
-                }
-            } catch (IOException e) {
-                replaying.completeExceptionally(e);
-            }
-        });
-        reader.start();
-        replaying.get(60, TimeUnit.SECONDS);
+        AgentOutput output = AgentOutput.follow(agent);
+        output.await("packets read", 60);
         agent.toHandle().destroy(); // SIGTERM
         assertThat(agent.waitFor(60, TimeUnit.SECONDS))
                 .as("agent exits after SIGTERM")
                 .isTrue();
-        reader.join(5000);
+        output.join();
         assertThat(agent.exitValue()).isIn(0, 143);
 
-        String all = String.join("\n", output);
+        String all = output.all();
         Matcher summary = SUMMARY.matcher(all);
         assertThat(summary.find()).as("summary line").isTrue();
         long published = number(summary.group(2));

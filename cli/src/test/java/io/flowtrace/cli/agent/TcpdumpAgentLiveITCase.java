@@ -6,21 +6,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.flowtrace.agent.testing.CapturedPackets;
 import io.flowtrace.agent.testing.PrometheusText;
 import io.flowtrace.testkit.KafkaBroker;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -60,15 +53,15 @@ class TcpdumpAgentLiveITCase {
         assumeTrue(
                 Files.isExecutable(Path.of("/usr/bin/tcpdump")) || Files.isExecutable(Path.of("/usr/sbin/tcpdump")),
                 "needs tcpdump (apt-get install tcpdump)");
-        assumeTrue(sh("python3", "-c", "pass") == 0, "needs python3");
-        assumeTrue(sh("ip", "netns", "add", ns) == 0, "cannot create a network namespace");
-        assertThat(sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"))
+        assumeTrue(AgentOutput.sh("python3", "-c", "pass") == 0, "needs python3");
+        assumeTrue(AgentOutput.sh("ip", "netns", "add", ns) == 0, "cannot create a network namespace");
+        assertThat(AgentOutput.sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"))
                 .isZero();
     }
 
     @AfterEach
     void cleanup() throws Exception {
-        sh("ip", "netns", "del", ns);
+        AgentOutput.sh("ip", "netns", "del", ns);
     }
 
     @Test
@@ -105,29 +98,8 @@ class TcpdumpAgentLiveITCase {
                         "1")
                 .redirectErrorStream(true)
                 .start();
-        List<String> output = new CopyOnWriteArrayList<>();
-        CompletableFuture<Void> listening = new CompletableFuture<>();
-        CompletableFuture<String> metricsUrl = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r =
-                    new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    output.add(line);
-                    System.err.println("agent> " + line);
-                    if (line.contains("listening on lo")) {
-                        listening.complete(null);
-                    }
-                    Matcher url = METRICS_URL.matcher(line);
-                    if (url.find()) {
-                        metricsUrl.complete(url.group(1));
-                    }
-                }
-            } catch (IOException e) {
-                listening.completeExceptionally(e);
-            }
-        });
-        reader.start();
-        listening.get(60, TimeUnit.SECONDS);
+        AgentOutput output = AgentOutput.follow(agent);
+        output.await("listening on lo", 60);
 
         // 30 connections of 20 KB each on the namespace's loopback.
         String traffic = String.join(
@@ -144,11 +116,12 @@ class TcpdumpAgentLiveITCase {
                 "for _ in range(30):",
                 "    s = socket.create_connection(('127.0.0.1', 5001)); s.sendall(b'x' * 20000); s.close()",
                 "t.join()");
-        assertThat(sh("ip", "netns", "exec", ns, "python3", "-c", traffic)).isZero();
+        assertThat(AgentOutput.sh("ip", "netns", "exec", ns, "python3", "-c", traffic))
+                .isZero();
 
         // While tcpdump still runs: its SIGUSR1 reports (every second) reach the metrics endpoint, and
         // once the traffic is over, what tcpdump says it captured is what the agent published.
-        URI metrics = URI.create(metricsUrl.get(10, TimeUnit.SECONDS));
+        URI metrics = URI.create(output.group(METRICS_URL, 1, 10));
         String labels = "agent=live-it,topic=live";
         long liveCaptured = -1;
         long livePublished = -2;
@@ -172,9 +145,9 @@ class TcpdumpAgentLiveITCase {
         assertThat(agent.waitFor(60, TimeUnit.SECONDS))
                 .as("agent exits after SIGTERM")
                 .isTrue();
-        reader.join(5000);
+        output.join();
 
-        String all = String.join("\n", output);
+        String all = output.all();
         long captured = number(CAPTURED, all);
         long published = number(PUBLISHED, all);
         // Packets, not records: the agent publishes per-flow batches by default (expanded here).
@@ -196,13 +169,5 @@ class TcpdumpAgentLiveITCase {
         Matcher m = p.matcher(text);
         assertThat(m.find()).as("%s in the agent's output", p).isTrue();
         return Long.parseLong(m.group(1).replace(",", ""));
-    }
-
-    private static int sh(String... cmd) throws IOException, InterruptedException {
-        return new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start()
-                .waitFor();
     }
 }

@@ -8,7 +8,10 @@ package io.flowtrace.core.pcap;
 public final class CaptureRecord {
     /** Capture time, nanoseconds since the Unix epoch. */
     public long timestampNanos;
-    /** pcapng interface id (0 for classic pcap). */
+    /**
+     * pcapng interface id (0 for classic pcap); for a LINUX_SLL2 frame (Linux's {@code any} device) of a
+     * pcap, or of a pcapng with that one interface, the interface index of its SLL2 header instead.
+     */
     public int interfaceId;
     /** LINKTYPE_* of the interface the frame was captured on. */
     public int linkType;

@@ -117,7 +117,6 @@ final class PcapReader implements CaptureReader {
         }
         lastGoodSeconds = seconds;
         into.timestampNanos = seconds * 1_000_000_000L + (nanos ? fraction : fraction * 1000L);
-        into.interfaceId = 0;
         into.linkType = linkType;
         into.capturedLength = captured;
         into.wireLength = (int) Math.min(Integer.MAX_VALUE, Math.max(wire, captured));
@@ -125,6 +124,8 @@ final class PcapReader implements CaptureReader {
         into.byteOffset = headerOffset;
         into.data = src.buffer();
         into.dataOffset = src.position() + RECORD_HEADER;
+        into.interfaceId =
+                linkType == LinkType.LINUX_SLL2 ? LinkType.sll2InterfaceIndex(into.data, into.dataOffset, captured) : 0;
         src.skip(RECORD_HEADER + captured);
         return true;
     }

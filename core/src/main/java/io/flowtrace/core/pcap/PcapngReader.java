@@ -247,6 +247,11 @@ final class PcapngReader implements CaptureReader {
         into.byteOffset = offset;
         into.data = src.buffer();
         into.dataOffset = src.position() + dataAt;
+        if (interfaceCount == 1 && linkTypes[0] == LinkType.LINUX_SLL2) {
+            // dumpcap -i any -y LINUX_SLL2: one pcapng interface ("any") carrying many; as in a pcap.
+            // With more pcapng interfaces their ids stay the pcapng's (the two id spaces would mix).
+            into.interfaceId = LinkType.sll2InterfaceIndex(into.data, into.dataOffset, captured);
+        }
         return true;
     }
 

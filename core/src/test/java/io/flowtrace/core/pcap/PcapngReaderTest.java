@@ -178,4 +178,21 @@ class PcapngReaderTest {
                 .singleElement()
                 .satisfies(e -> assertThat(e.recordNumber()).isEqualTo(2));
     }
+
+    @Test
+    void anSll2InterfaceAloneGivesEachFrameTheInterfaceIndexOfItsHeader() throws Exception {
+        // LINKTYPE_LINUX_SLL2 (276): protocol (2), reserved (2), interface index (4, network byte order), ...
+        byte[] onIndex7 = {0x08, 0x00, 0, 0, 0, 0, 0, 7, 0, 1, 4, 6, 2, 0, 0, 0, 0, 1, 0, 0};
+        byte[] onIndex300 = {0x08, 0x00, 0, 0, 0, 0, 1, 44, 0, 1, 4, 6, 2, 0, 0, 0, 0, 1, 0, 0};
+        byte[] cut = {0x08, 0x00, 0, 0, 0, 0};
+        ByteOrder le = ByteOrder.LITTLE_ENDIAN;
+        byte[] any =
+                cat(shb(le), idb(le, 276, -1), epb(le, 0, 1, onIndex7), epb(le, 0, 2, onIndex300), epb(le, 0, 3, cut));
+        assertThat(readAll(any)).extracting(CaptureRecordCopy::iface).containsExactly(7, 300, 0);
+
+        // beside another interface the pcapng's own ids stay: the two id spaces would mix
+        byte[] two = cat(shb(le), idb(le, 1, -1), idb(le, 276, -1), epb(le, 1, 1, onIndex7));
+        assertThat(readAll(two)).extracting(CaptureRecordCopy::iface).containsExactly(1);
+        assertThat(errors).isEmpty();
+    }
 }

@@ -49,15 +49,21 @@ class DeployDocsTest {
         assertThat(found).as("sentences that count the dashboards").isGreaterThanOrEqualTo(2);
     }
 
-    /** Copies of one packet captured on several interfaces are duplicates to flowtrace, not retransmissions. */
+    /**
+     * Copies of one packet captured on several interfaces of {@code any} are flows at their own interfaces
+     * (the agent's -y LINUX_SLL2, AnyInterfaceBatchingITCase), neither retransmissions nor doubled rates.
+     */
     @Test
-    void theCaptureInterfaceRowCallsCopiesDuplicates() throws IOException {
+    void theCaptureInterfaceRowSaysEachInterfaceIsAVantage() throws IOException {
         String row = operations()
                 .lines()
                 .filter(l -> l.startsWith("| `agent-iface` |"))
                 .findFirst()
                 .orElseThrow();
-        assertThat(row).contains("**duplicates**").doesNotContain("looks retransmitted");
+        assertThat(row)
+                .contains("vantage of its own", "LINUX_SLL2")
+                .doesNotContain("looks retransmitted")
+                .doesNotContain("read double");
     }
 
     @Test
