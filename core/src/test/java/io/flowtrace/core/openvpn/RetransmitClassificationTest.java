@@ -195,4 +195,12 @@ class RetransmitClassificationTest {
         assertThat(s.setupNanos()).isEqualTo((120 - 100) * MS);
         assertThat(s.lastServerControlNanos()).isEqualTo(110 * MS);
     }
+
+    @Test
+    void causesAreNamedAsTheReportsFieldsAre() {
+        // docs/metrics.md, OpenVPN sessions: retransmits_by_cause.timeout, .early_after_later_acks, .reset_answer
+        assertThat(RetransmitCause.values())
+                .extracting(RetransmitCause::jsonName)
+                .containsExactly("timeout", "early_after_later_acks", "reset_answer");
+    }
 }
