@@ -85,9 +85,10 @@ class SizeModelRulesTest {
                     SkbAllocator.kmallocSizeRoundup(513),
                     SkbAllocator.kmallocSizeRoundup(8192),
                     SkbAllocator.kmallocSizeRoundup(8193),
+                    SkbAllocator.kmallocSizeRoundup(16384),
                     SkbAllocator.kmallocSizeRoundup(16385)
                 })
-                .containsExactly(512, 1024, 8192, 16384, 32768);
+                .containsExactly(512, 1024, 8192, 16384, 16384, 32768);
     }
 
     /**

@@ -41,6 +41,7 @@ class TlsCryptCopyRuleTest {
         OpenVpnDirectionStats s2c = s.s2c();
         assertThat(s2c.retransmitGapsUs()).containsExactly(1_000_000L, 2_050_000L);
         assertThat(s2c.retransmits(RetransmitCause.TIMEOUT)).isEqualTo(2);
+        assertThat(new long[] {s2c.opaquePackets(), s.c2s().opaquePackets()}).containsExactly(3, 2);
     }
 
     @Test
