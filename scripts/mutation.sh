@@ -25,6 +25,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 declare -A CLASSES FLOOR TESTS
+# FLOOR: the group's measured score rounded down to 5 % (docs/metrics.md); 50 until a group is measured
 T=io.flowtrace.core.tcp
 # TESTS: the tests PIT may run for a group. PIT runs only the tests that cover a mutant anyway, but its
 # coverage pass runs every target test once: the OpenVPN and ctnetlink classes are reached by no test
@@ -32,13 +33,13 @@ T=io.flowtrace.core.tcp
 # and the TCP groups skip the OpenVPN, ctnetlink, pcap and address tests (none reaches core/tcp).
 TCP_TESTS="$T.*,io.flowtrace.core.flow.*,io.flowtrace.core.analysis.*,io.flowtrace.core.report.*"
 CLASSES[openvpn]="io.flowtrace.core.openvpn.OpenVpnDirectionStats*,io.flowtrace.core.openvpn.RetransmitCause*,io.flowtrace.core.openvpn.OpenVpnSessionTracker*"
-FLOOR[openvpn]=50
+FLOOR[openvpn]=85
 TESTS[openvpn]="io.flowtrace.core.openvpn.*"
 CLASSES[conntrack-sizes]="io.flowtrace.core.conntrack.NetlinkSizer*,io.flowtrace.core.conntrack.EventSizeBudget*,io.flowtrace.core.conntrack.SkbAllocator*,io.flowtrace.core.conntrack.ReceiveQueueModel*,io.flowtrace.core.conntrack.SlidingPeak*,io.flowtrace.core.conntrack.SizeHistogram*"
-FLOOR[conntrack-sizes]=50
+FLOOR[conntrack-sizes]=90
 TESTS[conntrack-sizes]="io.flowtrace.core.conntrack.*"
 CLASSES[tcp-slowstart]="$T.RoundTracker*,$T.HyStartReplay*,$T.CwndStuckRule*,$T.AckClock*"
-FLOOR[tcp-slowstart]=50
+FLOOR[tcp-slowstart]=60
 TESTS[tcp-slowstart]="$TCP_TESTS"
 CLASSES[tcp-rtt-flight]="$T.SenderState*,$T.TimestampRtt*,$T.RunningStats*,$T.HandshakeTracker*,$T.AdvertisedWindow*"
 FLOOR[tcp-rtt-flight]=50
