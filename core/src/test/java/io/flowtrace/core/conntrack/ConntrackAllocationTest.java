@@ -123,6 +123,7 @@ class ConntrackAllocationTest {
             // truesize: core's model == the kernel's charge for this very message
             SkbCharge model = sizer.charge(e, f);
             assertThat(model.truesize()).as(name + " " + m).isEqualTo(charged);
+            assertThat(sizer.truesize(e, f)).as(name + " " + m).isEqualTo(charged);
             // estimate: nlmsg_new()'s request is the worst case, never below the message it holds ...
             int estimate = sizer.estimatedSize(e, f);
             assertThat(estimate).as(name + " " + m).isEqualTo(handEstimate(name));

@@ -7,12 +7,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -40,9 +43,9 @@ class OpenVpnCaptureTruthTest {
         }
     }
 
-    @ParameterizedTest
-    @ValueSource(
-            strings = {
+    /** Both capture points of the runs whose control channel is in clear (plain and tls-auth). */
+    static Stream<String> clearControlCaptures() {
+        return Stream.of(
                 "push-1k.client",
                 "push-1k.server",
                 "push-100k.client",
@@ -50,8 +53,11 @@ class OpenVpnCaptureTruthTest {
                 "tls-auth-sha1.push-1k.client",
                 "tls-auth-sha1.push-1k.server",
                 "tls-auth-sha256.push-1k.client",
-                "tls-auth-sha256.push-1k.server"
-            })
+                "tls-auth-sha256.push-1k.server");
+    }
+
+    @ParameterizedTest
+    @MethodSource("clearControlCaptures")
     void retransmissionCountsAndGapsEqualTsharksPacketIds(String capture) throws IOException {
         // by hand from tshark: per sender session id, control opcodes only (not P_ACK_V1 5, not data 6/9),
         // a message packet-id seen again is a retransmission; its gap is the time since the previous copy
@@ -88,6 +94,102 @@ class OpenVpnCaptureTruthTest {
         if (capture.startsWith("push-100k")) {
             assertThat(total)
                     .as("1 % loss over ~200 packets a run must cause retransmissions")
+                    .isPositive();
+        }
+    }
+
+    /**
+     * The per-direction counters of every session, counted here from tshark's decode of the same
+     * capture: per sender session id, packets with a message packet-id (control, every copy) and
+     * P_ACK_V1 packets; first copies of a packet-id that came after a higher one of the same sender
+     * (late first copies); copies sent after a packet of the peer had named that id in its ACK array
+     * (duplicates); per packet-id, its first copy to the first peer packet naming it (ACK latency).
+     * Data packets carry no session id: tshark's data frames are counted per client port for c2s
+     * (each run is a new port) and in total for s2c. Both capture points of the plain and tls-auth runs.
+     */
+    @ParameterizedTest
+    @MethodSource("clearControlCaptures")
+    void packetCountsLateCopiesDuplicatesAndAckLatencyEqualTsharksDecode(String capture) throws IOException {
+        Map<String, long[]> bySender = new HashMap<>(); // control, ack-only, late first copies, duplicates
+        Map<String, Long> highest = new HashMap<>();
+        Map<String, Long> firstCopy = new HashMap<>(); // "sid/mpid" -> µs of its first copy
+        Map<String, Long> acked = new HashMap<>(); // "sid/mpid" -> µs of the first peer packet naming it
+        Map<String, List<Long>> latencies = new HashMap<>();
+        Map<Integer, Long> clientData = new HashMap<>();
+        long serverData = 0;
+        for (OpenVpnCaptures.TsharkRow r : OpenVpnCaptures.tshark(capture + ".tshark.tsv.gz")) {
+            if (r.opcode() == OpenVpnOpcode.DATA_V1 || r.opcode() == OpenVpnOpcode.DATA_V2) {
+                if (r.srcPort() == 1194) {
+                    serverData++;
+                } else {
+                    clientData.merge(r.srcPort(), 1L, Long::sum);
+                }
+                continue;
+            }
+            long[] c = bySender.computeIfAbsent(r.sessionId(), k -> new long[4]);
+            for (long id : r.ackIds()) {
+                String key = r.remoteSessionId() + "/" + id;
+                if (firstCopy.containsKey(key) && !acked.containsKey(key)) {
+                    acked.put(key, r.timeUs());
+                    latencies
+                            .computeIfAbsent(r.remoteSessionId(), k -> new ArrayList<>())
+                            .add(r.timeUs() - firstCopy.get(key));
+                }
+            }
+            if (r.opcode() == OpenVpnOpcode.ACK_V1) {
+                c[1]++;
+            } else if (r.mpid() >= 0) {
+                c[0]++;
+                String key = r.sessionId() + "/" + r.mpid();
+                if (firstCopy.putIfAbsent(key, r.timeUs()) == null) {
+                    if (r.mpid() < highest.getOrDefault(r.sessionId(), -1L)) {
+                        c[2]++;
+                    }
+                    highest.merge(r.sessionId(), r.mpid(), Math::max);
+                } else if (acked.containsKey(key)) {
+                    c[3]++;
+                }
+            }
+        }
+        OpenVpnCaptureAnalysis.Summary s = analyse(capture + ".pcap.gz");
+        assertThat(s.sessions).hasSize(capture.startsWith("push-") ? 20 : 12);
+        SoftAssertions soft = new SoftAssertions();
+        long lateOrDuplicate = 0;
+        long flowtraceServerData = 0;
+        for (OpenVpnSession session : s.sessions) {
+            for (boolean c2s : new boolean[] {true, false}) {
+                String sid = c2s ? session.clientSessionId() : session.serverSessionId();
+                OpenVpnDirectionStats d = c2s ? session.c2s() : session.s2c();
+                long[] want = bySender.get(sid);
+                soft.assertThat(new long[] {d.controlPackets(), d.ackOnlyPackets(), d.lateFirstCopies(), d.duplicates()
+                        })
+                        .as(sid + " control, ack-only, late first copies, duplicates")
+                        .containsExactly(want);
+                List<Long> lat = latencies.getOrDefault(sid, List.of());
+                soft.assertThat(d.ackLatencyUs().samples())
+                        .as(sid + " ACK latency samples")
+                        .isEqualTo(lat.size());
+                if (!lat.isEmpty()) {
+                    soft.assertThat(new long[] {
+                                d.ackLatencyUs().min(), d.ackLatencyUs().max()
+                            })
+                            .as(sid + " ACK latency min, max")
+                            .containsExactly(Collections.min(lat), Collections.max(lat));
+                }
+                lateOrDuplicate += want[2] + want[3];
+            }
+            int port =
+                    Integer.parseInt(session.client().substring(session.client().lastIndexOf(':') + 1));
+            soft.assertThat(session.c2s().dataPackets())
+                    .as(session.client() + " c2s data")
+                    .isEqualTo(clientData.get(port));
+            flowtraceServerData += session.s2c().dataPackets();
+        }
+        soft.assertThat(flowtraceServerData).as("s2c data").isEqualTo(serverData);
+        soft.assertAll();
+        if (capture.startsWith("push-100k")) {
+            assertThat(lateOrDuplicate)
+                    .as("1 % loss over ~200 packets a run: copies after an ACK or a loss before the capture")
                     .isPositive();
         }
     }

@@ -92,4 +92,54 @@ class DetectorRulesTest {
         fresh.ackTo(2000);
         assertThat(fresh.ackCoveredAmbiguous).isFalse();
     }
+
+    /**
+     * HyStart's ACK-train test exactly on its edges (tcp_cubic.c, hystart_update and
+     * cubictcp_acked): it runs from cwnd >= hystart_low_window = 16 segments; an ACK whose cumulative
+     * ACK reaches end_seq exactly is still in the round (after() is strict); ACKs at most
+     * hystart_ack_delta_us = 2 ms apart continue the train; it fires once the train is longer than
+     * (delay_min + ack delay) / 2, strictly. cwnd 16 x 1000 B at srtt 10 ms paces at 3.2 MB/s, so the
+     * ack delay is min(1 ms, 4 x 65,536 B / 3.2 MB/s = 82 ms) = 1 ms; delay_min 3 ms: threshold 2 ms.
+     * ACKs at 0, 2 ms (2 ms apart: the train goes on; 2 ms long: not past 2 ms) and 2.5 ms (ACKing
+     * end_seq exactly): it fires at 2.5 ms. Without an MSS or a delay_min sample nothing runs.
+     */
+    @Test
+    void theAckTrainTestOnItsEdges() {
+        assertThat(train(1000, 3 * MS)).containsExactly(null, null, SlowStartExitCause.ACK_TRAIN);
+        assertThat(train(0, 3 * MS)).containsOnlyNulls();
+        assertThat(train(1000, 0)).containsOnlyNulls();
+    }
+
+    private static List<SlowStartExitCause> train(long mss, long delayMin) {
+        HyStartReplay h = new HyStartReplay();
+        long cwnd = 16 * 1000;
+        List<SlowStartExitCause> out = new ArrayList<>();
+        out.add(h.onSampledAck(0, 1000, 5000, -1, cwnd, mss, delayMin, 10 * MS));
+        out.add(h.onSampledAck(2 * MS, 3000, 5000, -1, cwnd, mss, delayMin, 10 * MS));
+        out.add(h.onSampledAck(2_500_000, 5000, 5000, -1, cwnd, mss, delayMin, 10 * MS));
+        return out;
+    }
+
+    /**
+     * The ack delay from the pacing rate (tcp_cubic.c hystart_ack_delay: 4 x gso_max_size at
+     * sk_pacing_rate, at most 1 ms; slow start paces at 2 x cwnd / srtt): cwnd 28,960 B at srtt
+     * 100 µs is 579.2 MB/s, so 262,144 B take 452,596 ns; delay_min 100 µs: threshold
+     * (100,000 + 452,596) / 2 = 276,298 ns. ACKs 100 µs apart: the one at 300 µs fires, not the one
+     * at 200 µs (with the 1 ms cap it would be 550 µs).
+     */
+    @Test
+    void theAckTrainThresholdFollowsThePacingRate() {
+        HyStartReplay h = new HyStartReplay();
+        List<SlowStartExitCause> out = new ArrayList<>();
+        for (int i = 0; i <= 3; i++) {
+            out.add(h.onSampledAck(i * 100_000L, 1000L * (i + 1), 100_000, -1, 28_960, 1448, 100_000, 100_000));
+        }
+        assertThat(out).containsExactly(null, null, null, SlowStartExitCause.ACK_TRAIN);
+    }
+
+    /** The delay test is strict too: samples of exactly delay_min + 4 ms (10 + 4 = 14 ms) never fire. */
+    @Test
+    void theDelayTestDoesNotFireExactlyOnItsThreshold() {
+        assertThat(replay(14 * MS)).containsOnlyNulls().hasSize(9);
+    }
 }
