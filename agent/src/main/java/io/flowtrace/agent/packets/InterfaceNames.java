@@ -56,7 +56,7 @@ public final class InterfaceNames {
 
     /**
      * The interface whose {@code ifindex} is {@code index} in the network namespace {@code sysClassNet}
-     * shows, or null. Hand-written: the JDK's {@code NetworkInterface.getByIndex} lists only interfaces
+     * shows, or null. Hand-written: the JDK's {@code java.net.NetworkInterface.getByIndex} lists only interfaces
      * that hold an address (SIOCGIFCONF, /proc/net/if_inet6 on Linux), and a bridge port has none.
      */
     static String byIndex(Path sysClassNet, int index) {

@@ -179,7 +179,7 @@ class FlowAnalysisFunctionTest {
             handshake(harness, 40_001, 900_000, T0_NS + 1_000_000_000L);
             harness.processWatermark(Long.MAX_VALUE);
             List<FlowSummary> finals = finals(harness);
-            // instance id = the first packet's capture time in µs (FlowInstances.instanceId)
+            // instance id = the first packet's capture time in µs (InstanceIdentity.instanceId)
             assertThat(finals)
                     .extracting(s -> s.record().getFlow().getInstance())
                     .containsExactly(T0_NS / 1000, (T0_NS + 1_000_000_000L) / 1000);
