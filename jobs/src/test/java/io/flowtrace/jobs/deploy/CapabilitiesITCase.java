@@ -114,6 +114,48 @@ class CapabilitiesITCase {
         }
     }
 
+    /**
+     * The agent signals its tcpdump (SIGUSR1 every stats interval for the kernel's drop count,
+     * SIGTERM at shutdown) after tcpdump has switched to its own user: a root process without
+     * CAP_KILL may not, so the live drop statistics never came and shutdown waited for the grace
+     * period's end (#32). Here a shell with the packets container's capability set starts the
+     * DaemonSet's tcpdump command and signals it as the agent does; both signals must be delivered.
+     */
+    @Test
+    void theAgentMaySignalItsTcpdumpWithThePacketsContainersCapabilities() throws Exception {
+        Map<String, Object> container = container("packets");
+        List<String> tcpdump = new TcpdumpSupervisor("tcpdump", "lo", 96, "tcp", new AgentMetrics(), 0).command();
+        String script = "\"$@\" >/dev/null 2>\"$ERR\" & pid=$!;"
+                + " for i in $(seq 300); do grep -q 'listening on' \"$ERR\" && break; sleep 0.1; done;"
+                + " [ \"$(stat -c %U /proc/$pid)\" != root ] || exit 10;" // tcpdump has dropped root
+                + " kill -USR1 $pid || exit 11; sleep 1; kill -TERM $pid || exit 12; wait $pid; exit 0";
+        Path stderr = Files.createTempFile("caps-signal", ".err");
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns, "env", "ERR=" + stderr));
+        cmd.addAll(setpriv(container));
+        cmd.addAll(List.of("bash", "-c", script, "bash"));
+        cmd.addAll(tcpdump);
+        try {
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            assertThat(p.waitFor(60, TimeUnit.SECONDS))
+                    .as("signalled tcpdump exits")
+                    .isTrue();
+            assertThat(p.exitValue())
+                    .as(
+                            "10: tcpdump still root, 11: SIGUSR1 refused, 12: SIGTERM refused; tcpdump's stderr: %s",
+                            Files.readString(stderr))
+                    .isZero();
+            // SIGUSR1 makes tcpdump print its counters once, the exit a second time
+            assertThat(Files.readString(stderr).split("packets received by filter", -1))
+                    .as("statistics blocks in tcpdump's stderr: %s", Files.readString(stderr))
+                    .hasSize(3);
+        } finally {
+            Files.deleteIfExists(stderr);
+        }
+    }
+
     /** The raw ctnetlink source joins the event groups and forces its receive buffer with NET_ADMIN. */
     @Test
     void ctnetlinkSourceReadsEventsWithTheConntrackContainersCapabilities() throws Exception {
