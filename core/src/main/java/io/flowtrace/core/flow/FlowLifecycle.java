@@ -145,20 +145,38 @@ public final class FlowLifecycle {
     }
 
     /**
-     * After a packet's analysis: whether the close update is due now. Dashboards see the FIN/RST
-     * when it happens and the final version follows after the linger; but a flow that closes
-     * before its first periodic update (no update has been due yet and the close came before the
-     * first update's time: most short connections) has its final version only, one record instead
-     * of three. Asked once per instance: the first call after the flow closed decides.
+     * After a packet's analysis: what the flow's close asks for now. Dashboards see the FIN/RST
+     * when it happens and the final version follows after the linger: {@link Close#UPDATE}. But a
+     * flow that closes before its first periodic update (no update has been due yet and the close
+     * came before the first update's time: most short connections) has its final version only on
+     * every output but one, one record instead of three; its PostgreSQL row alone is written at the
+     * close too ({@link Close#ROW}), so a reader polling flow_summary sees the close when it happens
+     * rather than after the linger and the watermark's delay (docs/job.md, "Per-flow state and
+     * time"). Asked once per instance: the first call after the flow closed decides; every other
+     * call gets {@link Close#NONE}.
      */
-    public boolean closeUpdate(State s, long packetMs) {
+    public Close closeUpdate(State s, long packetMs) {
         if (!s.flow.closed() || s.closeReported) {
-            return false;
+            return Close.NONE;
         }
         s.closeReported = true;
         long firstUpdateMs = Math.floorDiv(s.instance, 1000) + updateIntervalMs;
         boolean closesBeforeFirstUpdate = s.nextUpdateMs == firstUpdateMs && packetMs < firstUpdateMs;
-        return !closesBeforeFirstUpdate;
+        return closesBeforeFirstUpdate ? Close.ROW : Close.UPDATE;
+    }
+
+    /** What a packet that closed the flow asks the caller to emit at its time ({@link #closeUpdate}). */
+    public enum Close {
+        /** Nothing: the flow is open, or its close was decided at an earlier packet. */
+        NONE,
+        /** The close update: a version of the flow on every output (not final). */
+        UPDATE,
+        /**
+         * The close update is folded into the final version on every output but the flow_summary
+         * row: only that row is written now (not final), and the final version after the linger
+         * upserts the same row.
+         */
+        ROW
     }
 
     /** The next wake-up (ms): the earlier of the expiry deadline (rounded up to a millisecond) and the next periodic update. */

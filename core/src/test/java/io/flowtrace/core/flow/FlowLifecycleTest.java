@@ -3,6 +3,7 @@ package io.flowtrace.core.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flowtrace.core.flow.FlowLifecycle.Close;
 import io.flowtrace.core.flow.FlowLifecycle.Wake;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
@@ -41,10 +42,10 @@ class FlowLifecycleTest {
     private DecodedPacket p;
 
     private FlowLifecycle life;
-    private boolean closeUpdate;
+    private Close closeUpdate;
 
-    /** What an adapter does with one packet; returns whether the lifecycle asked for the close update. */
-    private boolean packet(FlowLifecycle life, long nanos, boolean fromClient, int flags, long seq, long ack) {
+    /** What an adapter does with one packet; returns what the lifecycle asked for at the close. */
+    private Close packet(FlowLifecycle life, long nanos, boolean fromClient, int flags, long seq, long ack) {
         this.life = life;
         Conversation.Packet packet = fromClient ? conversation.client(nanos / 1000) : conversation.server(nanos / 1000);
         packet.flags(flags).seq(seq);
@@ -153,12 +154,40 @@ class FlowLifecycleTest {
     }
 
     @Test
-    void aFlowClosingBeforeItsFirstPeriodicUpdateHasOnlyItsFinalVersion() {
+    void aFlowClosingBeforeItsFirstPeriodicUpdateHasOnlyItsRowAtTheCloseThenItsFinalVersion() {
         handshake(streaming, T0);
-        // RST at T0 + 1 s, before the first update at T0 + 60 s: no close update, decided once
-        assertThat(packet(streaming, T0 + S, true, RST | ACK, 101, 7001)).isFalse();
+        // RST at T0 + 1 s, before the first update at T0 + 60 s: no close update, only the row; decided once
+        assertThat(packet(streaming, T0 + S, true, RST | ACK, 101, 7001)).isEqualTo(Close.ROW);
         assertThat(s.closeReported).isTrue();
-        assertThat(packet(streaming, T0 + 2 * S, true, RST | ACK, 101, 7001)).isFalse();
+        assertThat(packet(streaming, T0 + 2 * S, true, RST | ACK, 101, 7001)).isEqualTo(Close.NONE);
+        // the final version after the linger: last packet T0 + 2 s + 10 s = T0 + 12 s
+        assertThat(streaming.wakeMs(s)).isEqualTo(T0_MS + 12_000);
+        assertThat(streaming.wake(s, T0_MS + 12_000, false)).isEqualTo(Wake.END);
+    }
+
+    @Test
+    void decidesTheCloseRowAtTheSecondFinNotAtTheFirstOrTheLastAck() {
+        handshake(streaming, T0);
+        // the client's FIN at T0 + 5 ms: half closed, nothing yet
+        assertThat(packet(streaming, T0 + 5 * MS, true, FIN | ACK, 101, 7001)).isEqualTo(Close.NONE);
+        // the server's FIN at T0 + 6 ms completes the exchange, 59.994 s before the first update
+        assertThat(packet(streaming, T0 + 6 * MS, false, FIN | ACK, 7001, 102)).isEqualTo(Close.ROW);
+        // the last ACK at T0 + 7 ms: decided already
+        assertThat(packet(streaming, T0 + 7 * MS, true, ACK, 102, 7002)).isEqualTo(Close.NONE);
+    }
+
+    @Test
+    void aCloseAtTheFirstUpdatesTimeBeforeItsTimerFiredGetsTheCloseUpdate() {
+        handshake(streaming, T0);
+        // first update due at T0 + 60 s (first packet + 60 s); a RST 1 ms before it: the row only
+        assertThat(packet(streaming, T0 + 59_999 * MS, true, RST | ACK, 101, 7001))
+                .isEqualTo(Close.ROW);
+
+        // the same timeline again (a fresh instance), the RST at T0 + 60 s exactly, the update's timer
+        // not fired yet (the watermark lags): the update was due, so the close is an update of its own
+        s.flow = null;
+        handshake(streaming, T0);
+        assertThat(packet(streaming, T0 + 60 * S, true, RST | ACK, 101, 7001)).isEqualTo(Close.UPDATE);
     }
 
     @Test
@@ -167,8 +196,8 @@ class FlowLifecycleTest {
         assertThat(streaming.wake(s, T0_MS + 60_000, false)).isEqualTo(Wake.UPDATE);
         streaming.updated(s, T0_MS + 60_000);
         // RST at T0 + 70 s, after the update at T0 + 60 s: the close update, once
-        assertThat(packet(streaming, T0 + 70 * S, true, RST | ACK, 101, 7001)).isTrue();
-        assertThat(packet(streaming, T0 + 71 * S, true, RST | ACK, 101, 7001)).isFalse();
+        assertThat(packet(streaming, T0 + 70 * S, true, RST | ACK, 101, 7001)).isEqualTo(Close.UPDATE);
+        assertThat(packet(streaming, T0 + 71 * S, true, RST | ACK, 101, 7001)).isEqualTo(Close.NONE);
         // the linger ends at T0 + 81 s, the next update was due at T0 + 120 s: the linger first
         assertThat(streaming.wakeMs(s)).isEqualTo(T0_MS + 81_000);
         assertThat(streaming.wake(s, T0_MS + 81_000, false)).isEqualTo(Wake.END);
@@ -182,7 +211,7 @@ class FlowLifecycleTest {
         assertThat(everySecond.wake(s, T0_MS + 1_000, false)).isEqualTo(Wake.UPDATE);
         everySecond.updated(s, T0_MS + 1_000);
         assertThat(packet(everySecond, T0 + 1_500 * MS, true, RST | ACK, 101, 7001))
-                .isTrue();
+                .isEqualTo(Close.UPDATE);
         // the update due at T0 + 2 s is skipped (the close update stands) and the next is T0 + 3 s
         assertThat(everySecond.wake(s, T0_MS + 2_000, false)).isEqualTo(Wake.SLEEP);
         assertThat(s.nextUpdateMs).isEqualTo(T0_MS + 3_000);

@@ -11,6 +11,7 @@ import io.flowtrace.core.net.VantagePoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
+import io.flowtrace.report.FlowReport;
 import io.flowtrace.report.FlowRowPolicy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
@@ -51,7 +52,8 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Main output: {@link FlowSummary} (periodic updates while the flow is open, an update when it
  * closes, the final version; a flow that closes before its first periodic update emits the final
- * version only). Side output {@link #TCP_EVENTS}: the analyser's events with their ordinal in the flow,
+ * version only, and its flow_summary row alone at the close, without the report JSON:
+ * {@code FlowLifecycle.Close.ROW}). Side output {@link #TCP_EVENTS}: the analyser's events with their ordinal in the flow,
  * handed by core with each packet to a {@link TcpEventForwarder}. Side output {@link #FLOW_ROWS}: the
  * PostgreSQL flow_summary row of a version, with its report JSON, built from the same walk as the
  * version's record and only when a flow_summary sink is wired; only these rows cross to the JDBC
@@ -184,8 +186,10 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
                 latePackets.inc();
             }
             s.flow.onPacket(packet, events.bind(ctx, s));
-            if (lifecycle.closeUpdate(s, packetMs)) {
-                emit(s, micros(s.lastSeenNanos), false, packetMs, ctx, out);
+            switch (lifecycle.closeUpdate(s, packetMs)) {
+                case UPDATE -> emit(s, micros(s.lastSeenNanos), false, packetMs, ctx, out);
+                case ROW -> emitCloseRow(s, micros(s.lastSeenNanos), ctx);
+                case NONE -> {}
             }
             wake = Math.min(wake, lifecycle.wakeMs(s));
             analysed++;
@@ -283,8 +287,7 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
      */
     private void emit(
             FlowState s, long recordTimeUs, boolean last, long eventTimeMs, Context ctx, Collector<FlowSummary> out) {
-        long lastPeriodicUs = (s.nextUpdateMs - updateIntervalMs) * 1000;
-        long timeUs = Math.max(recordTimeUs, Math.max(micros(s.lastSeenNanos), lastPeriodicUs));
+        long timeUs = versionTimeUs(s, recordTimeUs);
         if (out instanceof TimestampedCollector<FlowSummary> timestamped) {
             // The keyed operator stamps outputs with the input record's time; a batch's packets have their own.
             timestamped.setAbsoluteTimestamp(eventTimeMs);
@@ -300,6 +303,35 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
         if (row != null) {
             ctx.output(FLOW_ROWS, row.row(json, s.latePackets, timeUs, last));
         }
+    }
+
+    /**
+     * The flow_summary row of a flow's close when the close update is folded into its final version
+     * ({@code FlowLifecycle.Close.ROW}): not final, at the closing packet's time, and without the
+     * report JSON (NULL until the final row fills it, docs/job.md "Flow rows in PostgreSQL"), so it
+     * costs one walk of the analyser into the row and no text. Nothing on the main output or the
+     * events: the Kafka flows topic and the windows keep the one final record.
+     */
+    private void emitCloseRow(FlowState s, long recordTimeUs, Context ctx) {
+        if (rows == null) {
+            return;
+        }
+        FlowKey flowKey = FlowKey.of(s.vantage, s.flow.client(), s.flow.server());
+        if (!rows.writes(flowKey, s.instance, s.flow)) {
+            return;
+        }
+        FlowRowWriter row = new FlowRowWriter(FlowRowLayout.INSTANCE);
+        FlowReport.visit(flowKey, s.instance, s.flow, row);
+        ctx.output(FLOW_ROWS, row.row(null, s.latePackets, versionTimeUs(s, recordTimeUs), false));
+    }
+
+    /**
+     * A version's record time: at least {@code recordTimeUs}, the latest packet's capture time and the
+     * previous periodic update's time, so versions of one instance never go back in time.
+     */
+    private long versionTimeUs(FlowState s, long recordTimeUs) {
+        long lastPeriodicUs = (s.nextUpdateMs - updateIntervalMs) * 1000;
+        return Math.max(recordTimeUs, Math.max(micros(s.lastSeenNanos), lastPeriodicUs));
     }
 
     private static long micros(long nanos) {

@@ -25,7 +25,10 @@ public final class FlowRow {
     public long recordTimeUs;
     /** The last version of the flow instance. */
     public boolean finalRecord;
-    /** Exactly the flow's line of {@code flowtrace analyze --json}. */
+    /**
+     * Exactly the flow's line of {@code flowtrace analyze --json}; null (SQL NULL) in the close-time
+     * row of a flow that closed before its first periodic update, whose final row fills it.
+     */
     public String reportJson;
 
     public FlowRow() {}

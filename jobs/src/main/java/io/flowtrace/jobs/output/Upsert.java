@@ -231,8 +231,8 @@ public final class Upsert<T> implements JdbcStatementBuilder<T> {
                             st.getConnection().createArrayOf("bigint", get.of(r).toArray())));
         }
 
-        public Builder<T> jsonb(String name, Get<T, String> get) {
-            return column(name, "jsonb", false, (st, i, r) -> st.setString(i, get.of(r)));
+        public Builder<T> jsonbOrNull(String name, Get<T, String> get) {
+            return column(name, "jsonb", true, (st, i, r) -> st.setString(i, get.of(r)));
         }
 
         /** A replayed row rewrites every non-key column. */

@@ -13,6 +13,8 @@ import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.jobs.CaptureFixtures;
 import io.flowtrace.jobs.FlowBatches;
+import io.flowtrace.report.FlowField;
+import io.flowtrace.report.FlowFields;
 import io.flowtrace.report.FlowRowPolicy;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -113,6 +115,113 @@ class FlowAnalysisFunctionTest {
             assertThat(finals(harness))
                     .singleElement()
                     .satisfies(s -> assertThat(s.record().getEnd()).isEqualTo(FlowEnd.RST));
+        }
+    }
+
+    @Test
+    void aShortFlowGetsItsRowAtTheClosingPacketAndItsFinalVersionAfterTheLinger() throws Exception {
+        try (var harness = harness(null)) {
+            handshake(harness, 40_020, 1000, T0_NS);
+            long rstNs = T0_NS + 3_000_000; // 3 ms after the SYN, the first update is due at 10 s
+            long rstMs = rstNs / 1_000_000;
+            harness.processElement(
+                    event(rstNs, true, 40_020, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001), rstMs);
+
+            // at the RST, before any watermark: the row only, not final, at the RST's time, no report
+            assertThat(harness.extractOutputValues()).isEmpty();
+            assertThat(harness.getSideOutput(FlowAnalysisFunction.FLOW_ROWS))
+                    .singleElement()
+                    .satisfies(r -> {
+                        assertThat(r.getTimestamp()).isEqualTo(rstMs);
+                        FlowRow row = r.getValue();
+                        assertThat(row.finalRecord).isFalse();
+                        assertThat(row.recordTimeUs).isEqualTo(rstNs / 1000);
+                        assertThat(row.reportJson).isNull();
+                        assertThat(text(row, FlowFields.END)).isEqualTo("rst");
+                        assertThat(integer(row, FlowFields.PACKETS, FlowField.Side.C2S))
+                                .isEqualTo(3); // SYN, ACK, RST
+                        assertThat(integer(row, FlowFields.PACKETS, FlowField.Side.S2C))
+                                .isEqualTo(1); // SYN-ACK
+                    });
+
+            // nothing more until the linger ends: 10 s of event time after the RST
+            harness.processWatermark(rstMs + 9_999);
+            assertThat(harness.extractOutputValues()).isEmpty();
+            assertThat(harness.getSideOutput(FlowAnalysisFunction.FLOW_ROWS)).hasSize(1);
+            harness.processWatermark(rstMs + 10_000);
+            assertThat(harness.extractOutputValues())
+                    .singleElement()
+                    .satisfies(s -> assertThat(s.finalRecord).isTrue())
+                    .satisfies(s -> assertThat(s.record().getEnd()).isEqualTo(FlowEnd.RST));
+            // the final row follows, later in record time (the linger's end), with the report
+            assertThat(finalRows(harness)).singleElement().satisfies(row -> {
+                assertThat(row.recordTimeUs).isEqualTo((rstMs + 10_000) * 1000);
+                assertThat(JSON.readTree(row.reportJson).get("end").asText()).isEqualTo("rst");
+            });
+            assertThat(harness.getSideOutput(FlowAnalysisFunction.FLOW_ROWS)).hasSize(2);
+            assertThat(harness.numKeyedStateEntries()).isZero();
+        }
+    }
+
+    @Test
+    void aFlowWithPeriodicUpdatesHasOneRowPerVersionAndNoCloseRowOfItsOwn() throws Exception {
+        try (var harness = harness(null)) {
+            handshake(harness, 40_021, 1000, T0_NS);
+            long t0Ms = T0_NS / 1_000_000;
+            harness.processWatermark(t0Ms + 10_001); // the first periodic update (due at 10 s)
+            long rstNs = T0_NS + 12_000_000_000L;
+            harness.processElement(
+                    event(rstNs, true, 40_021, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001), rstNs / 1_000_000);
+            harness.processWatermark(t0Ms + 22_001); // the linger ends at 22 s
+            // versions: the update at 10 s, the close update at 12 s, the final at 22 s; each has its
+            // row with its report, at the same record time
+            List<Long> versions = harness.extractOutputValues().stream()
+                    .map(v -> v.record().getRecordTimeUs())
+                    .toList();
+            assertThat(versions).containsExactly(T0_NS / 1000 + 10_000_000, rstNs / 1000, (t0Ms + 22_000) * 1000);
+            List<FlowRow> rows = harness.getSideOutput(FlowAnalysisFunction.FLOW_ROWS).stream()
+                    .map(StreamRecord::getValue)
+                    .toList();
+            assertThat(rows).extracting(r -> r.recordTimeUs).isEqualTo(versions);
+            assertThat(rows).allSatisfy(r -> assertThat(r.reportJson).isNotNull());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"none", "notable"})
+    void theCloseRowFollowsTheOutputPolicy(String policy) throws Exception {
+        FlowRowPolicy rows = new FlowRowPolicy(FlowRowPolicy.Rows.parse(policy), 0, 500_000);
+        try (var harness = harnessWithRows(rows)) {
+            // a reset flow (notable: it ended with a RST) on port 40 022
+            handshake(harness, 40_022, 1000, T0_NS);
+            long rstNs = T0_NS + 3_000_000;
+            harness.processElement(
+                    event(rstNs, true, 40_022, DecodedPacket.RST | DecodedPacket.ACK, 1001, 5001), rstNs / 1_000_000);
+            // a FIN exchange on port 40 023: no retransmission, setup 2 ms (< 500 ms), no reset: not notable
+            handshake(harness, 40_023, 1000, T0_NS);
+            harness.processElement(
+                    event(rstNs, true, 40_023, DecodedPacket.FIN | DecodedPacket.ACK, 1001, 5001), rstNs / 1_000_000);
+            long finNs = T0_NS + 4_000_000; // the server's FIN closes it
+            harness.processElement(
+                    event(finNs, false, 40_023, DecodedPacket.FIN | DecodedPacket.ACK, 5001, 1002), finNs / 1_000_000);
+            List<Long> before = rowTimes(harness);
+            harness.processWatermark(Long.MAX_VALUE);
+            assertThat(harness.extractOutputValues())
+                    .hasSize(2)
+                    .allSatisfy(v -> assertThat(v.finalRecord).isTrue());
+            if (policy.equals("none")) {
+                assertThat(harness.getSideOutput(FlowAnalysisFunction.FLOW_ROWS))
+                        .isNull();
+                assertThat(before).isEmpty();
+            } else {
+                // the reset flow's close row at its RST, then its final row; none of the FIN flow
+                assertThat(before).containsExactly(rstNs / 1000);
+                assertThat(harness.getSideOutput(FlowAnalysisFunction.FLOW_ROWS))
+                        .extracting(r -> r.getValue().finalRecord, r -> text(r.getValue(), FlowFields.END))
+                        .containsExactly(
+                                org.assertj.core.groups.Tuple.tuple(false, "rst"),
+                                org.assertj.core.groups.Tuple.tuple(true, "rst"));
+            }
         }
     }
 
@@ -600,10 +709,19 @@ class FlowAnalysisFunctionTest {
 
     private static KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness(
             StateBackend backend, OperatorSubtaskState restore) throws Exception {
+        return harness(new FlowAnalysisFunction(AnalyzerConfig.DEFAULTS, UPDATE_MS), backend, restore);
+    }
+
+    /** With the flow_summary rows of the output policy {@code rows}. */
+    private static KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harnessWithRows(
+            FlowRowPolicy rows) throws Exception {
+        return harness(new FlowAnalysisFunction(AnalyzerConfig.DEFAULTS, UPDATE_MS, rows), null, null);
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness(
+            FlowAnalysisFunction function, StateBackend backend, OperatorSubtaskState restore) throws Exception {
         var harness = new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new FlowAnalysisFunction(AnalyzerConfig.DEFAULTS, UPDATE_MS)),
-                new FlowKeySelector(),
-                Types.STRING);
+                new KeyedProcessOperator<>(function), new FlowKeySelector(), Types.STRING);
         if (backend != null) {
             harness.setStateBackend(backend);
         }
@@ -629,6 +747,24 @@ class FlowAnalysisFunctionTest {
                 .map(StreamRecord::getValue)
                 .filter(r -> r.finalRecord)
                 .toList();
+    }
+
+    /** The record times of the flow_summary rows so far, in order (none when the side output has none). */
+    private static List<Long> rowTimes(KeyedOneInputStreamOperatorTestHarness<String, FlowBatch, FlowSummary> harness) {
+        var rows = harness.getSideOutput(FlowAnalysisFunction.FLOW_ROWS);
+        return rows == null
+                ? List.of()
+                : rows.stream().map(r -> r.getValue().recordTimeUs).toList();
+    }
+
+    /** A row's value of a flow-scope text column. */
+    private static String text(FlowRow row, FlowField field) {
+        return row.texts[FlowRowLayout.INSTANCE.slot(field, FlowField.Side.C2S)];
+    }
+
+    /** A row's value of an integer column of one direction. */
+    private static long integer(FlowRow row, FlowField field, FlowField.Side side) {
+        return row.integers[FlowRowLayout.INSTANCE.slot(field, side)];
     }
 
     private static List<FlowSummary> finals(
