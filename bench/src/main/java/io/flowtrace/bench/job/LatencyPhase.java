@@ -17,10 +17,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * trigger on flow_summary logs clock_timestamp() of every row write (inside the JDBC batch's
  * statement). A flow's latency is: first write whose end_state is fin or rst minus that row's
  * last_seen (the capture = publish time of the packet that closed the flow). A flow that closed
- * before its first periodic update emits only its final version (docs/job.md "Per-flow state and
- * time"), after the 10 s close linger of event time, which the watermark passes 2 s (the
- * out-of-orderness) later: for short connections that is a floor of about 12 s. It covers producer
- * batching, broker, source, the job, and the JDBC batch interval (1000 ms default, kept).
+ * before its first periodic update (a short connection) has that first row at its close too: its
+ * close-time row, the flow_summary row alone (docs/job.md "Per-flow state and time"), not its final
+ * version, which comes after the 10 s close linger of event time and the 2 s out-of-orderness and
+ * whose last_seen may be a later ACK. It covers producer batching, broker, source, the job, and the
+ * JDBC batch interval (1000 ms default, kept). Under an output policy other than {@code all}
+ * ({@code --job-options flow-rows=notable,...}) only the flows whose rows are written count.
  */
 final class LatencyPhase {
     private final JobBenchContext bench;
