@@ -9,6 +9,7 @@ import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.snakeyaml.engine.v2.api.Load;
@@ -130,6 +132,8 @@ final class ScalePhase {
     private JobClient start(String kind, String topic, String run, int port) throws Exception {
         Configuration flink = Configuration.fromMap(settings);
         flink.set(RestOptions.PORT, port);
+        // the REST API's vertex metrics are fetched every 10 s by default: the progress lines' rates need fresher
+        flink.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofSeconds(1));
         flink.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, kind.equals("incremental"));
         return StatePhase.startWithoutSinks(state.idleJobOptions(topic, run, "rocksdb"), flink, run);
     }
