@@ -40,7 +40,7 @@ import java.util.Map;
  *
  * <p>Usage: {@code bench/job-bench.sh [--packets N] [--runs R] [--rate PPS] [--latency-seconds S]
  * [--latency-runs R] [--kafka-latency-checkpoint-intervals-ms 2000,10000] [--idle-copies C] [--parallelism 1,2] [--capture testdata/...] [--batch 512] [--linger-ms 20]
- * [--outputs all|kafka|postgres] [--analyze-command ./flowtrace] [--scale-flows 1000000] [--job-options name=value,...]}; {@code --rate half-steady}
+ * [--outputs all|kafka|postgres] [--analyze-command ./flowtrace] [--scale-flows 1000000] [--scale-checkpoints incremental,full] [--scale-flink name=value,...] [--scale-log-s 5] [--scale-stall-s 300] [--job-options name=value,...]}; {@code --rate half-steady}
  * (the default) offers half the steady rate (2) measured earlier in the run; phases
  * {@code analyze,consume,ceiling,job,latency,state,scale,kafka-latency} (default: the first five).
  * {@code bench/job-targets.sh} runs what the targets need in one command.
@@ -64,6 +64,10 @@ public final class JobBench {
         a.put("latency-checkpoint-interval-ms", "10000");
         a.put("kafka-latency-checkpoint-intervals-ms", "2000,10000");
         a.put("scale-flows", "1000000");
+        a.put("scale-checkpoints", "incremental");
+        a.put("scale-flink", "");
+        a.put("scale-log-s", "5");
+        a.put("scale-stall-s", "300");
         a.put("job-options", "");
         a.put("latency-seconds", "20");
         a.put("latency-runs", "3");
