@@ -82,6 +82,17 @@ class FlowStateCodecTest {
         assertThat(restored.slowStart(true).cwndStuckRounds).isEqualTo(f.slowStart(true).cwndStuckRounds);
     }
 
+    @org.junit.jupiter.api.Test
+    void readsVersionFourStateWrittenBeforeTheVersionFiveFields() throws Exception {
+        List<TcpFlowAnalyzer> flows = new ArrayList<>();
+        run("decoding/tcp4-sack.pcap", Integer.MAX_VALUE, flows);
+        TcpFlowAnalyzer f = flows.get(0);
+        TcpFlowAnalyzer restored = restoredAs(f, 4, out -> FlowStateCodec.writeVersion5Fields(f, out));
+        assertThat(restored.clientToServer().packets).isEqualTo(f.clientToServer().packets);
+        assertThat(restored.slowStart(true).maxDeliveryRateBytesPerSecond)
+                .isEqualTo(f.slowStart(true).maxDeliveryRateBytesPerSecond);
+    }
+
     /** The fields a newer version appends after an older one's. */
     private interface AppendedFields {
         void write(java.io.DataOutput out) throws java.io.IOException;

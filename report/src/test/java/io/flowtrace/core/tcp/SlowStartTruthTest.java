@@ -122,7 +122,7 @@ class SlowStartTruthTest {
      * retransmission comes 35 ms before its exit, tcp_retransmit_skb vs tcp_probe).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"bbr-clean", "bbr-loss"})
+    @ValueSource(strings = {"bbr-clean", "bbr-loss", "bbr-10ms", "bbr-10ms-20mbit"})
     void leavesBbrStartupWhereTheWindowStoppedGrowingBeforeTheKernelsExit(String c) throws Exception {
         JsonNode kernel =
                 JSON.readTree(TestData.file("tcp/" + c + ".kernel.json").toFile());
