@@ -23,6 +23,8 @@
 #   CASE.kernel.json          sender-kernel truth from tracefs (scripts/lab/kernel_truth.py), with
 #                             each retransmission matched to its frame (scripts/lab/verify_truth.py)
 #   CASE.counters.json        per-namespace SNMP/TcpExt deltas, router drops (scripts/lab/counters.py)
+#   CASE.path.txt             the 10 ms-path cases only: ping's RTT before the case and the delay
+#                             line's count of packets carried and late ones (scripts/lab/tcpcase.sh)
 # and summary.json with one line per case (used to write testdata/tcp/README.md by hand).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
