@@ -6,6 +6,7 @@
 #        cubic-loss bbr-loss reno-taildrop cubic-deepqueue rwnd-limited short-conns reorder
 #        ipv6-loss tso-on short-http zero-window cubic-clean cwnd-locked cwnd-locked-tso app-limited
 #        short-lowrtt reorder-lane bbr-clean http-both rwnd-start-cubic rwnd-start-reno rwnd-start-bbr
+#        bbr-10ms cubic-10ms bbr-10ms-20mbit
 # Needs: root, iproute2, nftables, ethtool, tcpdump, tshark, tcptrace, iperf3, python3, tracefs.
 #
 # Every case builds client -> router -> server (scripts/lab/netns.sh; bottleneck tbf on the
@@ -22,6 +23,8 @@
 #   CASE.kernel.json          sender-kernel truth from tracefs (scripts/lab/kernel_truth.py), with
 #                             each retransmission matched to its frame (scripts/lab/verify_truth.py)
 #   CASE.counters.json        per-namespace SNMP/TcpExt deltas, router drops (scripts/lab/counters.py)
+#   CASE.path.txt             the 10 ms-path cases only: ping's RTT before the case and the delay
+#                             line's count of packets carried and late ones (scripts/lab/tcpcase.sh)
 # and summary.json with one line per case (used to write testdata/tcp/README.md by hand).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +36,8 @@ CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(cubic-loss bbr-loss reno-taildrop cubic-deepqueue rwnd-limited
                                 short-conns reorder ipv6-loss tso-on short-http zero-window
                                 cubic-clean cwnd-locked cwnd-locked-tso app-limited short-lowrtt reorder-lane
-                                bbr-clean http-both rwnd-start-cubic rwnd-start-reno rwnd-start-bbr)
+                                bbr-clean http-both rwnd-start-cubic rwnd-start-reno rwnd-start-bbr
+                                bbr-10ms cubic-10ms bbr-10ms-20mbit)
 . "$HERE/lab/netns.sh"
 . "$HERE/lab/ktrace.sh"
 export LC_ALL=C
@@ -326,6 +330,32 @@ run_rwnd_start() {   # NAME PORT CC
 run_rwnd_start_cubic() { run_rwnd_start rwnd-start-cubic 5219 cubic; }
 run_rwnd_start_reno() { run_rwnd_start rwnd-start-reno 5220 reno; }
 run_rwnd_start_bbr() { run_rwnd_start rwnd-start-bbr 5221 bbr; }
+
+run_delay_path() {   # NAME PORT CC RATE
+    # a 10 ms path: the router's delay line holds each packet 5 ms each way (scripts/lab/netns.sh
+    # --delay-ms) before the tbf, whose 300 kB queue (48 ms at 50 Mbit/s, 120 ms at 20) is deep
+    # enough for BBR's STARTUP gain (2.89) not to overflow it, so STARTUP ends on its bandwidth
+    # plateau and bbr_check_drain sets ssthresh (the kernel's exit, in tcp_probe), and CUBIC's
+    # HyStart sees a real delay_min. Three connections one after another, 3 MB each; the client
+    # waits for the server's one-byte reply before shutdown, so its socket stays ESTABLISHED while
+    # the ACKs arrive and tcp_probe records them.
+    case_begin "$1" "$2" --rate "$4" --burst 16k --limit 300k --loss 0 --delay-ms 5
+    path_rtt
+    lab_bg server python3 "$HERE/lab/tcpblast.py" server --bind "$LAB_SERVER4" --port "$2" --cc "$3" \
+        --reply-every 3000000
+    local srv=$LAB_BG_PID
+    sleep 0.5
+    lab_ns client python3 "$HERE/lab/tcpblast.py" client --addr "$LAB_SERVER4" --port "$2" \
+        --bytes 3000000 --conns 3 --await-reply --cc "$3" 2> "$WORK/short.txt" || true
+    sed 's/^/  /' "$WORK/short.txt"
+    sleep 0.5
+    kill "$srv" 2>/dev/null || true
+    wait "$srv" 2>/dev/null || true
+    case_end
+}
+run_bbr_10ms() { run_delay_path bbr-10ms 5222 bbr 50mbit; }
+run_cubic_10ms() { run_delay_path cubic-10ms 5223 cubic 50mbit; }
+run_bbr_10ms_20mbit() { run_delay_path bbr-10ms-20mbit 5224 bbr 20mbit; }
 
 for c in "${CASES[@]}"; do
     fn="run_${c//-/_}"

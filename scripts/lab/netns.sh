@@ -4,7 +4,7 @@
 # Source this file (". scripts/lab/netns.sh"), then call:
 #
 #   lab_setup [--rate R] [--burst B] [--limit L] [--loss PERMILLE] [--loss-dir fwd|both]
-#             [--syn-loss PERMILLE] [--rps pin|nopin] [--offloads on|off]
+#             [--syn-loss PERMILLE] [--rps pin|nopin] [--offloads on|off] [--delay-ms D]
 #       Builds three namespaces joined by two veth pairs (all traffic stays inside them):
 #
 #         ft-client [c0] 10.77.1.2/24 fd77:1::2/64
@@ -23,6 +23,12 @@
 #                      dropped with chance N/1000 (same direction scope as --loss-dir)
 #       --rps pin|nopin  pin = rx-0/rps_cpus=1 on every veth (one CPU, no veth reordering; default)
 #       --offloads off|on  off = ethtool -K tso/gso/gro/tx off and gso_max_segs 1 on every veth (default)
+#       --delay-ms D   propagation delay (netem does not exist here): the router sends every packet it
+#                      forwards, both directions, through a delay line (scripts/lab/tunrelay.py delay,
+#                      TUN device d0, policy routing by input interface) that holds it D ms before
+#                      the main table forwards it on: RTT = 2 D + the path's ~0.1 ms. The line sits
+#                      before the tbf, so the bottleneck queue is still the only queue that varies.
+#                      Its stderr (packets carried, late ones) goes to LAB_DELAY_LOG.
 #       Also sets net.ipv4.tcp_no_metrics_save=1 in client and server (no cached ssthresh),
 #       disables IPv6 DAD/RA/RS noise, and warms the neighbour caches with one ping each way.
 #
@@ -109,7 +115,7 @@ _lab_ns_base() {   # ns
 
 lab_setup() {
     LAB_RATE=none LAB_BURST=16k LAB_LIMIT=100k LAB_LOSS=0 LAB_LOSS_DIR=fwd LAB_RPS=pin LAB_OFFLOADS=off
-    LAB_SYN_LOSS=0
+    LAB_SYN_LOSS=0 LAB_DELAY_MS=0
     while [ $# -gt 0 ]; do
         case $1 in
             --rate) LAB_RATE=$2; shift 2 ;;
@@ -120,6 +126,7 @@ lab_setup() {
             --syn-loss) LAB_SYN_LOSS=$2; shift 2 ;;
             --rps) LAB_RPS=$2; shift 2 ;;
             --offloads) LAB_OFFLOADS=$2; shift 2 ;;
+            --delay-ms) LAB_DELAY_MS=$2; shift 2 ;;
             *) echo "lab_setup: unknown option $1" >&2; return 2 ;;
         esac
     done
@@ -174,11 +181,30 @@ table inet ftlab {
 }
 EOF
     fi
+    [ "$LAB_DELAY_MS" != 0 ] && _lab_delay_line "$R"
     # warm ARP/ND caches so captures do not start with resolution traffic
     ip netns exec "$C" ping -c1 -W2 -q "$LAB_SERVER4" >/dev/null 2>&1 || true
     ip netns exec "$C" ping -6 -c1 -W2 -q "$LAB_SERVER6" >/dev/null 2>&1 || true
     ip netns exec "$S" ping -c1 -W2 -q "$LAB_CLIENT4" >/dev/null 2>&1 || true
-    lab_log "topology up: rate=$LAB_RATE burst=$LAB_BURST limit=$LAB_LIMIT loss=${LAB_LOSS}/1000 syn-loss=${LAB_SYN_LOSS}/1000 ($LAB_LOSS_DIR) rps=$LAB_RPS offloads=$LAB_OFFLOADS"
+    lab_log "topology up: delay=${LAB_DELAY_MS}ms each way rate=$LAB_RATE burst=$LAB_BURST limit=$LAB_LIMIT loss=${LAB_LOSS}/1000 syn-loss=${LAB_SYN_LOSS}/1000 ($LAB_LOSS_DIR) rps=$LAB_RPS offloads=$LAB_OFFLOADS"
+}
+
+_lab_delay_line() {   # router-ns
+    local R=$1 i
+    LAB_DELAY_LOG=$(mktemp /tmp/ftlab-delay.XXXXXX)
+    # real-time priority (SCHED_FIFO): on a loaded machine a normal-priority relay wakes ms late
+    LAB_BG_ERR=$LAB_DELAY_LOG lab_bg "$R" chrt -f 20 python3 "$(dirname "${BASH_SOURCE[0]}")/tunrelay.py" delay \
+        --dev d0 --delay-ms "$LAB_DELAY_MS"
+    for i in $(seq 1 50); do
+        grep -q ready "$LAB_DELAY_LOG" && break
+        sleep 0.1
+    done
+    # a packet re-injected on d0 carries a source that routes back via r0/r1: no reverse-path check
+    ip netns exec "$R" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+        net.ipv4.conf.d0.rp_filter=0
+    ip -n "$R" route add default dev d0 table 77
+    ip -n "$R" rule add iif "$LAB_IF_ROUTER_C" lookup 77 pref 100
+    ip -n "$R" rule add iif "$LAB_IF_ROUTER_S" lookup 77 pref 101
 }
 
 lab_nft_counter() {   # packets dropped so far by the loss rules (sum; 0 if none)

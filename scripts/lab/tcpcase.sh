@@ -12,6 +12,9 @@
 #       NAME.kernel.json  NAME.counters.json  and a line in OUT/summary.json
 #       NAME.iperf3.json (iperf3 -J of the client, with the server's receiver figures) when the
 #       case ran iperf3
+#       NAME.path.txt when the case has a delay line (lab_setup --delay-ms): ping's RTT over the
+#       path before the case (path_rtt) and the delay line's own count of packets and late ones
+#   path_rtt                                    ping -c 50 -i 0.02 client -> server into NAME.path.txt
 #   iperf_server PORT / iperf_client ADDR PORT opts...   iperf3 -s -1 in the server namespace,
 #                                               iperf3 -c --repeating-payload in the client one
 #                                               (IPERF_PREFIX / IPERF_SERVER_PREFIX: e.g. taskset)
@@ -61,6 +64,12 @@ case_end() {
     snap_counters after
     lab_teardown
     local f=$OUT/$CASE
+    if [ "${LAB_DELAY_MS:-0}" != 0 ]; then
+        sleep 0.2
+        { cat "$WORK/path.txt" 2>/dev/null; grep "^delay" "$LAB_DELAY_LOG"; } > "$f.path.txt"
+        rm -f "$LAB_DELAY_LOG" "$WORK/path.txt"
+        sed 's/^/  /' "$f.path.txt"
+    fi
     python3 "$HERE/lab/counters.py" "$WORK/snap" --case "$CASE" --out "$f.counters.json"
     python3 "$HERE/lab/kernel_truth.py" "$WORK/$CASE.trace.txt" --case "$CASE" --server-port "$PORT" \
         --sender client --out "$f.kernel.json"
@@ -89,6 +98,10 @@ case_end() {
     [ -s "$WORK/iperf.json" ] && cp "$WORK/iperf.json" "$f.iperf3.json"
     python3 "$HERE/lab/summarize.py" "$OUT" | grep "^$CASE " || true
     rm -f "$WORK/$CASE".* "$WORK/iperf.json"
+}
+
+path_rtt() {
+    lab_ns client ping -c 50 -i 0.02 -q "$LAB_SERVER4" | tail -2 > "$WORK/path.txt"
 }
 
 iperf_server() {   # PORT

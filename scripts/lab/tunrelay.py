@@ -13,9 +13,18 @@ TCP/IP traffic is therefore carried by a relay process in each namespace:
        addresses on the way out (first tag outermost, e.g. 88a8:200,8100:300 = QinQ) and accepting
        from IF only frames that carry exactly that tag stack (which it strips before writing them
        to the TAP). A capture on IF then shows real 802.1Q / 802.1ad tagged frames.
+  delay --dev NAME --delay-ms D [--mtu N]
+       a delay line inside one namespace (this kernel has no netem): creates a TUN device with no
+       address and writes every packet read from it back into it D ms later, in arrival order (a
+       timed FIFO). Routes that send forwarded traffic out of NAME (policy routing by input
+       interface, see scripts/lab/netns.sh --delay-ms) make the kernel hand each packet to the
+       relay; written back, it arrives on NAME and is forwarded on by the main table. On exit (kill)
+       it prints the packets carried and the late ones (held > D + 1 ms) on stderr.
 The relay runs until killed; it prints "ready" on stderr once the device is up.
 """
 import argparse
+import collections
+import signal
 import fcntl
 import os
 import select
@@ -23,6 +32,7 @@ import socket
 import struct
 import subprocess
 import sys
+import time
 
 TUNSETIFF = 0x400454CA
 IFF_TUN = 0x0001
@@ -64,6 +74,44 @@ def run_tun(a):
             u.sendto(os.read(fd, 65535), peer)
         if u in r:
             os.write(fd, u.recv(65535))
+
+
+def run_delay(a):
+    fd = open_tun(a.dev, IFF_TUN)
+    ip("link", "set", a.dev, "mtu", str(a.mtu), "txqueuelen", "10000", "up")
+    os.set_blocking(fd, False)
+    hold = a.delay_ms / 1000.0
+    queue = collections.deque()  # (due time, packet); a fixed delay keeps it in arrival order
+    carried = late = 0
+    worst = 0.0
+
+    def report(*_):
+        print("delay %s: %d packets, %d late by > 1 ms, worst extra %.3f ms"
+              % (a.dev, carried, late, worst * 1e3), file=sys.stderr, flush=True)
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, report)
+    signal.signal(signal.SIGINT, report)
+    print("ready", file=sys.stderr, flush=True)
+    while True:
+        timeout = max(0.0, queue[0][0] - time.monotonic()) if queue else None
+        r, _, _ = select.select([fd], [], [], timeout)  # timeval: µs resolution
+        now = time.monotonic()
+        if r:
+            while True:  # drain every packet the device holds, timestamped on arrival
+                try:
+                    pkt = os.read(fd, 65535)
+                except BlockingIOError:
+                    break
+                queue.append((now + hold, pkt))
+        while queue and queue[0][0] <= now:
+            due, pkt = queue.popleft()
+            os.write(fd, pkt)
+            carried += 1
+            extra = now - due
+            worst = max(worst, extra)
+            if extra > 0.001:
+                late += 1
 
 
 def run_vlan(a):
@@ -114,6 +162,10 @@ def main():
     t.add_argument("--local", required=True)
     t.add_argument("--peer", required=True)
     t.add_argument("--mtu", type=int, default=1400)
+    d = sub.add_parser("delay")
+    d.add_argument("--dev", required=True)
+    d.add_argument("--delay-ms", type=float, required=True)
+    d.add_argument("--mtu", type=int, default=1500)
     v = sub.add_parser("vlan")
     v.add_argument("--dev", required=True)
     v.add_argument("--addr4", required=True)
@@ -124,6 +176,8 @@ def main():
     a = p.parse_args()
     if a.mode == "tun":
         run_tun(a)
+    elif a.mode == "delay":
+        run_delay(a)
     else:
         run_vlan(a)
 

@@ -18,10 +18,11 @@ import java.io.UncheckedIOException;
  * appends the slow-start state of docs/metrics.md's loss-exit rule (the largest flight before the
  * first loss retransmission) after the version-1 fields; version 3 appends the slow-start growth
  * bound and the stuck-window rule's state after those; version 4 appends whether a HyStart signal
- * was refuted by later growth (docs/metrics.md, slow-start exit).
+ * was refuted by later growth (docs/metrics.md, slow-start exit); version 5 the send time that starts
+ * each sender's current delivery-rate sample (docs/metrics.md, max_delivery_rate_bps).
  */
 public final class FlowStateCodec {
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
     /** The oldest version this build still reads. */
     public static final int OLDEST_READABLE = 1;
 
@@ -59,6 +60,12 @@ public final class FlowStateCodec {
     static void writeVersion4Fields(TcpFlowAnalyzer flow, DataOutput out) throws IOException {
         flow.fromClient.writeV4(out);
         flow.fromServer.writeV4(out);
+        writeVersion5Fields(flow, out);
+    }
+
+    static void writeVersion5Fields(TcpFlowAnalyzer flow, DataOutput out) throws IOException {
+        flow.fromClient.writeV5(out);
+        flow.fromServer.writeV5(out);
     }
 
     public static TcpFlowAnalyzer read(DataInput in, AnalyzerConfig config) throws IOException {
@@ -91,6 +98,10 @@ public final class FlowStateCodec {
         if (version >= 4) {
             f.fromClient.readV4(in);
             f.fromServer.readV4(in);
+        }
+        if (version >= 5) {
+            f.fromClient.readV5(in);
+            f.fromServer.readV5(in);
         }
         return f;
     }

@@ -9,7 +9,7 @@ import java.io.IOException;
  * cumulative ACK passes the highest sequence sent when the round began (HyStart's end_seq,
  * tcp_cubic.c); the round's largest flight is its cwnd estimate. On top of the rounds: the
  * slow-start exit (when growth stops and why, with CUBIC's HyStart tests replayed on the ACKs the
- * capture saw), the delivery rate and BDP, and rounds where the window is stuck at a few segments
+ * capture saw), the delivery rate ({@link DeliveryRateSampler}) and BDP, and rounds where the window is stuck at a few segments
  * although the sender has data ({@link CwndStuckRule}; docs/design.md, Stuck cwnd).
  */
 final class RoundTracker {
@@ -44,7 +44,8 @@ final class RoundTracker {
      */
     private long slowStartMaxFlight;
 
-    private long roundDelivered;
+    /** The round's delivery-rate sample; package-private for flow-state version 5 (SenderState.writeV5). */
+    final DeliveryRateSampler rate = new DeliveryRateSampler();
     /**
      * Flight of the first burst, sent before any ACK of data came back: the initial window (or less).
      * {@link #UNKNOWN} in state restored from a version without it.
@@ -170,7 +171,9 @@ final class RoundTracker {
             long firstSynNanos,
             TcpEventSink events,
             boolean fromClient) {
-        roundDelivered += Math.max(0, ack - previous);
+        // the RTT sample is the newest segment this ACK covered (Karn-filtered): its send time
+        long ackedSentNanos = pendingRtt >= 0 ? nanos - pendingRtt : -1;
+        rate.delivered += Math.max(0, ack - previous);
         if (ack >= s.nextSeq) {
             drained = true;
             drainedAtNanos = nanos;
@@ -190,8 +193,9 @@ final class RoundTracker {
         }
         pendingRtt = -1;
         if (roundEndSeq < 0) {
-            startRound(s, nanos);
+            startRound(s, nanos, ackedSentNanos);
         } else if (ack >= roundEndSeq) {
+            rate.end(stats, roundStartNanos, nanos, ackedSentNanos);
             endRound(
                     s,
                     nanos,
@@ -199,7 +203,7 @@ final class RoundTracker {
                     firstSynNanos,
                     events,
                     fromClient);
-            startRound(s, nanos);
+            startRound(s, nanos, ackedSentNanos);
         }
         clock.onAdvancingAck(nanos);
     }
@@ -220,12 +224,12 @@ final class RoundTracker {
         return Math.max(INITIAL_WINDOW_SEGMENTS * s.segmentSize(), initialBurstFlight) + Math.max(0, s.ackedUpTo - 1);
     }
 
-    private void startRound(SenderState s, long nanos) {
+    private void startRound(SenderState s, long nanos, long ackedSentNanos) {
         roundEndSeq = s.nextSeq;
         roundStartNanos = nanos;
+        rate.start(ackedSentNanos);
         prevRoundMaxFlight = Math.max(roundMaxFlight, 0);
         roundMaxFlight = s.inFlight();
-        roundDelivered = 0;
         roundRetransmitted = false;
         roundRwndLimited = false;
         roundAppLimited = false;
@@ -238,14 +242,6 @@ final class RoundTracker {
     private void endRound(
             SenderState s, long nanos, long flightAtEnd, long firstSynNanos, TcpEventSink events, boolean fromClient) {
         stats.rounds++;
-        long duration = nanos - roundStartNanos;
-        // Linux discards a delivery-rate sample whose interval is shorter than the min RTT
-        // (tcp_rate_gen): a burst that passed a token bucket's depth at line rate and was ACKed
-        // within µs says nothing about the bottleneck's rate
-        if (duration > 0 && roundDelivered > 0 && duration >= stats.minRttNanos) {
-            stats.maxDeliveryRateBytesPerSecond =
-                    Math.max(stats.maxDeliveryRateBytesPerSecond, roundDelivered * 1e9 / duration);
-        }
         stats.maxCwndBytes = Math.max(stats.maxCwndBytes, roundMaxFlight);
         if (!inSlowStart()) {
             stats.maxCwndAfterExitBytes = Math.max(stats.maxCwndAfterExitBytes, roundMaxFlight);
@@ -260,7 +256,7 @@ final class RoundTracker {
                     stats.rounds,
                     roundMaxFlight,
                     roundRttSamples > 0 ? roundMinRtt : -1,
-                    roundDelivered));
+                    rate.delivered));
         }
         boolean grew = prevRoundMaxFlight <= 0 || roundMaxFlight >= SLOW_START_GROWTH * prevRoundMaxFlight;
         if (inSlowStart() && candidate != null) {
@@ -319,7 +315,7 @@ final class RoundTracker {
             roundStartNanos,
             roundMaxFlight,
             prevRoundMaxFlight,
-            roundDelivered,
+            rate.delivered,
             drainedAtNanos,
             roundRttSamples,
             roundMinRtt,
@@ -347,7 +343,7 @@ final class RoundTracker {
         roundMaxFlight = Varints.read(in);
         prevRoundMaxFlight = Varints.read(in);
         slowStartMaxFlight = Math.max(roundMaxFlight, prevRoundMaxFlight); // version 1 state: the old estimate
-        roundDelivered = Varints.read(in);
+        rate.delivered = Varints.read(in);
         drainedAtNanos = Varints.read(in);
         roundRttSamples = (int) Varints.read(in);
         roundMinRtt = Varints.read(in);

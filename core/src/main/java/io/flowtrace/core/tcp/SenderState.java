@@ -261,6 +261,15 @@ final class SenderState {
         rounds.hyStart.readV4(in);
     }
 
+    /** State added in flow-state version 5 (FlowStateCodec): the start of the round's rate sample. */
+    void writeV5(DataOutput out) throws IOException {
+        rounds.rate.writeV5(out);
+    }
+
+    void readV5(DataInput in) throws IOException {
+        rounds.rate.readV5(in);
+    }
+
     void write(DataOutput out) throws IOException {
         stats.write(out);
         Varints.write(out, seq.last());

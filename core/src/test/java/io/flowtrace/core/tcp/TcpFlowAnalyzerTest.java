@@ -229,6 +229,32 @@ class TcpFlowAnalyzerTest {
         assertThat(flow.clientToServer().maxInFlightBytes).isEqualTo(500);
     }
 
+    /**
+     * Linux's rate sample (tcp_rate_gen) spans the longer of its send and ACK phases, so ACKs bunched
+     * after a stall on the way back do not make the link look faster. By hand (µs): segment 0 sent at
+     * 2000, ACKed at 3000 (RTT 1000, the min RTT; round 1 starts, its send phase at 2000); segments
+     * 1-10 sent every 300 µs from 3100 to 5800; the ACK of segment 1 held back to 6000 (ends round 1:
+     * 100 B over max(6000 - 3000, 3100 - 2000) = 3000 µs; round 2 starts, its send phase at 3100);
+     * segments 2-10 ACKed at once at 7000 (segment 10 sent at 5800): 900 B in an ACK phase of 1000 µs
+     * (900,000 B/s by the ACKs alone) but a send phase of 5800 - 3100 = 2700 µs: 333,333 B/s.
+     */
+    @Test
+    void takesTheDeliveryRateOverTheLongerOfTheSendAndAckPhases() {
+        tcp.handshake(0, 1000, C, S);
+        data(2000, 0);
+        ack(3000, 1);
+        for (int i = 1; i <= 10; i++) {
+            data(3100 + 300L * (i - 1), i);
+        }
+        ack(6000, 2);
+        ack(7000, 11);
+        SlowStartStats ss = flow.slowStart(true);
+        assertThat(ss.minRttNanos).isEqualTo(1_000_000L);
+        assertThat(ss.maxDeliveryRateBytesPerSecond)
+                .isCloseTo(900 / 2700e-6, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(ss.bdpBytes()).isEqualTo(333L);
+    }
+
     @Test
     void keepsSacksTheBusySenderHadNotProcessedInTheFlightUntilItRetransmits() {
         tcp.handshake(0, 1000, C, S);

@@ -172,9 +172,27 @@ class FlowStateSerializerTest {
                 .isEqualTo(8);
         assertThat(today.clientToServer().resets).isZero();
         today.serverToClient().resets = 0;
-        assertThat(FlowStateCodec.toBytes(old.flow)).isEqualTo(FlowStateCodec.toBytes(today));
+        // FlowStateCodec version 5 appends, per sender, when the current delivery-rate sample's send
+        // phase began: a version-4 state has none, restored as -1 (zig-zag varint byte 1) each
+        byte[] expected = version4Tail(FlowStateCodec.toBytes(today));
+        assertThat(FlowStateCodec.toBytes(old.flow)).isEqualTo(expected);
         // written back in today's layout (22 scalars), it reads the same again
-        assertThat(FlowStateCodec.toBytes(roundTrip(old).flow)).isEqualTo(FlowStateCodec.toBytes(today));
+        assertThat(FlowStateCodec.toBytes(roundTrip(old).flow)).isEqualTo(expected);
+    }
+
+    /** {@code state} with its last two varints (the version-5 fields) replaced by -1, -1. */
+    private static byte[] version4Tail(byte[] state) {
+        int end = state.length;
+        for (int field = 0; field < 2; field++) {
+            end--; // the varint's last byte has the continuation bit clear; earlier ones have it set
+            while (end > 0 && (state[end - 1] & 0x80) != 0) {
+                end--;
+            }
+        }
+        byte[] out = java.util.Arrays.copyOf(state, end + 2);
+        out[end] = 1;
+        out[end + 1] = 1;
+        return out;
     }
 
     /** The flow of {@code client} in a committed capture, as this build analyses it offline. */

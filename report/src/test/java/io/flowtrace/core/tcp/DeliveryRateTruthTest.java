@@ -37,13 +37,19 @@ class DeliveryRateTruthTest {
         "rwnd-start-cubic, 50, 1, receiver",
         "rwnd-start-reno, 50, 1, receiver",
         "rwnd-start-bbr, 50, 1, receiver",
+        "bbr-10ms, 50, 3, receiver",
+        "cubic-10ms, 50, 3, receiver",
+        "bbr-10ms-20mbit, 20, 3, receiver",
         "cubic-clean, 20, 1, sender",
         "cubic-loss, 20, 1, sender",
         "bbr-loss, 20, 1, sender",
         "short-http, 50, 78, sender",
         "rwnd-start-cubic, 50, 1, sender",
         "rwnd-start-reno, 50, 1, sender",
-        "rwnd-start-bbr, 50, 1, sender"
+        "rwnd-start-bbr, 50, 1, sender",
+        "bbr-10ms, 50, 3, sender",
+        "cubic-10ms, 50, 3, sender",
+        "bbr-10ms-20mbit, 20, 3, sender"
     })
     void rateStaysUnderTheBucketAndMinRttIsThePathsRoundTrip(String c, int mbit, int bulkFlows, String vantage)
             throws Exception {

@@ -48,38 +48,32 @@ class FlowStateCodecTest {
         }
     }
 
-    @org.junit.jupiter.api.Test
-    void readsVersionOneStateWrittenBeforeTheVersionTwoFields() throws Exception {
+    /**
+     * A writer of {@code version} wrote exactly today's layout without the fields appended since
+     * (version 2's slow-start state, 3's growth bound and stuck-window rule, 4's HyStart refutation,
+     * 5's delivery-rate send phase): it still reads, and what it held is what today's state holds.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4})
+    void readsStateOfEveryOlderVersion(int version) throws Exception {
         List<TcpFlowAnalyzer> flows = new ArrayList<>();
         run("decoding/tcp4-sack.pcap", Integer.MAX_VALUE, flows);
         TcpFlowAnalyzer f = flows.get(0);
-        // a version-1 writer wrote exactly the later layout without the appended fields
-        TcpFlowAnalyzer restored = restoredAs(f, 1, out -> FlowStateCodec.writeVersion2Fields(f, out));
+        AppendedFields since = switch (version) {
+            case 1 -> out -> FlowStateCodec.writeVersion2Fields(f, out);
+            case 2 -> out -> FlowStateCodec.writeVersion3Fields(f, out);
+            case 3 -> out -> FlowStateCodec.writeVersion4Fields(f, out);
+            default -> out -> FlowStateCodec.writeVersion5Fields(f, out);
+        };
+        TcpFlowAnalyzer restored = restoredAs(f, version, since);
         assertThat(restored.clientToServer().packets).isEqualTo(f.clientToServer().packets);
         assertThat(restored.serverToClient().dataBytes).isEqualTo(f.serverToClient().dataBytes);
         assertThat(restored.slowStart(true).exitReason).isEqualTo(f.slowStart(true).exitReason);
-    }
-
-    @org.junit.jupiter.api.Test
-    void readsVersionTwoStateWrittenBeforeTheVersionThreeFields() throws Exception {
-        List<TcpFlowAnalyzer> flows = new ArrayList<>();
-        run("decoding/tcp4-sack.pcap", Integer.MAX_VALUE, flows);
-        TcpFlowAnalyzer f = flows.get(0);
-        TcpFlowAnalyzer restored = restoredAs(f, 2, out -> FlowStateCodec.writeVersion3Fields(f, out));
-        assertThat(restored.clientToServer().packets).isEqualTo(f.clientToServer().packets);
-        assertThat(restored.slowStart(true).exitReason).isEqualTo(f.slowStart(true).exitReason);
-        assertThat(restored.slowStart(true).cwndStuckRounds).isEqualTo(f.slowStart(true).cwndStuckRounds);
-    }
-
-    @org.junit.jupiter.api.Test
-    void readsVersionThreeStateWrittenBeforeTheVersionFourFields() throws Exception {
-        List<TcpFlowAnalyzer> flows = new ArrayList<>();
-        run("decoding/tcp4-sack.pcap", Integer.MAX_VALUE, flows);
-        TcpFlowAnalyzer f = flows.get(0);
-        TcpFlowAnalyzer restored = restoredAs(f, 3, out -> FlowStateCodec.writeVersion4Fields(f, out));
-        assertThat(restored.clientToServer().packets).isEqualTo(f.clientToServer().packets);
-        assertThat(restored.slowStart(true).exitReason).isEqualTo(f.slowStart(true).exitReason);
-        assertThat(restored.slowStart(true).cwndStuckRounds).isEqualTo(f.slowStart(true).cwndStuckRounds);
+        assertThat(restored.slowStart(true).maxDeliveryRateBytesPerSecond)
+                .isEqualTo(f.slowStart(true).maxDeliveryRateBytesPerSecond);
+        if (version >= 2) {
+            assertThat(restored.slowStart(true).cwndStuckRounds).isEqualTo(f.slowStart(true).cwndStuckRounds);
+        }
     }
 
     /** The fields a newer version appends after an older one's. */

@@ -117,12 +117,13 @@ class SlowStartTruthTest {
      * which is up to those three rounds earlier; so flowtrace reports that moment, and the truth is:
      * not after the kernel's exit and at most three smoothed RTTs (the kernel's srtt at its exit) before
      * it; the exit cwnd within 10 % of the kernel's cwnd at the moment flowtrace reports (tcp_probe
-     * series, a step function); and the reason not a loss when the kernel left STARTUP outside
+     * series, a step function); premature as the kernel's cwnd when it left STARTUP against its later
+     * maximum says; and the reason not a loss when the kernel left STARTUP outside
      * Recovery/Loss (BBR does not end STARTUP on loss: in bbr-loss the kernel's first fast
      * retransmission comes 35 ms before its exit, tcp_retransmit_skb vs tcp_probe).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"bbr-clean", "bbr-loss"})
+    @ValueSource(strings = {"bbr-clean", "bbr-loss", "bbr-10ms", "bbr-10ms-20mbit"})
     void leavesBbrStartupWhereTheWindowStoppedGrowingBeforeTheKernelsExit(String c) throws Exception {
         JsonNode kernel =
                 JSON.readTree(TestData.file("tcp/" + c + ".kernel.json").toFile());
@@ -162,6 +163,17 @@ class SlowStartTruthTest {
             soft.assertThat(Math.abs(segments - cwndThen) * 10)
                     .as("%s exit cwnd: flowtrace %d, the kernel's cwnd then %d packets", c, segments, cwndThen)
                     .isLessThanOrEqualTo(cwndThen);
+            // premature by the kernel's own numbers: its cwnd as STARTUP ended (the sample before the
+            // first ssthresh: DRAIN cuts cwnd right after) below half its later maximum
+            boolean kernelPremature = 2 * exit.get("cwnd_before").asLong()
+                    < probe.get("max_snd_cwnd").asLong();
+            soft.assertThat(run.flows.get(client).get("c2s.slow_start.premature"))
+                    .as(
+                            "%s premature (kernel %d of max %d)",
+                            c,
+                            exit.get("cwnd_before").asLong(),
+                            probe.get("max_snd_cwnd").asLong())
+                    .isEqualTo(kernelPremature);
             String state = exit.get("ca_state").asText();
             if (!state.equals("Recovery") && !state.equals("Loss")) {
                 soft.assertThat(ours.reason())
