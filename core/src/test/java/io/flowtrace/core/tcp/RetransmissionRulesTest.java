@@ -559,4 +559,47 @@ class RetransmissionRulesTest {
         f.tcp.client(200).seq(C + 1 + 1000).ack(S + 1).len(100).send();
         assertThat(f.c2s().maxInFlightBytes).isEqualTo(1100);
     }
+
+    /**
+     * The one-byte zero-window probe other stacks send (RFC 9293 §3.8.6.1; tshark: seglen 1 at nextseq
+     * while the peer's window is zero): the byte is new data sent as a probe, so once the window opens
+     * the sender goes on from the byte after it: no hole, 201 unique bytes, one probe.
+     */
+    @Test
+    void aOneByteProbeIntoAClosedWindowIsAProbeAndItsByteIsSent() {
+        Flow f = new Flow().open();
+        f.data(20_000, 0, -1);
+        f.tcp.server(21_000).seq(S + 1).ack(C + 101).window(0).send();
+        f.tcp.client(221_000).seq(C + 101).ack(S + 1).len(1).send();
+        f.tcp.server(222_000).seq(S + 1).ack(C + 102).window(1000).send();
+        f.tcp.client(222_010).seq(C + 102).ack(S + 1).len(100).send();
+        assertThat(f.c2s().windowProbes).isEqualTo(1);
+        assertThat(f.c2s().lostSegments).isZero();
+        assertThat(f.c2s().uniqueBytes).isEqualTo(201);
+        assertThat(f.c2s().retransmittedPackets).isZero();
+    }
+
+    /**
+     * A resend that also carries new bytes (a stack that repacketizes on retransmission): segment 1
+     * [101, 201) resent with the next 100 bytes at 250 ms is one retransmission, and [201, 301) is
+     * new data sent then: 300 unique bytes, no hole after it, and its own resend at 300 ms is its
+     * second transmission, 50 ms after that first.
+     */
+    @Test
+    void aResendReachingBeyondTheHighestSequenceSentAlsoSendsTheNewBytes() {
+        Flow f = new Flow().open();
+        f.data(20_000, 0, -1);
+        f.data(20_001, 1, -1);
+        f.tcp.client(250_000).seq(C + 101).ack(S + 1).len(200).send();
+        f.data(300_000, 2, -1);
+        f.data(300_001, 3, -1);
+        assertThat(f.c2s().uniqueBytes).isEqualTo(400);
+        assertThat(f.c2s().lostSegments).isZero();
+        List<TcpFlowEvent.Retransmission> r = f.retransmissions();
+        assertThat(r).extracting(TcpFlowEvent.Retransmission::seq).containsExactly(101L, 201L);
+        assertThat(r).extracting(TcpFlowEvent.Retransmission::transmission).containsExactly(2, 2);
+        assertThat(r)
+                .extracting(TcpFlowEvent.Retransmission::sinceOriginalNanos)
+                .containsExactly(230 * MS - 1 * US, 50 * MS);
+    }
 }
