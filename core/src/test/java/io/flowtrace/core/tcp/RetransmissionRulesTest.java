@@ -574,6 +574,8 @@ class RetransmissionRulesTest {
         f.tcp.server(222_000).seq(S + 1).ack(C + 102).window(1000).send();
         f.tcp.client(222_010).seq(C + 102).ack(S + 1).len(100).send();
         assertThat(f.c2s().windowProbes).isEqualTo(1);
+        // the probe's byte went out once and is ACKed 1 ms later: an RTT sample, as segment 0's (RFC 6298 §3)
+        assertThat(f.c2s().rtt.count()).isEqualTo(2);
         assertThat(f.c2s().lostSegments).isZero();
         assertThat(f.c2s().uniqueBytes).isEqualTo(201);
         assertThat(f.c2s().retransmittedPackets).isZero();
