@@ -115,6 +115,50 @@ class HandshakeTrackerTest {
         assertThat(setup.handshakeRttNanos).isEqualTo(-1);
     }
 
+    /**
+     * Capture time 0 is a time like any other (a capture that starts with the SYN-ACK): a SYN-ACK at
+     * 0 resent with the same ISN at 1 s is a resend (gap 1 s); one with another ISN at 2 s is not,
+     * and the first SYN-ACK stays the one at 0.
+     */
+    @Test
+    void aSynAckAtCaptureTimeZeroIsTheFirst() {
+        assertThat(hs.onSynAck(5000, 0)).isFalse();
+        assertThat(hs.onSynAck(5000, S)).isTrue();
+        assertThat(hs.onSynAck(7000, 2 * S)).isFalse();
+        assertThat(setup.synAckRetransmits).isEqualTo(1);
+        assertThat(setup.synAckRetransmitGapsNanos[0]).isEqualTo(S);
+        assertThat(setup.firstSynAckNanos).isZero();
+    }
+
+    /**
+     * SYN and SYN-ACK both at capture time 0 (the same clock tick), the SYN-ACK resent at 1 s, the
+     * ACK at 1.001 s: the SYN-ACK after the last SYN is the one at 0, so the RTT is (0 - 0) +
+     * (1.001 - 1.000) = 1 ms; setup 1.001 s.
+     */
+    @Test
+    void aSynAckAtCaptureTimeZeroTimesTheHandshake() {
+        hs.onSyn(1000, 0);
+        hs.onSynAck(5000, 0);
+        hs.onSynAck(5000, S);
+        hs.onClientAck(5001, S + MS);
+        assertThat(setup.handshakeRttNanos).isEqualTo(MS);
+        assertThat(setup.setupNanos).isEqualTo(S + MS);
+    }
+
+    /**
+     * A server ISN of 0 is an ISN like any other (ACKed by 1); setup counts from the first SYN, here
+     * at 2 s: SYN-ACK at 2.010 s, ACK at 2.011 s: setup 11 ms, RTT 10 + 1 = 11 ms.
+     */
+    @Test
+    void aServerIsnOfZeroCompletesOnAckOne() {
+        hs.onSyn(1000, 2 * S);
+        hs.onSynAck(0, 2 * S + 10 * MS);
+        hs.onClientAck(1, 2 * S + 11 * MS);
+        assertThat(setup.established).isTrue();
+        assertThat(setup.setupNanos).isEqualTo(11 * MS);
+        assertThat(setup.handshakeRttNanos).isEqualTo(11 * MS);
+    }
+
     /** 17 resent SYNs (and SYN-ACKs) are counted; their first 16 gaps (SetupStats.MAX_GAPS) are kept. */
     @Test
     void atMostSixteenGapsAreKept() {

@@ -59,7 +59,7 @@ class TimestampRttTest {
     /**
      * Across the wrap: 0xfffffffe at 1,000, then 1 at 2,000 (3 after it). The echo of 1 at 5,000
      * passes over 0xfffffffe, which is before 1 and can no longer be echoed first: 3,000; its own
-     * late echo then gives nothing.
+     * late echo then gives nothing, and neither does a second echo of 1: nothing is pending.
      */
     @Test
     void tsvalsWrapAt2To32() {
@@ -67,6 +67,7 @@ class TimestampRttTest {
         ts.sent(1, 2_000);
         assertThat(ts.echoed(1, 5_000)).isEqualTo(3_000);
         assertThat(ts.echoed(0xfffffffeL, 6_000)).isEqualTo(-1);
+        assertThat(ts.echoed(1, 7_000)).isEqualTo(-1);
     }
 
     /**
@@ -124,7 +125,8 @@ class TimestampRttTest {
 
     /**
      * At most 256 values wait: the 257th forgets the oldest. TSvals 1-257 at v x 1,000: 1 is gone (its
-     * echo finds 2 pending, after it), 2's echo at 1,000,000 is 998,000, and 257's 743,000.
+     * echo finds 2 pending, after it), 2's echo at 1,000,000 is 998,000, 3's 997,000 (the 257th took
+     * the forgotten value's slot, not another's) and 257's 743,000.
      */
     @Test
     void theTwoHundredFiftySeventhPendingValueForgetsTheOldest() {
@@ -133,13 +135,15 @@ class TimestampRttTest {
         }
         assertThat(ts.echoed(1, 1_000_000)).isEqualTo(-1);
         assertThat(ts.echoed(2, 1_000_000)).isEqualTo(998_000);
+        assertThat(ts.echoed(3, 1_000_000)).isEqualTo(997_000);
         assertThat(ts.echoed(257, 1_000_000)).isEqualTo(743_000);
     }
 
     /**
      * Saved and restored (flow state), the pending values, their times and the newest TSval are
      * kept: a wrapped ring of 3-6 (as above), restored, still ignores a repeat of 6 and gives 3's
-     * echo at 20,000 as 17,000; a full ring of 256 and an empty one restore too.
+     * echo at 20,000 as 17,000; a full ring of 256 restores with room for 256, so a 257th value
+     * forgets the oldest (1); an empty one restores too.
      */
     @Test
     void aRoundTripKeepsThePendingValues() throws IOException {
@@ -161,8 +165,10 @@ class TimestampRttTest {
             full.sent(v, v * 1_000);
         }
         TimestampRtt fullBack = roundTrip(full);
-        assertThat(fullBack.echoed(1, 1_000_000)).isEqualTo(999_000);
-        assertThat(fullBack.echoed(256, 1_000_000)).isEqualTo(744_000);
+        fullBack.sent(257, 257_000);
+        assertThat(fullBack.echoed(1, 1_000_000)).isEqualTo(-1);
+        assertThat(fullBack.echoed(2, 1_000_000)).isEqualTo(998_000);
+        assertThat(fullBack.echoed(257, 1_000_000)).isEqualTo(743_000);
 
         TimestampRtt emptyBack = roundTrip(new TimestampRtt());
         emptyBack.sent(0, 1_000);
