@@ -2,10 +2,6 @@ package io.flowtrace.core.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
@@ -185,10 +181,8 @@ class HandshakeTrackerTest {
     void aRoundTripKeepsBothIsnsAndTheSynAckTime() throws IOException {
         hs.onSyn(1000, 0);
         hs.onSynAck(5000, 10 * MS);
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        hs.write(new DataOutputStream(bytes));
         HandshakeTracker back = new HandshakeTracker(setup);
-        back.read(new DataInputStream(new ByteArrayInputStream(bytes.toByteArray())));
+        back.read(StateBytes.written(hs::write));
 
         assertThat(back.clientIsn()).isEqualTo(1000);
         back.onClientAck(5001, 11 * MS);

@@ -3,10 +3,6 @@ package io.flowtrace.core.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
@@ -123,10 +119,8 @@ class RunningStatsTest {
     }
 
     private static RunningStats roundTrip(RunningStats s) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        s.write(new DataOutputStream(bytes));
         RunningStats back = new RunningStats();
-        back.read(new DataInputStream(new ByteArrayInputStream(bytes.toByteArray())));
+        back.read(StateBytes.written(s::write));
         return back;
     }
 }

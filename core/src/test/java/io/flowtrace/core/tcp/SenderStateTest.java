@@ -5,10 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.pcap.DecodedPacket;
 import io.flowtrace.core.testing.Conversation;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
@@ -201,7 +198,7 @@ class SenderStateTest {
         tcp.server(400).seq(5001).ack(1101).sack(1201, 1301).ts(8, 3).send();
         tcp.server(410).seq(5001).ack(1601).len(50).ts(9, 8).send();
         tcp.client(420).seq(1601).ack(5051).flags(DecodedPacket.FIN).ts(10, 9).send();
-        flow.fromClient.rounds.hyStart.readV4(new DataInputStream(new ByteArrayInputStream(new byte[] {1})));
+        flow.fromClient.rounds.hyStart.readV4(StateBytes.in(new byte[] {1}));
 
         SenderState client = roundTripBytesEqual(flow.fromClient);
         assertThat(client.rounds.hyStart.refuted()).isTrue();
@@ -240,7 +237,7 @@ class SenderStateTest {
     private static SenderState roundTripBytesEqual(SenderState s) throws IOException {
         byte[] bytes = bytes(s);
         SenderState back = new SenderState();
-        DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+        DataInputStream in = StateBytes.in(bytes);
         back.read(in);
         back.readV2(in);
         back.readV3(in);
@@ -251,12 +248,11 @@ class SenderStateTest {
     }
 
     private static byte[] bytes(SenderState s) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DataOutputStream out = new DataOutputStream(bytes);
-        s.write(out);
-        s.writeV2(out);
-        s.writeV3(out);
-        s.writeV4(out);
-        return bytes.toByteArray();
+        return StateBytes.of(out -> {
+            s.write(out);
+            s.writeV2(out);
+            s.writeV3(out);
+            s.writeV4(out);
+        });
     }
 }

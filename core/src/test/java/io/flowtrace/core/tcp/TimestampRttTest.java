@@ -3,10 +3,7 @@ package io.flowtrace.core.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
@@ -179,11 +176,10 @@ class TimestampRttTest {
     @Test
     void moreThanTwoHundredFiftySixPendingValuesAreCorrupt() throws IOException {
         for (int n : new int[] {257, -1}) {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            DataOutputStream out = new DataOutputStream(bytes);
-            Varints.write(out, 5);
-            out.writeShort(n);
-            DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes.toByteArray()));
+            DataInputStream in = StateBytes.written(out -> {
+                Varints.write(out, 5);
+                out.writeShort(n);
+            });
             assertThatThrownBy(() -> new TimestampRtt().read(in))
                     .isInstanceOf(IOException.class)
                     .hasMessageContaining(n + " pending timestamps");
@@ -191,10 +187,8 @@ class TimestampRttTest {
     }
 
     private static TimestampRtt roundTrip(TimestampRtt t) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        t.write(new DataOutputStream(bytes));
         TimestampRtt back = new TimestampRtt();
-        back.read(new DataInputStream(new ByteArrayInputStream(bytes.toByteArray())));
+        back.read(StateBytes.written(t::write));
         return back;
     }
 }
