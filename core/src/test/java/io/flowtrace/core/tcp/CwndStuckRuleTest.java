@@ -143,6 +143,52 @@ class CwndStuckRuleTest {
     }
 
     /**
+     * Only a run of 3 confirms a plateau: 2 full rounds at 4,000 B, a pause of the application
+     * (3,000 B, no data waiting), then full rounds at 4,000 B start a new run: nothing is stuck until
+     * its third (3). A confirmed plateau outlasts two pauses in a row: 3 full rounds (3), two pauses,
+     * and the next full round counts at once (4).
+     */
+    @Test
+    void onlyARunOfThreeConfirmsAPlateauAndItOutlastsSeveralPauses() {
+        full(4000);
+        full(4000);
+        rule.onRoundEnd(stats, MSS, 3000, 3000, false, false, false);
+        full(4000);
+        assertThat(stats.cwndStuckRounds).isZero();
+        full(4000);
+        full(4000);
+        assertThat(stats.cwndStuckRounds).isEqualTo(3);
+
+        CwndStuckRule r = new CwndStuckRule();
+        SlowStartStats s = new SlowStartStats();
+        for (int i = 0; i < 3; i++) {
+            r.onRoundEnd(s, MSS, 4000, 4000, true, false, false);
+        }
+        r.onRoundEnd(s, MSS, 3000, 3000, false, false, false);
+        r.onRoundEnd(s, MSS, 3000, 3000, false, false, false);
+        r.onRoundEnd(s, MSS, 4000, 4000, true, false, false);
+        assertThat(s.cwndStuckRounds).isEqualTo(4);
+    }
+
+    /**
+     * A new plateau starts at the round that starts it: 4,000 B (run 1), a pause (the run ends
+     * unconfirmed), 4,500 B starts a plateau at 4,500 B (not at the old 4,000), so 3,600 B, more
+     * than ½ MSS below it (2 x 900 > 1,000), starts another: after two rounds of 3,600 B nothing is
+     * stuck, the third makes 3.
+     */
+    @Test
+    void aNewPlateauStartsAtTheRoundThatStartsIt() {
+        full(4000);
+        rule.onRoundEnd(stats, MSS, 3000, 3000, false, false, false);
+        full(4500);
+        full(3600);
+        full(3600);
+        assertThat(stats.cwndStuckRounds).isZero();
+        full(3600);
+        assertThat(stats.cwndStuckRounds).isEqualTo(3);
+    }
+
+    /**
      * Small rounds that fail the test are counted by their limit: the receive window (1), else the
      * application (1); a round with a retransmission by neither. An MSS of 0 (unknown) decides nothing.
      */

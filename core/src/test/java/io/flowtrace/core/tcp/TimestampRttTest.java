@@ -8,7 +8,7 @@ import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
 /**
- * The timestamp RTT rule (RFC 7323 §4: the peer echoes the TSval it last received in TSecr; an RTT
+ * The timestamp RTT rule (RFC 7323 §3.2, §4: the peer echoes the TSval it last received in TSecr; an RTT
  * sample is the time from the first packet that carried a TSval to the first packet echoing it) on
  * hand-made TSval/TSecr sequences. TSvals are 32-bit serial numbers (RFC 1982 §3.2): a is before b
  * when 0 &lt; (b - a) mod 2^32 &lt; 2^31; exactly 2^31 apart is neither. Times are nanoseconds; each
