@@ -23,23 +23,26 @@ class CwndStuckRuleTest {
         rule.onRoundEnd(stats, MSS, flight, flight, true, false, false);
     }
 
+    /** A new rule's figures after three rounds with data waiting: largest flight {@code max}, {@code atEnd} before the ending ACK. */
+    private static SlowStartStats afterThreeRounds(long max, long atEnd) {
+        CwndStuckRule r = new CwndStuckRule();
+        SlowStartStats s = new SlowStartStats();
+        for (int i = 0; i < 3; i++) {
+            r.onRoundEnd(s, MSS, max, atEnd, true, false, false);
+        }
+        return s;
+    }
+
     /** 2,000 and 6,000 B are 2 and 6 segments: three full rounds of either are 3 stuck rounds; 1,999 and 6,001 B never are. */
     @Test
     void twoToSixSegmentsAreSmallEnough() {
         for (long flight : new long[] {2000, 6000}) {
-            CwndStuckRule r = new CwndStuckRule();
-            SlowStartStats s = new SlowStartStats();
-            for (int i = 0; i < 3; i++) {
-                r.onRoundEnd(s, MSS, flight, flight, true, false, false);
-            }
-            assertThat(s.cwndStuckRounds).as("%d B", flight).isEqualTo(3);
+            assertThat(afterThreeRounds(flight, flight).cwndStuckRounds)
+                    .as("%d B", flight)
+                    .isEqualTo(3);
         }
         for (long flight : new long[] {1999, 6001}) {
-            CwndStuckRule r = new CwndStuckRule();
-            SlowStartStats s = new SlowStartStats();
-            for (int i = 0; i < 3; i++) {
-                r.onRoundEnd(s, MSS, flight, flight, true, false, false);
-            }
+            SlowStartStats s = afterThreeRounds(flight, flight);
             assertThat(s.cwndStuckRounds).as("%d B", flight).isZero();
             assertThat(s.appLimitedSmallRounds).as("%d B", flight).isZero();
         }
@@ -52,16 +55,9 @@ class CwndStuckRuleTest {
      */
     @Test
     void theWindowIsFullDownToHalfAnMssBelowTheLargestFlight() {
-        for (int i = 0; i < 3; i++) {
-            rule.onRoundEnd(stats, MSS, 4000, 3500, true, false, false);
-        }
-        assertThat(stats.cwndStuckRounds).isEqualTo(3);
+        assertThat(afterThreeRounds(4000, 3500).cwndStuckRounds).isEqualTo(3);
 
-        CwndStuckRule r = new CwndStuckRule();
-        SlowStartStats s = new SlowStartStats();
-        for (int i = 0; i < 3; i++) {
-            r.onRoundEnd(s, MSS, 4000, 3499, true, false, false);
-        }
+        SlowStartStats s = afterThreeRounds(4000, 3499);
         assertThat(s.cwndStuckRounds).isZero();
         assertThat(s.appLimitedSmallRounds).isEqualTo(3);
     }
