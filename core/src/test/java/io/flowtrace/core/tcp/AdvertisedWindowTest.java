@@ -66,6 +66,31 @@ class AdvertisedWindowTest {
         assertThat(AdvertisedWindow.scale(flow, true)).isEqualTo(14);
     }
 
+    /**
+     * A zero window is the smallest a side can advertise and stays its minimum after larger ones; the
+     * window the peer may send into is the scaled one (500 << 7 = 64,000, also the largest: the
+     * SYN's 29,200 is not scaled). SYN and SYN-ACK both at
+     * capture time 0 (the same clock tick) are a handshake like any other: the scale is known (7).
+     */
+    @Test
+    void aZeroWindowStaysTheMinimumAndThePeerSendsIntoTheScaledWindow() {
+        tcp.client(0).seq(C).flags(DecodedPacket.SYN).wscale(7).window(29200).send(); // unscaled
+        tcp.server(0)
+                .seq(S)
+                .ack(C + 1)
+                .flags(DecodedPacket.SYN)
+                .wscale(2)
+                .window(65160)
+                .send();
+        tcp.client(1).seq(C + 1).ack(S + 1).window(0).send();
+        tcp.client(2).seq(C + 1).ack(S + 1).window(500).send();
+
+        assertThat(flow.clientToServer().windowMinBytes).isZero();
+        assertThat(flow.clientToServer().windowMaxBytes).isEqualTo(64_000);
+        assertThat(flow.fromServer.peerWindowBytes).isEqualTo(64_000);
+        assertThat(AdvertisedWindow.scale(flow, true)).isEqualTo(7);
+    }
+
     @Test
     void withoutTheHandshakeWindowsStayUnscaledAndTheScaleIsUnknown() {
         tcp.client(0).seq(C + 1).ack(S + 1).window(63).send();

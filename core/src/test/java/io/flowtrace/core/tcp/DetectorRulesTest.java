@@ -137,6 +137,36 @@ class DetectorRulesTest {
         assertThat(out).containsExactly(null, null, null, SlowStartExitCause.ACK_TRAIN);
     }
 
+    /**
+     * An RTT sample of 0 is a sample (tcp_cubic.c cubictcp_acked returns only for rtt_us &lt; 0 and
+     * takes 0 as 1 µs): a round whose first sample is 0 keeps a smallest RTT of 0, and the nine samples
+     * of 15 ms after it (above delay_min 10 ms + 4 ms) never fire the delay test.
+     */
+    @Test
+    void anRttSampleOfZeroCountsForTheDelayTest() {
+        HyStartReplay h = new HyStartReplay();
+        List<SlowStartExitCause> out = new ArrayList<>();
+        for (int i = 0; i <= 9; i++) {
+            long rtt = i == 0 ? 0 : 15 * MS;
+            out.add(h.onSampledAck(i * 3 * MS, 1000L * (i + 1), 100_000, rtt, 20_000, 1000, 10 * MS, 10 * MS));
+        }
+        assertThat(out).containsOnlyNulls().hasSize(10);
+    }
+
+    /**
+     * A round may begin with end_seq 0 (a capture that starts mid-flow numbers the sender's bytes from
+     * the first it saw, so an older ACK is negative and snd_nxt can be 0), and an ACK of 0 is then in
+     * that round (after() is strict, as in theAckTrainTestOnItsEdges): ACKs at 0 and 1.5 ms, cwnd 16
+     * segments, delay_min 1 ms, ack delay 1 ms: threshold (1 + 1) / 2 = 1 ms, passed at 1.5 ms.
+     */
+    @Test
+    void aRoundEndingAtSequenceZeroIsARoundLikeAnyOther() {
+        HyStartReplay h = new HyStartReplay();
+        assertThat(h.onSampledAck(0, -5, 0, -1, 16_000, 1000, MS, 10 * MS)).isNull();
+        assertThat(h.onSampledAck(1_500_000, 0, 0, -1, 16_000, 1000, MS, 10 * MS))
+                .isEqualTo(SlowStartExitCause.ACK_TRAIN);
+    }
+
     /** The delay test is strict too: samples of exactly delay_min + 4 ms (10 + 4 = 14 ms) never fire. */
     @Test
     void theDelayTestDoesNotFireExactlyOnItsThreshold() {
