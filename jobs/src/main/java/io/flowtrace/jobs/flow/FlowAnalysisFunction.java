@@ -13,6 +13,7 @@ import io.flowtrace.core.tcp.AnalyzerConfig;
 import io.flowtrace.core.tcp.TcpFlowAnalyzer;
 import io.flowtrace.report.FlowReport;
 import io.flowtrace.report.FlowRowPolicy;
+import io.flowtrace.report.ReportJson;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -307,10 +308,13 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
 
     /**
      * The flow_summary row of a flow's close when the close update is folded into its final version
-     * ({@code FlowLifecycle.Close.ROW}): not final, at the closing packet's time, and without the
-     * report JSON (NULL until the final row fills it, docs/job.md "Flow rows in PostgreSQL"), so it
-     * costs one walk of the analyser into the row and no text. Nothing on the main output or the
-     * events: the Kafka flows topic and the windows keep the one final record.
+     * ({@code FlowLifecycle.Close.ROW}): not final, at the closing packet's time. Under {@code
+     * --flow-rows all} without the report JSON (NULL until the final row, which that policy always
+     * writes, fills it: docs/job.md "Flow rows in PostgreSQL"), so it costs one walk of the analyser
+     * into the row and no text. Under {@code notable} and {@code none} with the report: there the
+     * final row may not follow (a flow notable at its close and not at its end), and the close row
+     * then stays the flow's last, as any row keeps its last written version. Nothing on the main
+     * output or the events: the Kafka flows topic and the windows keep the one final record.
      */
     private void emitCloseRow(FlowState s, long recordTimeUs, Context ctx) {
         if (rows == null) {
@@ -321,8 +325,13 @@ public final class FlowAnalysisFunction extends KeyedProcessFunction<String, Flo
             return;
         }
         FlowRowWriter row = new FlowRowWriter(FlowRowLayout.INSTANCE);
-        FlowReport.visit(flowKey, s.instance, s.flow, row);
-        ctx.output(FLOW_ROWS, row.row(null, s.latePackets, versionTimeUs(s, recordTimeUs), false));
+        String json = null;
+        if (rows.rows() == FlowRowPolicy.Rows.ALL) {
+            FlowReport.visit(flowKey, s.instance, s.flow, row);
+        } else {
+            json = ReportJson.of(flowKey, s.instance, s.flow, row);
+        }
+        ctx.output(FLOW_ROWS, row.row(json, s.latePackets, versionTimeUs(s, recordTimeUs), false));
     }
 
     /**

@@ -205,6 +205,15 @@ class FlowAnalysisFunctionTest {
                         .containsExactly(
                                 org.assertj.core.groups.Tuple.tuple(false, "rst"),
                                 org.assertj.core.groups.Tuple.tuple(true, "rst"));
+                // under notable the close row carries its report (its final row may not follow): the
+                // RST's version, 3 packets client to server (SYN, ACK, RST) and 1 back (SYN-ACK)
+                FlowRow closeRow = harness.getSideOutput(FlowAnalysisFunction.FLOW_ROWS)
+                        .peek()
+                        .getValue();
+                var report = JSON.readTree(closeRow.reportJson);
+                assertThat(report.get("end").asText()).isEqualTo("rst");
+                assertThat(report.at("/c2s/packets").asLong()).isEqualTo(3);
+                assertThat(report.at("/s2c/packets").asLong()).isEqualTo(1);
             }
         }
     }
