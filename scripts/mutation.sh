@@ -45,7 +45,7 @@ CLASSES[tcp-rtt-flight]="$T.SenderState*,$T.TimestampRtt*,$T.RunningStats*,$T.Ha
 FLOOR[tcp-rtt-flight]=95
 TESTS[tcp-rtt-flight]="$TCP_TESTS"
 CLASSES[tcp-retransmissions]="$T.RetransmissionClassifier*,$T.SegmentQueue*,$T.AckProcessor*"
-FLOOR[tcp-retransmissions]=85
+FLOOR[tcp-retransmissions]=90
 TESTS[tcp-retransmissions]="$TCP_TESTS"
 ORDER=(openvpn conntrack-sizes tcp-slowstart tcp-rtt-flight tcp-retransmissions)
 

@@ -123,7 +123,7 @@ final class RetransmissionClassifier {
         }
         if (s.ackSeen && end <= s.ackedUpTo) {
             // already ACKed: spurious, but it still tells us which recovery the sender is in
-            RetransmissionClass trigger = classify(s, start, end, nanos, priorTransmissions(q, start));
+            RetransmissionClass trigger = classify(s, start, end, nanos, 1);
             count(s, fromClient, RetransmissionClass.SPURIOUS, trigger, start, len, nanos, -1, 0, events);
             return trigger;
         }
@@ -154,7 +154,7 @@ final class RetransmissionClassifier {
         long sinceOriginal = i >= 0 ? nanos - q.firstSent(i) : -1;
         int transmission = i >= 0 ? q.transmissions(i) + 1 : 2;
         RetransmissionClass c = classify(s, start, end, nanos, transmission - 1);
-        s.stats.uniqueBytes += fill(q, start, end, nanos, p.ipId, 2);
+        s.stats.uniqueBytes += fill(q, unackedFrom(s, start), end, nanos, p.ipId, 2);
         count(s, fromClient, c, c, start, len, nanos, sinceOriginal, transmission, events);
         return c;
     }
@@ -211,15 +211,24 @@ final class RetransmissionClassifier {
         return unseen;
     }
 
-    private static int priorTransmissions(SegmentQueue q, long start) {
-        int i = q.floor(start);
-        return i >= 0 && q.end(i) > start ? q.transmissions(i) : 1;
+    /**
+     * Where a resend of data already seen starts to be unACKed. A resend straddling the cumulative
+     * ACK (starting below it) repeats an ACKed part that left the queue and was counted when first
+     * sent: only the part from the ACK on is recorded, so unique bytes never exceed the sequence
+     * space sent. Before any ACK the queue may hold data below the first segment seen (a hole filled
+     * at the start of a mid-connection capture): all of it counts.
+     */
+    private static long unackedFrom(SenderState s, long start) {
+        return s.ackSeen ? Math.max(start, s.ackedUpTo) : start;
     }
 
     /**
      * Which recovery mechanism sent this, from the sender's inferred state and timing.
      *
-     * @param priorTransmissions how often this data went out before (1 for a first retransmission)
+     * @param priorTransmissions how often this data went out before (1 for a first retransmission).
+     *     A spurious resend passes 1: the count only matters for a resend of the tail, and a tail at
+     *     or below the cumulative ACK means everything sent was ACKed, so the ACK removed what was
+     *     held (data first seen below an ACK, in a capture starting with it, is held as sent once)
      */
     private RetransmissionClass classify(SenderState s, long start, long end, long nanos, int priorTransmissions) {
         SegmentQueue q = s.unacked;

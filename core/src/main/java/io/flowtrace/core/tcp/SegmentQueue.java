@@ -66,10 +66,6 @@ final class SegmentQueue {
         return firstSent[p(i)];
     }
 
-    long lastSent(int i) {
-        return lastSent[p(i)];
-    }
-
     int transmissions(int i) {
         return transmissions[p(i)];
     }
@@ -238,11 +234,6 @@ final class SegmentQueue {
             b[i] = a[p(i)];
         }
         return b;
-    }
-
-    /** Approximate heap bytes held by this queue (for the state-size budget). */
-    long retainedBytes() {
-        return 16 + 7L * 16 + (long) start.length * (8 * 4 + 4 * 2 + 1);
     }
 
     void write(DataOutput out) throws IOException {

@@ -604,4 +604,28 @@ class RetransmissionRulesTest {
                 .extracting(TcpFlowEvent.Retransmission::sinceOriginalNanos)
                 .containsExactly(230 * MS - 1 * US, 50 * MS);
     }
+
+    /**
+     * A resend that straddles the cumulative ACK: segments 0 and 1 ([1, 101), [101, 201)) sent, the
+     * receiver ACKs 101, and the sender resends [1, 201) as one 200-byte segment (it had not
+     * processed the ACK yet, or repacketized). The sequence space sent is still [1, 201): 201 - 1 =
+     * 200 unique bytes, not 300. Then [1, 301) once more, 100 bytes beyond snd_nxt: 301 - 1 = 300.
+     * Both are retransmissions by tshark's rule (packet-tcp.c: data below nextseq) and neither is
+     * spurious (each ends above the ACK): 2 retransmissions of 200 + 300 = 500 bytes.
+     */
+    @Test
+    void aResendStraddlingTheCumulativeAckAddsOnlyTheSequenceSpaceNeverSent() {
+        Flow f = new Flow().open();
+        f.data(20_000, 0, -1);
+        f.data(20_001, 1, -1);
+        f.ack(30_000, 1); // cumulative ACK at relative 101
+        f.tcp.client(250_000).seq(C + 1).ack(S + 1).len(200).ipId(-1).send();
+        assertThat(f.c2s().uniqueBytes).isEqualTo(201 - 1);
+        f.tcp.client(700_000).seq(C + 1).ack(S + 1).len(300).ipId(-1).send();
+        assertThat(f.c2s().uniqueBytes).isEqualTo(301 - 1);
+        assertThat(f.c2s().retransmittedPackets).isEqualTo(2);
+        assertThat(f.c2s().retransmittedBytes).isEqualTo(200 + 300);
+        assertThat(f.c2s().retransmits(RetransmissionClass.SPURIOUS)).isZero();
+        assertThat(f.c2s().lostSegments).isZero();
+    }
 }

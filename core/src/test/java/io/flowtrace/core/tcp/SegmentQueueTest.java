@@ -52,6 +52,8 @@ class SegmentQueueTest {
         q.ackTo(100);
         assertThat(q.size()).isEqualTo(2);
         assertThat(q.sackedBytes()).isEqualTo(100);
+        assertThat(q.sacked(0)).isTrue(); // [100, 200), inside the block
+        assertThat(q.sacked(1)).isFalse(); // [200, 300), outside it
         q.ackTo(150);
         assertThat(q.start(0)).isEqualTo(150);
         assertThat(q.sackedBytes()).isEqualTo(50);
