@@ -40,7 +40,7 @@ FLOOR[conntrack-sizes]=90
 TESTS[conntrack-sizes]="io.flowtrace.core.conntrack.*"
 # DeliveryRateSampler: the round's rate sample, part of RoundTracker until it became its own class
 CLASSES[tcp-slowstart]="$T.RoundTracker*,$T.DeliveryRateSampler*,$T.HyStartReplay*,$T.CwndStuckRule*,$T.AckClock*"
-FLOOR[tcp-slowstart]=75
+FLOOR[tcp-slowstart]=95
 TESTS[tcp-slowstart]="$TCP_TESTS"
 CLASSES[tcp-rtt-flight]="$T.SenderState*,$T.TimestampRtt*,$T.RunningStats*,$T.HandshakeTracker*,$T.AdvertisedWindow*"
 FLOOR[tcp-rtt-flight]=95
