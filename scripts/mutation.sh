@@ -38,8 +38,9 @@ TESTS[openvpn]="io.flowtrace.core.openvpn.*"
 CLASSES[conntrack-sizes]="io.flowtrace.core.conntrack.NetlinkSizer*,io.flowtrace.core.conntrack.EventSizeBudget*,io.flowtrace.core.conntrack.SkbAllocator*,io.flowtrace.core.conntrack.ReceiveQueueModel*,io.flowtrace.core.conntrack.SlidingPeak*,io.flowtrace.core.conntrack.SizeHistogram*"
 FLOOR[conntrack-sizes]=90
 TESTS[conntrack-sizes]="io.flowtrace.core.conntrack.*"
-CLASSES[tcp-slowstart]="$T.RoundTracker*,$T.HyStartReplay*,$T.CwndStuckRule*,$T.AckClock*"
-FLOOR[tcp-slowstart]=75
+# DeliveryRateSampler: the round's rate sample, part of RoundTracker until it became its own class
+CLASSES[tcp-slowstart]="$T.RoundTracker*,$T.DeliveryRateSampler*,$T.HyStartReplay*,$T.CwndStuckRule*,$T.AckClock*"
+FLOOR[tcp-slowstart]=95
 TESTS[tcp-slowstart]="$TCP_TESTS"
 CLASSES[tcp-rtt-flight]="$T.SenderState*,$T.TimestampRtt*,$T.RunningStats*,$T.HandshakeTracker*,$T.AdvertisedWindow*"
 FLOOR[tcp-rtt-flight]=95

@@ -108,7 +108,9 @@ final class RoundTracker {
                 candidate = null;
             }
         }
-        if (s.peerWindowBytes > 0 && flight + s.segmentSize() > s.peerWindowBytes) {
+        // -1 until the peer advertised a window; a closed one (0) holds the sender too: a probe of one
+        // new byte into it (RFC 9293 §3.8.6.1; Linux probes with an old byte instead) is no growth
+        if (s.peerWindowBytes >= 0 && flight + s.segmentSize() > s.peerWindowBytes) {
             roundRwndLimited = true;
         }
         if (drained && !retransmission) {
