@@ -1,6 +1,6 @@
 -- flowtrace sink schema, version 13: the close-time row of a short flow (docs/job.md, "Flow rows in
 -- PostgreSQL"). A flow that closes before its first periodic update gets its flow_summary row at the
--- packet that closed it, not final and without the report JSON (NULL), and its final row after the
+-- packet that closed it, not final and (under --flow-rows all) without the report JSON (NULL), and its final row after the
 -- close linger fills report as before; a final row always has it (the check). Idempotent: the job
 -- applies every migration of migrations.list at every start.
 

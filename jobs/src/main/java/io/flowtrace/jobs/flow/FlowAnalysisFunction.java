@@ -53,8 +53,8 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Main output: {@link FlowSummary} (periodic updates while the flow is open, an update when it
  * closes, the final version; a flow that closes before its first periodic update emits the final
- * version only, and its flow_summary row alone at the close, without the report JSON:
- * {@code FlowLifecycle.Close.ROW}). Side output {@link #TCP_EVENTS}: the analyser's events with their ordinal in the flow,
+ * version only, and its flow_summary row alone at the close, without the report JSON under
+ * {@code --flow-rows all}: {@code FlowLifecycle.Close.ROW}). Side output {@link #TCP_EVENTS}: the analyser's events with their ordinal in the flow,
  * handed by core with each packet to a {@link TcpEventForwarder}. Side output {@link #FLOW_ROWS}: the
  * PostgreSQL flow_summary row of a version, with its report JSON, built from the same walk as the
  * version's record and only when a flow_summary sink is wired; only these rows cross to the JDBC

@@ -27,7 +27,8 @@ public final class FlowRow {
     public boolean finalRecord;
     /**
      * Exactly the flow's line of {@code flowtrace analyze --json}; null (SQL NULL) in the close-time
-     * row of a flow that closed before its first periodic update, whose final row fills it.
+     * row of a flow that closed before its first periodic update under {@code --flow-rows all},
+     * whose final row fills it.
      */
     public String reportJson;
 

@@ -43,7 +43,7 @@ final class FlowSummaryColumns {
         return b.bool("final", r -> r.finalRecord)
                 .int8("late_packets", r -> r.latePackets)
                 .int8("record_time_us", r -> r.recordTimeUs)
-                // NULL in a short flow's close-time row, filled by its final row (V13)
+                // NULL in a short flow's close-time row under --flow-rows all, filled by its final row (V13)
                 .jsonbOrNull("report", r -> r.reportJson)
                 .updateAllWhere("flow_summary.record_time_us <= EXCLUDED.record_time_us");
     }
