@@ -2,10 +2,6 @@ package io.flowtrace.core.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowtrace.core.net.Endpoint;
-import io.flowtrace.core.testing.Conversation;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,69 +20,6 @@ class AckRulesTest {
     private static final long S = 5000;
     private static final long MS = 1_000_000;
 
-    /** One connection: the analyser under test, its events and a writer of its packets. */
-    private static final class Flow {
-        final List<TcpFlowEvent> events = new ArrayList<>();
-        final TcpFlowAnalyzer analyzer = new TcpFlowAnalyzer(
-                new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
-                new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT),
-                false,
-                AnalyzerConfig.DEFAULTS);
-        final Conversation tcp = new Conversation(p -> analyzer.onPacket(p, events::add));
-
-        /** SYN at 0, SYN-ACK at 9,999 µs, ACK at 10,000 µs: a handshake RTT of 10 ms. */
-        Flow open() {
-            tcp.handshake(0, 9_999, C, S);
-            return this;
-        }
-
-        /** Client data segment k (100 bytes) at {@code micros}, without an IPv4 id. */
-        void data(long micros, int k) {
-            tcp.client(micros)
-                    .seq(C + 1 + 100L * k)
-                    .ack(S + 1)
-                    .len(100)
-                    .ipId(-1)
-                    .send();
-        }
-
-        /** A pure ACK from the server of the first {@code segments} client segments. */
-        void ack(long micros, int segments) {
-            tcp.server(micros).seq(S + 1).ack(C + 1 + 100L * segments).send();
-        }
-
-        /** As {@link #ack}, with one SACK block over client segments {@code from} to {@code to - 1}. */
-        void sack(long micros, int segments, int from, int to) {
-            tcp.server(micros)
-                    .seq(S + 1)
-                    .ack(C + 1 + 100L * segments)
-                    .sack(C + 1 + 100L * from, C + 1 + 100L * to)
-                    .send();
-        }
-
-        TcpDirectionStats c2s() {
-            return analyzer.clientToServer();
-        }
-
-        TcpDirectionStats s2c() {
-            return analyzer.serverToClient();
-        }
-
-        List<TcpFlowEvent.Retransmission> retransmissions() {
-            return events.stream()
-                    .filter(e -> e instanceof TcpFlowEvent.Retransmission)
-                    .map(e -> (TcpFlowEvent.Retransmission) e)
-                    .toList();
-        }
-
-        List<TcpFlowEvent.ZeroWindow> zeroWindows() {
-            return events.stream()
-                    .filter(e -> e instanceof TcpFlowEvent.ZeroWindow)
-                    .map(e -> (TcpFlowEvent.ZeroWindow) e)
-                    .toList();
-        }
-    }
-
     /**
      * RFC 6298 §3: a sample is the ACK's time less the time the segment it covers was sent. At the
      * receiver's tap an immediate ACK can be stamped in the same microsecond as the segment (pcap's
@@ -95,7 +28,7 @@ class AckRulesTest {
      */
     @Test
     void anAckStampedInTheSameMicrosecondAsItsSegmentIsAnRttSampleOfZero() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0);
         f.ack(20_000, 1);
         assertThat(f.c2s().rtt.count()).isEqualTo(1);
@@ -110,7 +43,7 @@ class AckRulesTest {
      */
     @Test
     void onlyAnAckAboveTheHighestSequenceSeenAcksUnseenData() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0);
         f.ack(30_000, 1); // 101: exactly snd_nxt as seen
         assertThat(f.c2s().ackedUnseen).isZero();
@@ -130,7 +63,7 @@ class AckRulesTest {
      */
     @Test
     void aRepeatedAckWithNothingOutstandingIsNoLossSignal() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0);
         f.ack(21_000, 1);
         f.ack(22_000, 1); // same ACK, same window, nothing outstanding
@@ -152,7 +85,7 @@ class AckRulesTest {
      */
     @Test
     void theLossSignalStartsAtTheFirstDuplicateAck() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0);
         f.data(20_002, 2);
         f.ack(21_000, 1);
@@ -172,12 +105,12 @@ class AckRulesTest {
      */
     @Test
     void everyZeroWindowIsAnEventEvenBeforeThePeerSentAnything() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0);
         f.tcp.server(21_000).seq(S + 1).ack(C + 101).window(0).send();
         assertThat(f.zeroWindows()).containsExactly(new TcpFlowEvent.ZeroWindow(21 * MS, false));
 
-        Flow mid = new Flow();
+        HandFlow mid = new HandFlow();
         mid.tcp.server(5_000).seq(S + 1).ack(C + 1).window(0).send();
         assertThat(mid.zeroWindows()).containsExactly(new TcpFlowEvent.ZeroWindow(5 * MS, false));
         assertThat(f.s2c().zeroWindows + mid.s2c().zeroWindows).isEqualTo(2);
@@ -190,7 +123,7 @@ class AckRulesTest {
      */
     @Test
     void anAckWithoutSackBlocksHasNoDsack() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0);
         f.data(20_001, 1);
         f.data(20_002, 2);
@@ -208,7 +141,7 @@ class AckRulesTest {
      */
     @Test
     void anEmptySackBlockIsNoDsack() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0);
         f.data(20_001, 1);
         f.tcp.server(21_000).seq(S + 1).ack(C + 101).sack(C + 51, C + 51).send();
@@ -222,7 +155,7 @@ class AckRulesTest {
      */
     @Test
     void aFirstBlockStartingAtTheAckIsNoDsack() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0);
         f.data(20_001, 1);
         f.data(20_002, 2);
@@ -239,7 +172,7 @@ class AckRulesTest {
      */
     @Test
     void aFirstBlockInsideTheSecondIsADsackUpToBothEdges() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         for (int k = 0; k < 5; k++) {
             f.data(20_000 + k, k);
         }
@@ -270,7 +203,7 @@ class AckRulesTest {
      */
     @Test
     void aSecondBlockEndingAtTheAckIsNoLossSignal() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0);
         f.data(20_001, 1);
         f.tcp.server(21_000)
@@ -297,7 +230,7 @@ class AckRulesTest {
      */
     @Test
     void aSackThatSacksNothingNewDoesNotHoldItsBlocksInTheFlight() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         for (int k = 0; k < 4; k++) {
             f.data(20_000 + k, k);
         }
@@ -315,8 +248,8 @@ class AckRulesTest {
      * 30,010 µs starts fast recovery (high_seq 501); everything ACKed at 40 ms. Returns with the
      * largest flight 500 bytes.
      */
-    private static Flow recoverFromOneLoss() {
-        Flow f = new Flow().open();
+    private static HandFlow recoverFromOneLoss() {
+        HandFlow f = new HandFlow().open();
         for (int k = 0; k < 4; k++) {
             f.data(20_000 + k, k);
         }
@@ -339,7 +272,7 @@ class AckRulesTest {
      */
     @Test
     void anAckOfEverythingSackedClearsTheSackBacklog() {
-        Flow f = recoverFromOneLoss();
+        HandFlow f = recoverFromOneLoss();
         for (int k = 5; k <= 8; k++) {
             f.data(40_010 + k, k);
         }
@@ -359,7 +292,7 @@ class AckRulesTest {
      */
     @Test
     void fastRecoveryEndsWhenTheAckReachesExactlyItsHighSequence() {
-        Flow f = recoverFromOneLoss();
+        HandFlow f = recoverFromOneLoss();
         for (int k = 5; k <= 10; k++) {
             f.data(40_010 + k, k);
         }
@@ -378,7 +311,7 @@ class AckRulesTest {
      */
     @Test
     void aSackBlockStartingBelowEveryHeldSegmentSacksTheHeldOnesInside() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         for (int k = 2; k <= 5; k++) {
             f.data(20_000 + k, k);
         }

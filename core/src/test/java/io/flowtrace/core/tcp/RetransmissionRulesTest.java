@@ -2,10 +2,7 @@ package io.flowtrace.core.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowtrace.core.net.Endpoint;
 import io.flowtrace.core.pcap.DecodedPacket;
-import io.flowtrace.core.testing.Conversation;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -23,67 +20,6 @@ class RetransmissionRulesTest {
     private static final long US = 1000;
     private static final long MS = 1_000_000;
 
-    /** One connection: the analyser under test, its events and a writer of its packets. */
-    private static final class Flow {
-        final List<TcpFlowEvent> events = new ArrayList<>();
-        final TcpFlowAnalyzer analyzer;
-        final Conversation tcp;
-
-        Flow(AnalyzerConfig config) {
-            analyzer = new TcpFlowAnalyzer(
-                    new Endpoint(Conversation.CLIENT, Conversation.CLIENT_PORT),
-                    new Endpoint(Conversation.SERVER, Conversation.SERVER_PORT),
-                    false,
-                    config);
-            tcp = new Conversation(p -> analyzer.onPacket(p, events::add));
-        }
-
-        Flow() {
-            this(AnalyzerConfig.DEFAULTS);
-        }
-
-        /** SYN at 0, SYN-ACK at 9,999 µs, ACK at 10,000 µs (IPv4 ids 1, 2, 3): a handshake RTT of 10 ms. */
-        Flow open() {
-            tcp.handshake(0, 9_999, C, S);
-            return this;
-        }
-
-        /** Client data segment k (100 bytes) at {@code micros} with IPv4 id {@code ipId} (-1: none, as IPv6). */
-        void data(long micros, int k, int ipId) {
-            tcp.client(micros)
-                    .seq(C + 1 + 100L * k)
-                    .ack(S + 1)
-                    .len(100)
-                    .ipId(ipId)
-                    .send();
-        }
-
-        void ack(long micros, int segments) {
-            tcp.server(micros).seq(S + 1).ack(C + 1 + 100L * segments).send();
-        }
-
-        TcpDirectionStats c2s() {
-            return analyzer.clientToServer();
-        }
-
-        /** The data half's events: lost segments, reordering, retransmissions, RTO backoff. */
-        List<TcpFlowEvent> dataEvents() {
-            return events.stream()
-                    .filter(e -> e instanceof TcpFlowEvent.LostSegment
-                            || e instanceof TcpFlowEvent.Reordering
-                            || e instanceof TcpFlowEvent.Retransmission
-                            || e instanceof TcpFlowEvent.RtoBackoff)
-                    .toList();
-        }
-
-        List<TcpFlowEvent.Retransmission> retransmissions() {
-            return events.stream()
-                    .filter(e -> e instanceof TcpFlowEvent.Retransmission)
-                    .map(e -> (TcpFlowEvent.Retransmission) e)
-                    .toList();
-        }
-    }
-
     /**
      * Keep-alives both ways they are sent once everything is ACKed: Linux's (tcp_xmit_probe_skb: no
      * data, seq = snd_una - 1) and the one-byte kind other stacks send, which tshark flags by its rule
@@ -91,7 +27,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void countsLinuxsEmptyKeepAliveAndTheOneByteKindAsKeepAlives() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.ack(21_000, 1); // snd_una = relative 101
         f.tcp.client(1_000_000).seq(C + 100).ack(S + 1).send();
@@ -108,7 +44,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aWindowProbeIsOneByteIntoAClosedWindowAndNothingElse() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.tcp.server(21_000).seq(S + 1).ack(C + 101).window(0).send();
         f.data(22_000, 1, -1); // 100 bytes although the window is closed
@@ -126,7 +62,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void resendingTheTailHoldsNoExtraSegment() {
-        Flow f = new Flow(AnalyzerConfig.DEFAULTS.withMaxSegmentsPerDirection(3)).open();
+        HandFlow f = new HandFlow(AnalyzerConfig.DEFAULTS.withMaxSegmentsPerDirection(3)).open();
         for (int k = 0; k < 3; k++) {
             f.data(20_000 + k, k, -1);
         }
@@ -143,7 +79,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aLateOriginalFillsItsHoleAndIsReorderingByItsOlderIpId() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         for (int k = 0; k < 4; k++) {
             f.data(20_000 + k, k, 10 + k);
         }
@@ -169,7 +105,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void anOriginalOvertakenByItsRetransmissionAtTheHeadIsReordering() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         for (int k = 1; k < 4; k++) {
             f.data(20_000 + k, k, 10 + k);
         }
@@ -195,7 +131,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aLateOriginalOfTheFirstUnackedByteIsReordering() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         for (int k = 1; k < 4; k++) {
             f.data(20_000 + k, k, 10 + k);
         }
@@ -211,7 +147,7 @@ class RetransmissionRulesTest {
     /** Data whose last byte is exactly the cumulative ACK was delivered: resending it is spurious. */
     @Test
     void resendingASegmentEndingExactlyAtTheCumulativeAckIsSpurious() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.data(20_001, 1, -1);
         f.ack(30_000, 2);
@@ -227,7 +163,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aSegmentSeenTwiceWithIpIdZeroIsANetworkDuplicate() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, 0);
         f.data(20_001, 0, 0);
         assertThat(f.c2s().networkDuplicates).isEqualTo(1);
@@ -243,7 +179,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void withoutLossSignalAHoleFillExactlyAsOldAsTheReorderWindowIsARetransmission() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.data(20_002, 2, -1); // segment 1 missed by the tap
         f.data(30_002, 1, -1); // the hole is 10,000 µs old
@@ -257,7 +193,7 @@ class RetransmissionRulesTest {
         assertThat(r.get(1).transmission()).isEqualTo(2);
         assertThat(r.get(1).sinceOriginalNanos()).isEqualTo(230 * MS);
         assertThat(f.c2s().reorderedPackets).isZero();
-        Flow young = new Flow().open();
+        HandFlow young = new HandFlow().open();
         young.data(20_000, 0, -1);
         young.data(20_002, 2, -1);
         young.data(30_001, 1, -1); // 9,999 µs
@@ -279,7 +215,7 @@ class RetransmissionRulesTest {
     }
 
     private static TcpDirectionStats fillAfterSack(long fillMicros) {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.data(20_002, 2, -1);
         f.tcp.server(20_100).seq(S + 1).ack(C + 101).sack(C + 201, C + 301).send();
@@ -298,20 +234,20 @@ class RetransmissionRulesTest {
         assertThat(lateAcrossTheWrap(4, new int[] {65_532, 65_533, 65_534, 65_535, 0, 1, 2}).reorderedPackets)
                 .isEqualTo(1);
         // the late segment carries id 65,535, the one after the hole id 0
-        Flow f = lateAcrossTheWrapFlow(3, new int[] {65_532, 65_533, 65_534, 65_535, 0, 1, 2});
+        HandFlow f = lateAcrossTheWrapFlow(3, new int[] {65_532, 65_533, 65_534, 65_535, 0, 1, 2});
         assertThat(f.c2s().reorderedPackets).isEqualTo(1);
         assertThat(f.c2s().retransmittedPackets).isZero();
     }
 
     private static TcpDirectionStats lateAcrossTheWrap(int late, int[] ids) {
-        Flow f = lateAcrossTheWrapFlow(late, ids);
+        HandFlow f = lateAcrossTheWrapFlow(late, ids);
         assertThat(f.c2s().retransmittedPackets).isZero();
         return f.c2s();
     }
 
     /** Segments 0-6 with the given ids, segment {@code late} missing until 20 ms after the next one. */
-    private static Flow lateAcrossTheWrapFlow(int late, int[] ids) {
-        Flow f = new Flow();
+    private static HandFlow lateAcrossTheWrapFlow(int late, int[] ids) {
+        HandFlow f = new HandFlow();
         f.tcp.client(0)
                 .seq(C)
                 .flags(DecodedPacket.SYN)
@@ -344,7 +280,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aFillWhoseIdIsHalfTheIdSpaceLessOneNewerIsARetransmission() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         for (int k = 0; k < 4; k++) {
             f.data(20_000 + k, k, 10 + k);
         }
@@ -365,7 +301,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aCollapsedResendOverSeenAndUnseenSegmentsCountsTheUnseenBytesOnce() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.data(20_002, 2, -1);
         f.data(20_004, 4, -1);
@@ -391,7 +327,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void theRtoTimerOfDataSentAfterIdleRunsFromItsSendingNotFromTheLastAck() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.ack(30_000, 1);
         f.data(1_000_000, 1, -1);
@@ -414,7 +350,7 @@ class RetransmissionRulesTest {
     }
 
     private static List<RetransmissionClass> resentAfter(long micros) {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.data(20_001, 1, -1);
         f.data(micros, 0, -1);
@@ -432,7 +368,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void anRtoDuringFastRecoveryTurnsTheRestOfTheEpisodeIntoLoss() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         for (int k = 0; k < 6; k++) {
             f.data(20_000 + k, k, -1);
         }
@@ -456,7 +392,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void successiveResendsOfOneSegmentAreItsBackoffSchedule() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.data(20_001, 1, -1);
         f.data(220_000, 0, -1);
@@ -478,7 +414,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aScheduleLongerThanTheRecordKeepsItsFirstSixteenGaps() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.data(20_001, 1, -1);
         for (int n = 1; n <= 18; n++) {
@@ -495,7 +431,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aRetransmissionInTheSameMicrosecondAsTheHolesOpeningHasAGapOfZero() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_001, 1, 11);
         f.data(20_001, 0, 12);
         assertThat(f.c2s().retransmittedPackets).isEqualTo(1);
@@ -511,7 +447,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aRetransmissionFillingAHoleInSlowStartEndsItByLoss() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.data(20_002, 2, -1);
         f.tcp.server(20_100).seq(S + 1).ack(C + 101).sack(C + 201, C + 301).send();
@@ -529,7 +465,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aSpuriousRtoInSlowStartEndsItByLoss() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.data(20_001, 1, -1);
         f.ack(30_000, 2);
@@ -553,7 +489,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void midConnectionTheBytesBetweenThePeersAckAndTheFirstDataSeenAreInFlight() {
-        Flow f = new Flow();
+        HandFlow f = new HandFlow();
         f.tcp.client(0).seq(C + 1).ack(S + 1).send();
         f.tcp.server(100).seq(S + 1).ack(C + 1).send();
         f.tcp.client(200).seq(C + 1 + 1000).ack(S + 1).len(100).send();
@@ -567,7 +503,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aOneByteProbeIntoAClosedWindowIsAProbeAndItsByteIsSent() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.tcp.server(21_000).seq(S + 1).ack(C + 101).window(0).send();
         f.tcp.client(221_000).seq(C + 101).ack(S + 1).len(1).send();
@@ -589,7 +525,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aResendReachingBeyondTheHighestSequenceSentAlsoSendsTheNewBytes() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.data(20_001, 1, -1);
         f.tcp.client(250_000).seq(C + 101).ack(S + 1).len(200).send();
@@ -615,7 +551,7 @@ class RetransmissionRulesTest {
      */
     @Test
     void aResendStraddlingTheCumulativeAckAddsOnlyTheSequenceSpaceNeverSent() {
-        Flow f = new Flow().open();
+        HandFlow f = new HandFlow().open();
         f.data(20_000, 0, -1);
         f.data(20_001, 1, -1);
         f.ack(30_000, 1); // cumulative ACK at relative 101
